@@ -1,0 +1,176 @@
+// Two error families:
+//  1. Kafka error codes (ErrorCode), returned per partition / per resource in
+//     responses, with Kafka's numbers and semantics.
+//  2. Internal errors (RunnelError), one typed registry with stable codes, for
+//     logs, metrics and the admin API.
+
+export const ErrorCode = {
+  UNKNOWN_SERVER_ERROR: -1,
+  NONE: 0,
+  OFFSET_OUT_OF_RANGE: 1,
+  CORRUPT_MESSAGE: 2,
+  UNKNOWN_TOPIC_OR_PARTITION: 3,
+  INVALID_FETCH_SIZE: 4,
+  LEADER_NOT_AVAILABLE: 5,
+  NOT_LEADER_OR_FOLLOWER: 6,
+  REQUEST_TIMED_OUT: 7,
+  BROKER_NOT_AVAILABLE: 8,
+  REPLICA_NOT_AVAILABLE: 9,
+  MESSAGE_TOO_LARGE: 10,
+  STALE_CONTROLLER_EPOCH: 11,
+  OFFSET_METADATA_TOO_LARGE: 12,
+  NETWORK_EXCEPTION: 13,
+  COORDINATOR_LOAD_IN_PROGRESS: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
+  INVALID_TOPIC_EXCEPTION: 17,
+  RECORD_LIST_TOO_LARGE: 18,
+  NOT_ENOUGH_REPLICAS: 19,
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20,
+  INVALID_REQUIRED_ACKS: 21,
+  ILLEGAL_GENERATION: 22,
+  INCONSISTENT_GROUP_PROTOCOL: 23,
+  INVALID_GROUP_ID: 24,
+  UNKNOWN_MEMBER_ID: 25,
+  INVALID_SESSION_TIMEOUT: 26,
+  REBALANCE_IN_PROGRESS: 27,
+  INVALID_COMMIT_OFFSET_SIZE: 28,
+  TOPIC_AUTHORIZATION_FAILED: 29,
+  GROUP_AUTHORIZATION_FAILED: 30,
+  CLUSTER_AUTHORIZATION_FAILED: 31,
+  INVALID_TIMESTAMP: 32,
+  UNSUPPORTED_SASL_MECHANISM: 33,
+  ILLEGAL_SASL_STATE: 34,
+  UNSUPPORTED_VERSION: 35,
+  TOPIC_ALREADY_EXISTS: 36,
+  INVALID_PARTITIONS: 37,
+  INVALID_REPLICATION_FACTOR: 38,
+  INVALID_REPLICA_ASSIGNMENT: 39,
+  INVALID_CONFIG: 40,
+  NOT_CONTROLLER: 41,
+  INVALID_REQUEST: 42,
+  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
+  POLICY_VIOLATION: 44,
+  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
+  DUPLICATE_SEQUENCE_NUMBER: 46,
+  INVALID_PRODUCER_EPOCH: 47,
+  INVALID_TXN_STATE: 48,
+  INVALID_PRODUCER_ID_MAPPING: 49,
+  INVALID_TRANSACTION_TIMEOUT: 50,
+  CONCURRENT_TRANSACTIONS: 51,
+  TRANSACTION_COORDINATOR_FENCED: 52,
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: 53,
+  SECURITY_DISABLED: 54,
+  OPERATION_NOT_ATTEMPTED: 55,
+  KAFKA_STORAGE_ERROR: 56,
+  LOG_DIR_NOT_FOUND: 57,
+  SASL_AUTHENTICATION_FAILED: 58,
+  UNKNOWN_PRODUCER_ID: 59,
+  REASSIGNMENT_IN_PROGRESS: 60,
+  DELEGATION_TOKEN_AUTH_DISABLED: 61,
+  DELEGATION_TOKEN_NOT_FOUND: 62,
+  DELEGATION_TOKEN_OWNER_MISMATCH: 63,
+  DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: 64,
+  DELEGATION_TOKEN_AUTHORIZATION_FAILED: 65,
+  DELEGATION_TOKEN_EXPIRED: 66,
+  INVALID_PRINCIPAL_TYPE: 67,
+  NON_EMPTY_GROUP: 68,
+  GROUP_ID_NOT_FOUND: 69,
+  FETCH_SESSION_ID_NOT_FOUND: 70,
+  INVALID_FETCH_SESSION_EPOCH: 71,
+  LISTENER_NOT_FOUND: 72,
+  TOPIC_DELETION_DISABLED: 73,
+  FENCED_LEADER_EPOCH: 74,
+  UNKNOWN_LEADER_EPOCH: 75,
+  UNSUPPORTED_COMPRESSION_TYPE: 76,
+  STALE_BROKER_EPOCH: 77,
+  OFFSET_NOT_AVAILABLE: 78,
+  MEMBER_ID_REQUIRED: 79,
+  PREFERRED_LEADER_NOT_AVAILABLE: 80,
+  GROUP_MAX_SIZE_REACHED: 81,
+  FENCED_INSTANCE_ID: 82,
+  ELIGIBLE_LEADERS_NOT_AVAILABLE: 83,
+  ELECTION_NOT_NEEDED: 84,
+  NO_REASSIGNMENT_IN_PROGRESS: 85,
+  GROUP_SUBSCRIBED_TO_TOPIC: 86,
+  INVALID_RECORD: 87,
+  UNSTABLE_OFFSET_COMMIT: 88,
+  THROTTLING_QUOTA_EXCEEDED: 89,
+  PRODUCER_FENCED: 90,
+  RESOURCE_NOT_FOUND: 91,
+  DUPLICATE_RESOURCE: 92,
+  UNACCEPTABLE_CREDENTIAL: 93,
+  INCONSISTENT_VOTER_SET: 94,
+  INVALID_UPDATE_VERSION: 95,
+  FEATURE_UPDATE_FAILED: 96,
+  PRINCIPAL_DESERIALIZATION_FAILURE: 97,
+  SNAPSHOT_NOT_FOUND: 98,
+  POSITION_OUT_OF_RANGE: 99,
+  UNKNOWN_TOPIC_ID: 100,
+  DUPLICATE_BROKER_REGISTRATION: 101,
+  BROKER_ID_NOT_REGISTERED: 102,
+  INCONSISTENT_TOPIC_ID: 103,
+  INCONSISTENT_CLUSTER_ID: 104,
+  TRANSACTIONAL_ID_NOT_FOUND: 105,
+  FETCH_SESSION_TOPIC_ID_ERROR: 106,
+  INELIGIBLE_REPLICA: 107,
+  NEW_LEADER_ELECTED: 108,
+  OFFSET_MOVED_TO_TIERED_STORAGE: 109,
+  FENCED_MEMBER_EPOCH: 110,
+  UNRELEASED_INSTANCE_ID: 111,
+  UNSUPPORTED_ASSIGNOR: 112,
+  STALE_MEMBER_EPOCH: 113,
+  MISMATCHED_ENDPOINT_TYPE: 114,
+  UNSUPPORTED_ENDPOINT_TYPE: 115,
+  UNKNOWN_CONTROLLER_ID: 116,
+  UNKNOWN_SUBSCRIPTION_ID: 117,
+  TELEMETRY_TOO_LARGE: 118,
+  INVALID_REGISTRATION: 119,
+  TRANSACTION_ABORTABLE: 120,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+export type KafkaErrorCode = (typeof ErrorCode)[ErrorCodeName];
+
+/** An error that maps to one Kafka error code for the affected partition or resource. */
+export class KafkaError extends Error {
+  constructor(readonly code: KafkaErrorCode, message?: string) {
+    super(message ?? codeName(code));
+  }
+}
+
+const names = new Map<number, string>(Object.entries(ErrorCode).map(([k, v]) => [v, k]));
+export function codeName(code: number): string {
+  return names.get(code) ?? `ERROR_${code}`;
+}
+
+// ---------------------------------------------------------------- internal
+
+/** Stable internal error codes. Never renumber; only append. */
+export const Internal = {
+  PROTOCOL_MALFORMED: { code: 'RN1001', text: 'malformed request' },
+  PROTOCOL_FRAME_TOO_LARGE: { code: 'RN1002', text: 'request frame exceeds socket.request.max.bytes' },
+  PROTOCOL_UNSUPPORTED_API: { code: 'RN1003', text: 'unsupported API key' },
+  STORAGE_UNAVAILABLE: { code: 'RN2001', text: 'log store unavailable' },
+  STORAGE_FENCED: { code: 'RN2002', text: 'append fenced: the stream tail moved' },
+  STORAGE_CORRUPT: { code: 'RN2003', text: 'stored data is not a valid record batch' },
+  CONFIG_INVALID: { code: 'RN3001', text: 'invalid configuration' },
+  EMBEDDED_REDIS_FAILED: { code: 'RN3002', text: 'embedded redis-server failed to start' },
+} as const;
+
+export type InternalKind = keyof typeof Internal;
+
+export class RunnelError extends Error {
+  readonly code: string;
+  constructor(readonly kind: InternalKind, detail?: string, options?: { cause?: unknown }) {
+    super(`${Internal[kind].code} ${Internal[kind].text}${detail ? `: ${detail}` : ''}`, options);
+    this.code = Internal[kind].code;
+  }
+}
+
+/** A request that cannot be parsed. The connection that sent it is closed. */
+export class ProtocolError extends RunnelError {
+  constructor(detail: string) {
+    super('PROTOCOL_MALFORMED', detail);
+  }
+}
