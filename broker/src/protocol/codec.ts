@@ -229,7 +229,15 @@ function isDefault(s: Step, v: unknown): boolean {
   const d = defaultOf(s);
   if (Array.isArray(v)) return v.length === 0 && Array.isArray(d) && d.length === 0;
   if (v === null || typeof v !== 'object') return v === d;
+  // a struct equal to the default struct is not written (as Kafka does)
+  if (s.struct && !s.array && !Buffer.isBuffer(v)) return structIsDefault(s.struct, v as Obj);
   return false;
+}
+
+function structIsDefault(plan: Plan, o: Obj): boolean {
+  for (const s of plan.regular) if (o[s.key] !== undefined && !isDefault(s, o[s.key])) return false;
+  for (const s of plan.taggedOrder) if (o[s.key] !== undefined && !isDefault(s, o[s.key])) return false;
+  return true;
 }
 
 function encodeField(w: Writer, s: Step, v: unknown, flexible: boolean): void {

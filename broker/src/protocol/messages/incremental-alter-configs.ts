@@ -1,0 +1,27 @@
+import { f, message, s, type ApiDef } from '../schema.js';
+
+export const IncrementalAlterConfigs: ApiDef = {
+  apiKey: 44,
+  name: 'IncrementalAlterConfigs',
+  request: message('IncrementalAlterConfigsRequest', '0-1', '1+', [
+    s('Resources', '[]AlterConfigsResource', '0+', [
+      f('ResourceType', 'int8', '0+'),
+      f('ResourceName', 'string', '0+'),
+      s('Configs', '[]AlterableConfig', '0+', [
+        f('Name', 'string', '0+'),
+        f('ConfigOperation', 'int8', '0+'),
+        f('Value', 'string', '0+', { nullable: '0+' }),
+      ]),
+    ]),
+    f('ValidateOnly', 'bool', '0+'),
+  ]),
+  response: message('IncrementalAlterConfigsResponse', '0-1', '1+', [
+    f('ThrottleTimeMs', 'int32', '0+'),
+    s('Responses', '[]AlterConfigsResourceResponse', '0+', [
+      f('ErrorCode', 'int16', '0+'),
+      f('ErrorMessage', 'string', '0+', { nullable: '0+' }),
+      f('ResourceType', 'int8', '0+'),
+      f('ResourceName', 'string', '0+'),
+    ]),
+  ]),
+};

@@ -1,0 +1,35 @@
+import type { ApiDef } from '../schema.js';
+import { ApiVersions } from './api-versions.js';
+import { Metadata } from './metadata.js';
+import { Produce } from './produce.js';
+import { Fetch } from './fetch.js';
+import { ListOffsets } from './list-offsets.js';
+import { InitProducerId } from './init-producer-id.js';
+import { CreateTopics } from './create-topics.js';
+import { DeleteTopics } from './delete-topics.js';
+import { CreatePartitions } from './create-partitions.js';
+import { DescribeConfigs } from './describe-configs.js';
+import { AlterConfigs } from './alter-configs.js';
+import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
+import { DescribeCluster } from './describe-cluster.js';
+import { OffsetForLeaderEpoch } from './offset-for-leader-epoch.js';
+import { DeleteRecords } from './delete-records.js';
+import { SaslHandshake } from './sasl-handshake.js';
+import { FindCoordinator } from './find-coordinator.js';
+import { JoinGroup } from './join-group.js';
+import { SyncGroup } from './sync-group.js';
+import { Heartbeat } from './heartbeat.js';
+import { LeaveGroup } from './leave-group.js';
+import { OffsetCommit } from './offset-commit.js';
+import { OffsetFetch } from './offset-fetch.js';
+import { ListGroups } from './list-groups.js';
+import { DescribeGroups } from './describe-groups.js';
+import { DeleteGroups } from './delete-groups.js';
+import { OffsetDelete } from './offset-delete.js';
+import { DescribeProducers } from './describe-producers.js';
+import { DescribeLogDirs } from './describe-log-dirs.js';
+
+export { ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs };
+
+/** Every API we implement, in apiKey order. */
+export const ALL_APIS: ApiDef[] = [ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs].sort((a, b) => a.apiKey - b.apiKey);

@@ -1,0 +1,13 @@
+import { f, message, type ApiDef } from '../schema.js';
+
+export const SaslHandshake: ApiDef = {
+  apiKey: 17,
+  name: 'SaslHandshake',
+  request: message('SaslHandshakeRequest', '0-1', 'none', [
+    f('Mechanism', 'string', '0+'),
+  ]),
+  response: message('SaslHandshakeResponse', '0-1', 'none', [
+    f('ErrorCode', 'int16', '0+'),
+    f('Mechanisms', '[]string', '0+'),
+  ]),
+};
