@@ -1,0 +1,150 @@
+// Every setting of the broker process, with Kafka's names and defaults.
+// Precedence: defaults < config file (server.properties style) < environment
+// (RUNNEL_ + upper-snake key, e.g. RUNNEL_NUM_PARTITIONS) < command-line flags.
+import { readFileSync } from 'node:fs';
+import { RunnelError } from './errors.js';
+
+export interface BrokerConfig {
+  nodeId: number;
+  host: string;
+  port: number;
+  advertisedHost: string;
+  advertisedPort: number;
+  /** Empty: start an embedded redis-server under dataDir. */
+  redisUrl: string;
+  dataDir: string;
+  keyPrefix: string;
+  clusterName: string;
+  autoCreateTopics: boolean;
+  numPartitions: number;
+  defaultReplicationFactor: number;
+  messageMaxBytes: number;
+  socketRequestMaxBytes: number;
+  logRetentionMs: number;
+  logRetentionBytes: number;
+  retentionCheckIntervalMs: number;
+  minInsyncReplicas: number;
+  /** acks=all also waits for the local AOF fsync (WAITAOF 1 0) where the server supports it. */
+  acksAllWaitAof: boolean;
+  /** Timeout for WAIT / WAITAOF under acks=all, capped by the request's timeout. */
+  replicaWaitMs: number;
+  /** How many stream entries to scan back from the tail to rebuild idempotent-producer state. */
+  producerStateScanEntries: number;
+  deleteTopicEnable: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+interface Setting {
+  key: string; // Kafka-style property name
+  field: keyof BrokerConfig;
+  kind: 'int' | 'bool' | 'string';
+  default: string;
+}
+
+const SETTINGS: Setting[] = [
+  { key: 'node.id', field: 'nodeId', kind: 'int', default: '1' },
+  { key: 'host', field: 'host', kind: 'string', default: '127.0.0.1' },
+  { key: 'port', field: 'port', kind: 'int', default: '9092' },
+  { key: 'advertised.host', field: 'advertisedHost', kind: 'string', default: '' },
+  { key: 'advertised.port', field: 'advertisedPort', kind: 'int', default: '0' },
+  { key: 'redis.url', field: 'redisUrl', kind: 'string', default: '' },
+  { key: 'data.dir', field: 'dataDir', kind: 'string', default: './data' },
+  { key: 'key.prefix', field: 'keyPrefix', kind: 'string', default: 'rn' },
+  { key: 'cluster.name', field: 'clusterName', kind: 'string', default: 'runnel' },
+  { key: 'auto.create.topics.enable', field: 'autoCreateTopics', kind: 'bool', default: 'true' },
+  { key: 'num.partitions', field: 'numPartitions', kind: 'int', default: '1' },
+  { key: 'default.replication.factor', field: 'defaultReplicationFactor', kind: 'int', default: '1' },
+  { key: 'message.max.bytes', field: 'messageMaxBytes', kind: 'int', default: '1048588' },
+  { key: 'socket.request.max.bytes', field: 'socketRequestMaxBytes', kind: 'int', default: '104857600' },
+  { key: 'log.retention.ms', field: 'logRetentionMs', kind: 'int', default: '604800000' },
+  { key: 'log.retention.bytes', field: 'logRetentionBytes', kind: 'int', default: '-1' },
+  { key: 'log.retention.check.interval.ms', field: 'retentionCheckIntervalMs', kind: 'int', default: '300000' },
+  { key: 'min.insync.replicas', field: 'minInsyncReplicas', kind: 'int', default: '1' },
+  { key: 'redis.acks.all.waitaof', field: 'acksAllWaitAof', kind: 'bool', default: 'false' },
+  { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },
+  { key: 'producer.state.scan.entries', field: 'producerStateScanEntries', kind: 'int', default: '2000' },
+  { key: 'delete.topic.enable', field: 'deleteTopicEnable', kind: 'bool', default: 'true' },
+  { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
+];
+
+/** Broker settings exposed through DescribeConfigs on the BROKER resource. */
+export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string; isDefault: boolean }> {
+  return SETTINGS.map((s) => {
+    const value = String(cfg[s.field]);
+    return { key: s.key, value, isDefault: value === s.default };
+  });
+}
+
+export const envName = (key: string): string => `RUNNEL_${key.toUpperCase().replace(/[.-]/g, '_')}`;
+
+function parse(s: Setting, raw: string): unknown {
+  if (s.kind === 'int') {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || !Number.isInteger(n)) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not an integer`);
+    return n;
+  }
+  if (s.kind === 'bool') {
+    if (raw !== 'true' && raw !== 'false') throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not true/false`);
+    return raw === 'true';
+  }
+  return raw;
+}
+
+export function parseProperties(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim();
+    if (!t || t.startsWith('#') || t.startsWith('!')) continue;
+    const i = t.search(/[=:]/);
+    if (i < 0) continue;
+    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
+  }
+  return out;
+}
+
+const FLAG_KEYS: Record<string, string> = {
+  '--redis': 'redis.url',
+  '--port': 'port',
+  '--host': 'host',
+  '--data-dir': 'data.dir',
+  '--node-id': 'node.id',
+  '--advertised-host': 'advertised.host',
+  '--advertised-port': 'advertised.port',
+};
+
+export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): BrokerConfig {
+  const values: Record<string, string> = {};
+  for (const s of SETTINGS) values[s.key] = s.default;
+  let file = env.RUNNEL_CONFIG;
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [name, inline] = a.includes('=') && a.startsWith('--') && !a.startsWith('--set') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const next = (): string => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new RunnelError('CONFIG_INVALID', `${name} needs a value`);
+      return v;
+    };
+    if (name === '--config') file = next();
+    else if (name === '--set') {
+      const kv = next();
+      const j = kv.indexOf('=');
+      flags[kv.slice(0, j)] = kv.slice(j + 1);
+    } else if (FLAG_KEYS[name]) flags[FLAG_KEYS[name]!] = next();
+    else throw new RunnelError('CONFIG_INVALID', `unknown flag ${a}`);
+  }
+  if (file) Object.assign(values, parseProperties(readFileSync(file, 'utf8')));
+  if (env.RUNNEL_REDIS_URL !== undefined) values['redis.url'] = env.RUNNEL_REDIS_URL;
+  for (const s of SETTINGS) {
+    const v = env[envName(s.key)];
+    if (v !== undefined) values[s.key] = v;
+  }
+  Object.assign(values, flags);
+  const cfg = {} as Record<string, unknown>;
+  for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
+  const out = cfg as unknown as BrokerConfig;
+  if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' ? '127.0.0.1' : out.host;
+  if (!out.advertisedPort) out.advertisedPort = out.port;
+  return out;
+}

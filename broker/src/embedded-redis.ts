@@ -1,0 +1,83 @@
+// With no Redis configured, the broker runs its own redis-server (or
+// valkey-server) child with AOF persistence under the data folder.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { RunnelError } from './errors.js';
+import type { Logger } from './logger.js';
+
+const CANDIDATES = ['redis-server', 'valkey-server'];
+
+function findServer(): string | null {
+  for (const bin of CANDIDATES) {
+    if (spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0) return bin;
+  }
+  return null;
+}
+
+function tryInstall(logger: Logger): void {
+  if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) return;
+  logger.info('redis-server not found; installing it with apt-get');
+  spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'inherit' });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface EmbeddedRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promise<EmbeddedRedis> {
+  let bin = findServer();
+  if (!bin) {
+    tryInstall(logger);
+    bin = findServer();
+  }
+  if (!bin) {
+    throw new RunnelError('EMBEDDED_REDIS_FAILED',
+      'no redis-server or valkey-server on PATH. Install one (Debian/Ubuntu: `sudo apt-get install redis-server`), or point the broker at a server with --redis redis://host:port');
+  }
+  const dir = resolve(dataDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child: ChildProcess = spawn(bin, [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
+    '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'warning',
+  ], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  await new Promise<void>((res, rej) => {
+    const deadline = Date.now() + 15_000;
+    const probe = (): void => {
+      const c = connect(port, '127.0.0.1');
+      c.once('connect', () => { c.destroy(); res(); });
+      c.once('error', () => {
+        c.destroy();
+        if (child.exitCode !== null || Date.now() > deadline) rej(new RunnelError('EMBEDDED_REDIS_FAILED', `${bin} did not start`));
+        else setTimeout(probe, 50);
+      });
+    };
+    probe();
+  });
+  logger.info('embedded redis started', { bin, port, dir });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { CreatePartitions } from '../protocol/messages/create-partitions.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './types.js';
+
+export const createPartitionsHandler: Handler = {
+  api: CreatePartitions,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(req, _ctx, b) {
+    const results = [];
+    for (const rt of req.topics as Array<{ name: string; count: number }>) {
+      const t = await b.log.topic(rt.name);
+      const result = (errorCode: number, errorMessage: string | null) => ({ name: rt.name, errorCode, errorMessage });
+      if (!t) results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${rt.name}' does not exist.`));
+      else if (rt.count <= t.partitions) {
+        results.push(result(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${t.partitions} partitions, which is higher than the requested ${rt.count}.`));
+      } else {
+        if (!req.validateOnly) await b.log.updateTopic({ ...t, partitions: rt.count });
+        results.push(result(ErrorCode.NONE, null));
+      }
+    }
+    return { throttleTimeMs: 0, results };
+  },
+};

@@ -1,0 +1,67 @@
+import { CreateTopics } from '../protocol/messages/create-topics.js';
+import { ErrorCode, KafkaError, codeName } from '../errors.js';
+import { validateTopicName } from '../log/log-manager.js';
+import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig } from '../topics/topic-configs.js';
+import type { BrokerServices, Handler } from './types.js';
+import { liveBrokerCount } from './cluster-view.js';
+
+interface CreatableTopic {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: Array<{ partitionIndex: number; brokerIds: number[] }>;
+  configs: Array<{ name: string; value: string | null }>;
+}
+
+export const createTopicsHandler: Handler = {
+  api: CreateTopics,
+  minVersion: 2,
+  maxVersion: 7,
+  async handle(req, _ctx, b) {
+    const topics = [];
+    for (const t of req.topics as CreatableTopic[]) topics.push(await createOne(b, t, req.validateOnly));
+    return { throttleTimeMs: 0, topics };
+  },
+};
+
+async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean): Promise<Record<string, unknown>> {
+  const err = (code: number, msg: string) => ({ name: t.name, errorCode: code, errorMessage: msg, numPartitions: -1, replicationFactor: -1, configs: [] });
+  const nameError = validateTopicName(t.name);
+  if (nameError) return err(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
+  let partitions = t.numPartitions;
+  let rf = t.replicationFactor;
+  if (t.assignments.length > 0) {
+    if (partitions !== -1 || rf !== -1) return err(ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set.');
+    partitions = t.assignments.length;
+    rf = t.assignments[0]!.brokerIds.length;
+  }
+  if (partitions === -1) partitions = b.config.numPartitions;
+  if (rf === -1) rf = b.config.defaultReplicationFactor;
+  if (partitions <= 0) return err(ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
+  if (rf <= 0) return err(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.');
+  const brokers = liveBrokerCount(b);
+  if (rf > brokers) return err(ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor: ${rf} larger than available brokers: ${brokers}.`);
+  const configs: Record<string, string> = {};
+  for (const c of t.configs) {
+    const problem = validateTopicConfig(c.name, c.value);
+    if (problem) return err(ErrorCode.INVALID_CONFIG, problem);
+    if (c.value !== null) configs[c.name] = c.value;
+  }
+  try {
+    const created = await b.log.createTopic(t.name, partitions, configs, validateOnly);
+    return {
+      name: t.name,
+      topicId: created.id,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      numPartitions: partitions,
+      replicationFactor: rf,
+      configs: resolveTopicConfigs(configs, b.config).map((c) => ({
+        name: c.name, value: c.value, readOnly: false, configSource: SOURCE_ID[c.source], isSensitive: false,
+      })),
+    };
+  } catch (e) {
+    if (e instanceof KafkaError) return err(e.code, e.message ?? codeName(e.code));
+    throw e;
+  }
+}

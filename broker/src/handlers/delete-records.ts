@@ -1,0 +1,34 @@
+import { DeleteRecords } from '../protocol/messages/delete-records.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { Handler } from './types.js';
+
+export const deleteRecordsHandler: Handler = {
+  api: DeleteRecords,
+  minVersion: 0,
+  maxVersion: 2,
+  async handle(req, _ctx, b) {
+    const topics = [];
+    for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; offset: number }> }>) {
+      const partitions = [];
+      for (const rp of rt.partitions) {
+        const out = { partitionIndex: rp.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.NONE as number };
+        try {
+          const p = await b.log.partition(rt.name, rp.partitionIndex);
+          await p.ensureLoaded();
+          const target = rp.offset === -1 ? p.highWatermark : rp.offset;
+          if (target < 0 || target > p.highWatermark) out.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
+          else {
+            await b.log.advanceLogStart(p, target);
+            out.lowWatermark = p.logStartOffset;
+          }
+        } catch (e) {
+          if (!(e instanceof KafkaError)) throw e;
+          out.errorCode = e.code;
+        }
+        partitions.push(out);
+      }
+      topics.push({ name: rt.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+};

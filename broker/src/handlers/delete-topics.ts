@@ -1,0 +1,35 @@
+import { DeleteTopics } from '../protocol/messages/delete-topics.js';
+import { ErrorCode } from '../errors.js';
+import { ZERO_UUID } from '../protocol/uuid.js';
+import type { TopicRecord } from '../storage/log-store.js';
+import type { Handler } from './types.js';
+
+export const deleteTopicsHandler: Handler = {
+  api: DeleteTopics,
+  minVersion: 1,
+  maxVersion: 6,
+  async handle(req, ctx, b) {
+    const wanted: Array<{ name: string | null; topicId: string }> = ctx.apiVersion >= 6
+      ? req.topics
+      : (req.topicNames as string[]).map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses = [];
+    for (const w of wanted) {
+      let t: TopicRecord | null = null;
+      if (w.name !== null) t = await b.log.topic(w.name);
+      else if (w.topicId !== ZERO_UUID) t = await b.log.topicById(w.topicId);
+      const name = t?.name ?? w.name;
+      if (!b.config.deleteTopicEnable) {
+        responses.push({ name, topicId: w.topicId, errorCode: ErrorCode.TOPIC_DELETION_DISABLED, errorMessage: 'delete.topic.enable is false' });
+        continue;
+      }
+      if (!t) {
+        const code = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        responses.push({ name, topicId: w.topicId, errorCode: code, errorMessage: null });
+        continue;
+      }
+      await b.log.deleteTopic(t);
+      responses.push({ name: t.name, topicId: t.id, errorCode: ErrorCode.NONE, errorMessage: null });
+    }
+    return { throttleTimeMs: 0, responses };
+  },
+};

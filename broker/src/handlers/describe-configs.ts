@@ -1,0 +1,56 @@
+import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
+import { ErrorCode } from '../errors.js';
+import { brokerConfigEntries } from '../config.js';
+import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
+import { ResourceType } from './config-resources.js';
+import type { BrokerServices, Handler } from './types.js';
+
+interface Resource { resourceType: number; resourceName: string; configurationKeys: string[] | null; }
+
+export const describeConfigsHandler: Handler = {
+  api: DescribeConfigs,
+  minVersion: 1,
+  maxVersion: 4,
+  async handle(req, _ctx, b) {
+    const results = [];
+    for (const r of req.resources as Resource[]) results.push(await describe(b, r, req.includeSynonyms, req.includeDocumentation));
+    return { throttleTimeMs: 0, results };
+  },
+};
+
+async function describe(b: BrokerServices, r: Resource, synonyms: boolean, docs: boolean): Promise<Record<string, unknown>> {
+  const head = { resourceType: r.resourceType, resourceName: r.resourceName };
+  const wanted = (name: string): boolean => r.configurationKeys === null || r.configurationKeys.includes(name);
+  if (r.resourceType === ResourceType.TOPIC) {
+    const t = await b.log.topic(r.resourceName);
+    if (!t) return { ...head, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${r.resourceName}' does not exist.`, configs: [] };
+    const configs = resolveTopicConfigs(t.configs, b.config).filter((c) => wanted(c.name)).map((c) => ({
+      name: c.name,
+      value: c.value,
+      readOnly: false,
+      configSource: SOURCE_ID[c.source],
+      isSensitive: false,
+      synonyms: synonyms ? [{ name: c.name, value: c.value, source: SOURCE_ID[c.source] }] : [],
+      configType: c.type,
+      documentation: docs ? c.doc : null,
+    }));
+    return { ...head, errorCode: ErrorCode.NONE, errorMessage: null, configs };
+  }
+  if (r.resourceType === ResourceType.BROKER) {
+    if (r.resourceName !== '' && r.resourceName !== String(b.config.nodeId)) {
+      return { ...head, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id ${r.resourceName}`, configs: [] };
+    }
+    const configs = brokerConfigEntries(b.config).filter((c) => wanted(c.key)).map((c) => ({
+      name: c.key,
+      value: c.value,
+      readOnly: true,
+      configSource: c.isDefault ? SOURCE_ID.DEFAULT_CONFIG : SOURCE_ID.STATIC_BROKER_CONFIG,
+      isSensitive: false,
+      synonyms: [],
+      configType: 0,
+      documentation: null,
+    }));
+    return { ...head, errorCode: ErrorCode.NONE, errorMessage: null, configs };
+  }
+  return { ...head, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${r.resourceType}`, configs: [] };
+}

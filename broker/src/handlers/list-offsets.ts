@@ -1,0 +1,58 @@
+import { ListOffsets } from '../protocol/messages/list-offsets.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { Partition } from '../log/partition.js';
+import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
+import type { BrokerServices, Handler } from './types.js';
+
+const LATEST = -1;
+const EARLIEST = -2;
+const MAX_TIMESTAMP = -3;
+const EARLIEST_LOCAL = -4;
+const LATEST_TIERED = -5;
+
+export const listOffsetsHandler: Handler = {
+  api: ListOffsets,
+  minVersion: 1,
+  maxVersion: 8,
+  async handle(req, _ctx, b) {
+    const topics = [];
+    for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; currentLeaderEpoch: number; timestamp: number }> }>) {
+      const partitions = await Promise.all(rt.partitions.map((rp) => lookup(b, rt.name, rp)));
+      topics.push({ name: rt.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+};
+
+async function lookup(b: BrokerServices, topic: string, rp: { partitionIndex: number; currentLeaderEpoch: number; timestamp: number }): Promise<Record<string, unknown>> {
+  const base = { partitionIndex: rp.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: -1 };
+  let p: Partition;
+  try {
+    p = await b.log.partition(topic, rp.partitionIndex);
+    await p.ensureLoaded();
+  } catch (e) {
+    if (e instanceof KafkaError) return { ...base, errorCode: e.code };
+    throw e;
+  }
+  if (rp.currentLeaderEpoch >= 0 && rp.currentLeaderEpoch !== p.leaderEpoch) {
+    return { ...base, errorCode: rp.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH };
+  }
+  const epoch = p.leaderEpoch;
+  switch (rp.timestamp) {
+    case LATEST:
+    case LATEST_TIERED:
+      return { ...base, offset: p.highWatermark, leaderEpoch: epoch };
+    case EARLIEST:
+    case EARLIEST_LOCAL:
+      return { ...base, offset: p.logStartOffset, leaderEpoch: epoch };
+    case MAX_TIMESTAMP: {
+      const found = await locateMaxTimestamp(b.store, p);
+      return found ? { ...base, ...found, leaderEpoch: epoch } : base;
+    }
+    default: {
+      if (rp.timestamp < 0) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
+      const found = await locateTimestamp(b.store, p, rp.timestamp);
+      return found ? { ...base, ...found, leaderEpoch: epoch } : base;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { OffsetForLeaderEpoch } from '../protocol/messages/offset-for-leader-epoch.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { Handler } from './types.js';
+
+export const offsetForLeaderEpochHandler: Handler = {
+  api: OffsetForLeaderEpoch,
+  minVersion: 2,
+  maxVersion: 4,
+  async handle(req, _ctx, b) {
+    const topics = [];
+    for (const rt of req.topics as Array<{ topic: string; partitions: Array<{ partition: number; currentLeaderEpoch: number; leaderEpoch: number }> }>) {
+      const partitions = [];
+      for (const rp of rt.partitions) {
+        const out = { errorCode: ErrorCode.NONE as number, partition: rp.partition, leaderEpoch: -1, endOffset: -1 };
+        try {
+          const p = await b.log.partition(rt.topic, rp.partition);
+          await p.ensureLoaded();
+          if (rp.currentLeaderEpoch >= 0 && rp.currentLeaderEpoch !== p.leaderEpoch) {
+            out.errorCode = rp.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
+          } else {
+            const r = p.endOffsetForEpoch(rp.leaderEpoch);
+            out.leaderEpoch = r.epoch;
+            out.endOffset = r.endOffset;
+          }
+        } catch (e) {
+          if (!(e instanceof KafkaError)) throw e;
+          out.errorCode = e.code;
+        }
+        partitions.push(out);
+      }
+      topics.push({ topic: rt.topic, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+};

@@ -1,0 +1,88 @@
+import { Produce } from '../protocol/messages/produce.js';
+import { ErrorCode, KafkaError, codeName, type KafkaErrorCode } from '../errors.js';
+import { splitAndValidate } from '../record-batch/batch.js';
+import type { Partition } from '../log/partition.js';
+import type { TopicRecord } from '../storage/log-store.js';
+import type { BrokerServices, Handler } from './types.js';
+
+interface PartitionResult {
+  index: number;
+  errorCode: number;
+  baseOffset: number;
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  errorMessage: string | null;
+}
+
+const fail = (index: number, code: KafkaErrorCode, message?: string): PartitionResult => ({
+  index, errorCode: code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: message ?? codeName(code),
+});
+
+export const produceHandler: Handler = {
+  api: Produce,
+  minVersion: 3,
+  maxVersion: 11,
+  async handle(req, _ctx, b) {
+    const acks: number = req.acks;
+    const responses = [];
+    for (const td of req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }>) {
+      const topic = await b.log.topic(td.name);
+      const results = await Promise.all(td.partitionData.map((pd) => {
+        if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs);
+      }));
+      responses.push({ name: td.name, partitionResponses: results });
+    }
+    if (acks === 0) return null;
+    return { responses, throttleTimeMs: 0 };
+  },
+};
+
+async function appendPartition(b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number): Promise<PartitionResult> {
+  if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');
+  const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
+  let batches: Buffer[];
+  try {
+    batches = splitAndValidate(records);
+  } catch (e) {
+    if (e instanceof KafkaError) return fail(index, e.code, e.message);
+    throw e;
+  }
+  for (const batch of batches) {
+    if (batch.length > maxBytes) return fail(index, ErrorCode.MESSAGE_TOO_LARGE, `batch of ${batch.length} bytes exceeds max.message.bytes=${maxBytes}`);
+  }
+
+  const minIsr = acks === -1 ? b.log.configNumber(topic, 'min.insync.replicas') : 1;
+  if (minIsr > 1 && (await b.store.connectedReplicas()) < minIsr - 1) {
+    return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
+  }
+
+  let p: Partition;
+  try {
+    p = await b.log.partition(topic.name, index);
+  } catch (e) {
+    if (e instanceof KafkaError) return fail(index, e.code, e.message);
+    throw e;
+  }
+  const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
+  let first: PartitionResult | null = null;
+  for (const batch of batches) {
+    const out = await p.append(batch, { logAppendTime });
+    if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
+    first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
+  }
+
+  if (acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof)) {
+    const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
+    try {
+      const w = await b.store.waitReplicas(minIsr - 1, b.config.acksAllWaitAof, timeout);
+      if (w.replicas < minIsr - 1) {
+        return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
+      }
+    } catch (e) {
+      return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e instanceof Error ? e.message : String(e));
+    }
+  }
+  return first!;
+}

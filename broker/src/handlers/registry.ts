@@ -1,0 +1,40 @@
+// The explicit list of handlers. ApiVersions advertises exactly these.
+import type { Handler } from './types.js';
+import { apiVersionsHandler } from './api-versions.js';
+import { metadataHandler } from './metadata.js';
+import { produceHandler } from './produce.js';
+import { fetchHandler } from './fetch.js';
+import { listOffsetsHandler } from './list-offsets.js';
+import { initProducerIdHandler } from './init-producer-id.js';
+import { createTopicsHandler } from './create-topics.js';
+import { deleteTopicsHandler } from './delete-topics.js';
+import { createPartitionsHandler } from './create-partitions.js';
+import { describeConfigsHandler } from './describe-configs.js';
+import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs.js';
+import { describeClusterHandler } from './describe-cluster.js';
+import { offsetForLeaderEpochHandler } from './offset-for-leader-epoch.js';
+import { deleteRecordsHandler } from './delete-records.js';
+import { saslHandshakeHandler } from './sasl-handshake.js';
+
+export function buildHandlers(): Handler[] {
+  const handlers: Handler[] = [
+    metadataHandler,
+    produceHandler,
+    fetchHandler,
+    listOffsetsHandler,
+    initProducerIdHandler,
+    createTopicsHandler,
+    deleteTopicsHandler,
+    createPartitionsHandler,
+    describeConfigsHandler,
+    alterConfigsHandler,
+    incrementalAlterConfigsHandler,
+    describeClusterHandler,
+    offsetForLeaderEpochHandler,
+    deleteRecordsHandler,
+    saslHandshakeHandler,
+  ];
+  const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+  handlers.push(apiVersionsHandler(ranges));
+  return handlers;
+}

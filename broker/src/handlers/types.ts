@@ -1,0 +1,34 @@
+import type { ApiDef } from '../protocol/schema.js';
+import type { BrokerConfig } from '../config.js';
+import type { LogManager } from '../log/log-manager.js';
+import type { LogStore } from '../storage/log-store.js';
+import type { Logger } from '../logger.js';
+
+/** What handlers may use: domain services only, never sockets or Redis clients. */
+export interface BrokerServices {
+  config: BrokerConfig;
+  clusterId: string;
+  log: LogManager;
+  store: LogStore;
+  logger: Logger;
+}
+
+export interface RequestContext {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  clientId: string | null;
+  connectionId: number;
+}
+
+export type Req = Record<string, any>;
+export type Res = Record<string, any>;
+
+export interface Handler {
+  api: ApiDef;
+  /** Advertised range; must lie within the definition's validVersions. */
+  minVersion: number;
+  maxVersion: number;
+  /** Resolves to the response body, or null when no response is sent (Produce acks=0). */
+  handle(req: Req, ctx: RequestContext, broker: BrokerServices): Promise<Res | null>;
+}

@@ -1,0 +1,163 @@
+// Topics and the partitions this broker leads. Topic metadata is cached and
+// re-read from the store when a name is unknown (another broker may have
+// created it).
+import { randomUUID } from 'node:crypto';
+import type { BrokerConfig } from '../config.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
+import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
+import { Partition } from './partition.js';
+
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
+const MAX_TOPIC_NAME = 249;
+
+export function validateTopicName(name: string): string | null {
+  if (!name || name === '.' || name === '..') return `Topic name "${name}" is illegal`;
+  if (name.length > MAX_TOPIC_NAME) return `Topic name is longer than ${MAX_TOPIC_NAME} characters`;
+  if (!LEGAL_TOPIC.test(name)) return `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
+  return null;
+}
+
+export class LogManager {
+  private topics = new Map<string, TopicRecord>();
+  private byId = new Map<string, string>();
+  private partitions = new Map<string, Partition>();
+  private lastFullRefresh = 0;
+
+  constructor(readonly store: LogStore, readonly config: BrokerConfig) {}
+
+  async refreshTopics(): Promise<TopicRecord[]> {
+    const all = await this.store.listTopics();
+    const next = new Map(all.map((t) => [t.name, t]));
+    for (const [name, old] of this.topics) {
+      const now = next.get(name);
+      if (!now || now.id !== old.id) this.dropPartitions(name);
+    }
+    this.topics = next;
+    this.byId = new Map(all.map((t) => [t.id, t.name]));
+    this.lastFullRefresh = Date.now();
+    return all;
+  }
+
+  async allTopics(): Promise<TopicRecord[]> {
+    return this.refreshTopics();
+  }
+
+  cachedTopic(name: string): TopicRecord | undefined {
+    return this.topics.get(name);
+  }
+
+  async topic(name: string): Promise<TopicRecord | null> {
+    const cached = this.topics.get(name);
+    if (cached) return cached;
+    if (Date.now() - this.lastFullRefresh < 50) return null;
+    const t = await this.store.getTopic(name);
+    if (t) {
+      this.topics.set(name, t);
+      this.byId.set(t.id, name);
+    }
+    return t;
+  }
+
+  async topicById(id: string): Promise<TopicRecord | null> {
+    const name = this.byId.get(id);
+    if (name) return this.topic(name);
+    await this.refreshTopics();
+    const again = this.byId.get(id);
+    return again ? this.topics.get(again) ?? null : null;
+  }
+
+  /** Creates a topic; throws KafkaError(TOPIC_ALREADY_EXISTS) if it exists. */
+  async createTopic(name: string, partitions: number, configs: Record<string, string>, validateOnly = false): Promise<TopicRecord> {
+    const t: TopicRecord = { name, id: randomUUID(), partitions, configs, created: Date.now() };
+    if (validateOnly) {
+      if (await this.store.getTopic(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+      return t;
+    }
+    if (!(await this.store.createTopic(t))) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    this.topics.set(name, t);
+    this.byId.set(t.id, name);
+    return t;
+  }
+
+  async autoCreate(name: string): Promise<TopicRecord | null> {
+    if (!this.config.autoCreateTopics || validateTopicName(name)) return null;
+    try {
+      return await this.createTopic(name, this.config.numPartitions, {});
+    } catch (e) {
+      if (e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS) return this.store.getTopic(name);
+      throw e;
+    }
+  }
+
+  async updateTopic(t: TopicRecord): Promise<void> {
+    await this.store.updateTopic(t);
+    this.topics.set(t.name, t);
+  }
+
+  async deleteTopic(t: TopicRecord): Promise<void> {
+    await this.store.deleteTopic(t);
+    this.topics.delete(t.name);
+    this.byId.delete(t.id);
+    this.dropPartitions(t.name);
+  }
+
+  private dropPartitions(topic: string): void {
+    for (const key of [...this.partitions.keys()]) {
+      if (key.startsWith(`${topic}\u0000`)) this.partitions.delete(key);
+    }
+  }
+
+  /** The led partition, or a KafkaError if the topic or partition is unknown. */
+  async partition(topic: string, index: number): Promise<Partition> {
+    const key = `${topic}\u0000${index}`;
+    const p = this.partitions.get(key);
+    if (p) return p;
+    const t = await this.topic(topic);
+    if (!t || index < 0 || index >= t.partitions) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    return this.partitionOf(t, index);
+  }
+
+  partitionOf(t: TopicRecord, index: number): Partition {
+    const key = `${t.name}\u0000${index}`;
+    let p = this.partitions.get(key);
+    if (!p) {
+      p = new Partition({ topic: t.name, partition: index }, this.store, this.config.producerStateScanEntries);
+      this.partitions.set(key, p);
+    }
+    return p;
+  }
+
+  cachedPartition(topic: string, index: number): Partition | undefined {
+    return this.partitions.get(`${topic}\u0000${index}`);
+  }
+
+  loadedPartitions(): Partition[] {
+    return [...this.partitions.values()];
+  }
+
+  configValue(t: TopicRecord, name: string): string {
+    return topicConfigValue(t.configs, this.config, name);
+  }
+
+  configNumber(t: TopicRecord, name: string): number {
+    return topicConfigNumber(t.configs, this.config, name);
+  }
+
+  /** Moves logStartOffset forward (DeleteRecords, retention) and trims whole batches before it. */
+  async advanceLogStart(p: Partition, offset: number): Promise<void> {
+    await p.ensureLoaded();
+    if (offset <= p.logStartOffset) return;
+    p.logStartOffset = offset;
+    await this.store.setLogStartOffset(p.tp, offset);
+    // Keep the batch containing the new start (and always the newest batch).
+    const containing = await this.store.readBackwards(p.tp, offset, 1);
+    const keepFrom = containing[0]?.baseOffset ?? offset;
+    const lastBase = (await this.store.readBackwards(p.tp, p.nextOffset, 1))[0]?.baseOffset ?? keepFrom;
+    await this.store.trimBefore(p.tp, Math.min(keepFrom, lastBase));
+  }
+
+  tp(t: TopicRecord, p: number): TopicPartition {
+    return { topic: t.name, partition: p };
+  }
+}

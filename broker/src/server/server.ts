@@ -1,0 +1,33 @@
+import { createServer, type Server } from 'node:net';
+import { Connection } from './connection.js';
+import type { Dispatcher } from '../dispatch.js';
+import type { Logger } from '../logger.js';
+
+export class KafkaServer {
+  private server: Server | null = null;
+  private readonly connections = new Set<Connection>();
+  private nextId = 1;
+
+  constructor(private readonly dispatcher: Dispatcher, private readonly logger: Logger, private readonly maxFrameBytes: number) {}
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const server = createServer((socket) => {
+        const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.maxFrameBytes);
+        this.connections.add(conn);
+        socket.on('close', () => this.connections.delete(conn));
+      });
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        this.server = server;
+        const addr = server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : port);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.connections) c.close();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}

@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import { RunnelError } from '../../errors.js';
+import type { AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import { Keys, baseOfEntryId, entryId } from './keys.js';
+
+type RawEntry = [Buffer, Buffer[]];
+
+const BATCH_FIELD = 'b';
+
+function toBatches(entries: RawEntry[] | null | undefined): StoredBatch[] {
+  if (!entries) return [];
+  const out: StoredBatch[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const [id, fields] = entries[i]!;
+    out[i] = { baseOffset: baseOfEntryId(id), bytes: fieldValue(fields) };
+  }
+  return out;
+}
+
+function fieldValue(fields: Buffer[]): Buffer {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i]!.length === 1 && fields[i]![0] === 0x62 /* 'b' */) return fields[i + 1]!;
+  }
+  throw new RunnelError('STORAGE_CORRUPT', 'stream entry without a batch field');
+}
+
+/** Redis rejects an XADD id at or below the stream's last id with this message. */
+const isFenceError = (e: unknown): boolean => e instanceof Error && /equal or smaller than the target stream top item/.test(e.message);
+
+export class RedisLogStore implements LogStore {
+  readonly redis: Redis;
+  private readonly keys: Keys;
+
+  constructor(url: string, prefix: string, options: RedisOptions = {}) {
+    this.keys = new Keys(prefix);
+    this.redis = new Redis(url, {
+      // Fail fast while Redis is away so clients get retriable errors, then recover by reconnecting.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      enableAutoPipelining: true,
+      retryStrategy: (times) => Math.min(100 * times, 1000),
+      lazyConnect: true,
+      ...options,
+    });
+    this.redis.on('error', () => { /* surfaced per command; reconnect is automatic */ });
+  }
+
+  async connect(): Promise<void> {
+    await this.redis.connect();
+  }
+
+  get keyNames(): Keys { return this.keys; }
+
+  // ---------------------------------------------------------------- topics
+
+  async listTopics(): Promise<TopicRecord[]> {
+    const all = await this.redis.hgetall(this.keys.topics);
+    return Object.entries(all).map(([name, json]) => ({ name, ...JSON.parse(json) }));
+  }
+
+  async getTopic(name: string): Promise<TopicRecord | null> {
+    const json = await this.redis.hget(this.keys.topics, name);
+    return json ? { name, ...JSON.parse(json) } : null;
+  }
+
+  private encodeTopic(t: TopicRecord): string {
+    return JSON.stringify({ id: t.id, partitions: t.partitions, configs: t.configs, created: t.created });
+  }
+
+  async createTopic(t: TopicRecord): Promise<boolean> {
+    const created = await this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(t));
+    if (created === 1) await this.redis.hset(this.keys.topicIds, t.id, t.name);
+    return created === 1;
+  }
+
+  async updateTopic(t: TopicRecord): Promise<void> {
+    await this.redis.hset(this.keys.topics, t.name, this.encodeTopic(t));
+  }
+
+  async deleteTopic(t: TopicRecord): Promise<void> {
+    await this.redis.hdel(this.keys.topics, t.name);
+    await this.redis.hdel(this.keys.topicIds, t.id);
+    const dels: Promise<unknown>[] = [];
+    for (let p = 0; p < t.partitions; p++) dels.push(this.redis.del(...this.keys.partitionKeys({ topic: t.name, partition: p })));
+    await Promise.all(dels);
+  }
+
+  // ---------------------------------------------------------------- log
+
+  async tail(tp: TopicPartition): Promise<PartitionTail> {
+    const [last, meta] = await Promise.all([
+      this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
+      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived'),
+    ]);
+    const batches = toBatches(last);
+    return {
+      last: batches[0] ?? null,
+      logStartOffset: meta[0] === null ? 0 : Number(meta[0]),
+      leaderEpoch: meta[1] === null ? 0 : Number(meta[1]),
+      archivedOffset: meta[2] === null ? -1 : Number(meta[2]),
+    };
+  }
+
+  async append(tp: TopicPartition, baseOffset: number, batch: Buffer): Promise<AppendResult> {
+    try {
+      await this.redis.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
+      return 'ok';
+    } catch (e) {
+      if (isFenceError(e)) return 'fenced';
+      throw storageError(e);
+    }
+  }
+
+  async read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> {
+    const key = this.keys.log(tp);
+    const id = entryId(offset);
+    try {
+      const [containing, after] = await Promise.all([
+        this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
+        this.redis.xrangeBuffer(key, `(${id}`, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>,
+      ]);
+      const first = toBatches(containing);
+      const rest = toBatches(after);
+      return first.length ? [first[0]!, ...rest].slice(0, count) : rest;
+    } catch (e) {
+      throw storageError(e);
+    }
+  }
+
+  async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> {
+    try {
+      return toBatches(await (this.redis.xrevrangeBuffer(this.keys.log(tp), entryId(beforeOrAt), '-', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+    } catch (e) {
+      throw storageError(e);
+    }
+  }
+
+  async first(tp: TopicPartition, count: number): Promise<StoredBatch[]> {
+    try {
+      return toBatches(await (this.redis.xrangeBuffer(this.keys.log(tp), '-', '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+    } catch (e) {
+      throw storageError(e);
+    }
+  }
+
+  async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
+    await this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset));
+  }
+
+  async setLeaderEpoch(tp: TopicPartition, epoch: number): Promise<void> {
+    await this.redis.hset(this.keys.meta(tp), 'leaderEpoch', String(epoch));
+  }
+
+  async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
+    return this.redis.xtrim(this.keys.log(tp), 'MINID', entryId(minBaseOffset));
+  }
+
+  async sizeBytes(tp: TopicPartition): Promise<number> {
+    const n = await this.redis.call('MEMORY', 'USAGE', this.keys.log(tp), 'SAMPLES', '0');
+    return n === null ? 0 : Number(n);
+  }
+
+  // ---------------------------------------------------------------- cluster
+
+  async nextProducerId(): Promise<number> {
+    return this.redis.incr(this.keys.producerId);
+  }
+
+  async clusterId(): Promise<string> {
+    const fresh = randomBytes(16).toString('base64url').slice(0, 22);
+    await this.redis.set(this.keys.clusterId, fresh, 'NX');
+    return (await this.redis.get(this.keys.clusterId)) ?? fresh;
+  }
+
+  async waitReplicas(replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
+    if (aof) {
+      try {
+        const [local, remote] = (await this.redis.call('WAITAOF', '1', String(replicas), String(timeoutMs))) as [number, number];
+        return { replicas: remote, aofLocal: local >= 1 };
+      } catch (e) {
+        // Servers without WAITAOF (Redis < 7.2) or without appendonly fall back to WAIT.
+        if (!(e instanceof Error) || !/unknown command|appendonly/i.test(e.message)) throw storageError(e);
+      }
+    }
+    if (replicas <= 0) return { replicas: 0, aofLocal: false };
+    const n = (await this.redis.call('WAIT', String(replicas), String(timeoutMs))) as number;
+    return { replicas: n, aofLocal: false };
+  }
+
+  async connectedReplicas(): Promise<number> {
+    const info = await this.redis.info('replication');
+    const m = /connected_slaves:(\d+)/.exec(info);
+    return m ? Number(m[1]) : 0;
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+function storageError(e: unknown): RunnelError {
+  if (e instanceof RunnelError) return e;
+  return new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
+}
