@@ -156,6 +156,12 @@ export const Internal = {
   STORAGE_CORRUPT: { code: 'RN2003', text: 'stored data is not a valid record batch' },
   CONFIG_INVALID: { code: 'RN3001', text: 'invalid configuration' },
   EMBEDDED_REDIS_FAILED: { code: 'RN3002', text: 'embedded redis-server failed to start' },
+  ARCHIVER_LAKE_UNAVAILABLE: { code: 'RN4001', text: 'lake storage request failed' },
+  ARCHIVER_COMMIT_ABORTED: { code: 'RN4002', text: 'delta commit aborted: another archiver advanced the partition' },
+  ARCHIVER_CORRUPT_BATCH: { code: 'RN4003', text: 'stored record batch cannot be decoded' },
+  ARCHIVER_DELTA_LOG_INVALID: { code: 'RN4004', text: 'delta log cannot be replayed' },
+  ARCHIVER_LEASE_LOST: { code: 'RN4005', text: 'archiver lease on a partition was lost' },
+  ARCHIVER_OFFSET_GAP: { code: 'RN4006', text: 'stream does not continue after the archived offset' },
 } as const;
 
 export type InternalKind = keyof typeof Internal;
