@@ -26,7 +26,7 @@ export const produceHandler: Handler = {
     const acks: number = req.acks;
     const responses = [];
     for (const td of req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }>) {
-      const topic = await b.log.topic(td.name);
+      const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
       const results = await Promise.all(td.partitionData.map((pd) => {
         if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
         if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -58,13 +58,8 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
   }
 
-  let p: Partition;
-  try {
-    p = await b.log.partition(topic.name, index);
-  } catch (e) {
-    if (e instanceof KafkaError) return fail(index, e.code, e.message);
-    throw e;
-  }
+  // No await between here and the append when state is cached: appends keep request order.
+  const p: Partition = b.log.partitionOf(topic, index);
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   let first: PartitionResult | null = null;
   for (const batch of batches) {

@@ -1,15 +1,17 @@
-// Thin socket adapter: bytes -> Framer -> Dispatcher -> bytes. Requests on one
-// connection are handled one at a time, so responses leave in request order
-// (as Kafka does by muting a channel while a request is in progress).
+// Thin socket adapter: bytes -> Framer -> Dispatcher -> bytes. Requests are
+// dispatched as they arrive (so a pipelining producer keeps several appends in
+// flight), and responses leave strictly in request order, as Kafka requires.
 import type { Socket } from 'node:net';
 import { Framer } from './framer.js';
-import type { Dispatcher } from '../dispatch.js';
+import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
+
+const MAX_IN_FLIGHT = 32;
 
 export class Connection {
   private readonly framer: Framer;
-  private readonly queue: Buffer[] = [];
-  private busy = false;
+  private readonly inFlight: Array<Promise<DispatchResult>> = [];
+  private writing = false;
   private closed = false;
 
   constructor(
@@ -33,39 +35,42 @@ export class Connection {
       this.abort(res.reason);
       return;
     }
-    if (res.frames.length === 0) return;
-    this.queue.push(...res.frames);
-    if (this.queue.length > 64) this.socket.pause(); // back-pressure on pipelining clients
-    if (!this.busy) void this.drain();
+    for (const frame of res.frames) {
+      // Dispatch synchronously in arrival order: a handler whose state is cached
+      // issues its Redis commands before the next request starts.
+      this.inFlight.push(this.dispatcher.dispatch(frame, this.id).catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult));
+    }
+    if (this.inFlight.length >= MAX_IN_FLIGHT) this.socket.pause();
+    if (!this.writing) void this.flush();
   }
 
-  private async drain(): Promise<void> {
-    this.busy = true;
+  private async flush(): Promise<void> {
+    this.writing = true;
     try {
-      while (this.queue.length && !this.closed) {
-        const frame = this.queue.shift()!;
-        if (this.queue.length < 16 && this.socket.isPaused()) this.socket.resume();
-        const result = await this.dispatcher.dispatch(frame, this.id);
+      while (this.inFlight.length && !this.closed) {
+        const result = await this.inFlight[0]!;
+        this.inFlight.shift();
         if (this.closed) return;
+        if (this.inFlight.length < MAX_IN_FLIGHT / 2 && this.socket.isPaused()) this.socket.resume();
         if (result.kind === 'close') {
           this.abort(result.reason);
           return;
         }
-        if (result.kind === 'response') {
-          const { chunks } = result;
-          if (chunks.length === 1) this.socket.write(chunks[0]!);
-          else {
-            this.socket.cork();
-            for (const c of chunks) this.socket.write(c);
-            process.nextTick(() => this.socket.uncork());
-          }
-        }
+        if (result.kind === 'response') this.write(result.chunks);
       }
-    } catch (e) {
-      this.abort(`internal error: ${e instanceof Error ? e.stack : String(e)}`);
     } finally {
-      this.busy = false;
+      this.writing = false;
     }
+  }
+
+  private write(chunks: Buffer[]): void {
+    if (chunks.length === 1) {
+      this.socket.write(chunks[0]!);
+      return;
+    }
+    this.socket.cork();
+    for (const c of chunks) this.socket.write(c);
+    this.socket.uncork();
   }
 
   private abort(reason: string): void {
@@ -76,7 +81,7 @@ export class Connection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.queue.length = 0;
+    this.inFlight.length = 0;
     this.socket.destroy();
   }
 }
