@@ -1,0 +1,103 @@
+// Every setting of the archiver process, with its environment variable and default.
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { RunnelError } from '../../broker/src/errors.js';
+
+export interface ArchiverConfig {
+  /** RUNNEL_REDIS_URL: the Redis holding the log. */
+  redisUrl: string;
+  /** RUNNEL_KEY_PREFIX: key prefix of the Redis key contract. */
+  keyPrefix: string;
+  /** RUNNEL_LAKE: `file:///abs/path` (or a plain path) or `s3://bucket/prefix`. One table per topic at <lake>/<topic>. */
+  lake: string;
+  /** RUNNEL_S3_ENDPOINT: custom S3 endpoint (MinIO, versitygw, moto...). */
+  s3Endpoint?: string;
+  /** RUNNEL_S3_FORCE_PATH_STYLE: `true` for path-style addressing. */
+  s3ForcePathStyle: boolean;
+  /** RUNNEL_S3_REGION (falls back to AWS_REGION, then us-east-1). Credentials: AWS default chain. */
+  s3Region?: string;
+  /** RUNNEL_ARCHIVER_TARGET_FILE_BYTES: cut a data file when the estimated Parquet size reaches this. */
+  targetFileBytes: number;
+  /** RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: cut a file at the latest this long after its first record was read (bounds lake lag). */
+  maxFileAgeMs: number;
+  /** RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL: write a Parquet checkpoint every N table versions. */
+  checkpointInterval: number;
+  /** RUNNEL_ARCHIVER_LEASE_TTL_MS: partition lease and membership TTL; renewed every ttl/3. */
+  leaseTtlMs: number;
+  /** RUNNEL_ARCHIVER_POLL_INTERVAL_MS: idle poll interval of the streams. */
+  pollIntervalMs: number;
+  /** RUNNEL_ARCHIVER_READ_COUNT: XRANGE COUNT (batches per read per partition). */
+  readCount: number;
+  /** RUNNEL_ARCHIVER_WORKERS: Parquet worker threads (default: cores - 1, at least 1). */
+  workers: number;
+  /** RUNNEL_ARCHIVER_VERIFY_CRC: verify CRC-32C of every batch (default true). */
+  verifyCrc: boolean;
+  /** RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS: how often to look for small files to compact (0 = never). */
+  optimizeIntervalMs: number;
+  /** RUNNEL_ARCHIVER_OPTIMIZE_MIN_FILES: compact a date partition once it has this many small files. */
+  optimizeMinFiles: number;
+  /** RUNNEL_ARCHIVER_SMALL_FILE_BYTES: files below this size are compaction candidates (default target/4). */
+  smallFileBytes: number;
+  /** RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS: how often to VACUUM (0 = never). */
+  vacuumIntervalMs: number;
+  /** RUNNEL_ARCHIVER_VACUUM_RETENTION_MS: keep unreferenced files and tombstones this long (default 7 days). */
+  vacuumRetentionMs: number;
+  /** RUNNEL_ARCHIVER_TOPIC_REFRESH_MS: how often `rn:topics` is re-read. */
+  topicRefreshMs: number;
+  /** RUNNEL_ARCHIVER_TOPICS: comma-separated allow-list of topics (default: all). */
+  topics?: string[];
+  /** RUNNEL_ARCHIVER_ID: this process's member id (default host-pid-random). */
+  archiverId: string;
+  /** RUNNEL_LOG_LEVEL: error | warn | info | debug. */
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, dflt: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < min) throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected a number >= ${min})`);
+  return Math.floor(v);
+}
+
+function bool(env: Env, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected true/false)`);
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverConfig> = {}): ArchiverConfig {
+  const target = int(env, 'RUNNEL_ARCHIVER_TARGET_FILE_BYTES', 128 * 1024 * 1024, 1024);
+  const level = (env.RUNNEL_LOG_LEVEL ?? 'info') as ArchiverConfig['logLevel'];
+  const cfg: ArchiverConfig = {
+    redisUrl: env.RUNNEL_REDIS_URL || 'redis://127.0.0.1:6379',
+    keyPrefix: env.RUNNEL_KEY_PREFIX || 'rn',
+    lake: env.RUNNEL_LAKE || `file://${process.cwd()}/lake`,
+    s3Endpoint: env.RUNNEL_S3_ENDPOINT || undefined,
+    s3ForcePathStyle: bool(env, 'RUNNEL_S3_FORCE_PATH_STYLE', false),
+    s3Region: env.RUNNEL_S3_REGION || undefined,
+    targetFileBytes: Math.min(target, 1024 * 1024 * 1024),
+    maxFileAgeMs: int(env, 'RUNNEL_ARCHIVER_MAX_FILE_AGE_MS', 60_000, 1),
+    checkpointInterval: int(env, 'RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL', 10, 1),
+    leaseTtlMs: int(env, 'RUNNEL_ARCHIVER_LEASE_TTL_MS', 15_000, 300),
+    pollIntervalMs: int(env, 'RUNNEL_ARCHIVER_POLL_INTERVAL_MS', 200, 1),
+    readCount: int(env, 'RUNNEL_ARCHIVER_READ_COUNT', 256, 1),
+    workers: int(env, 'RUNNEL_ARCHIVER_WORKERS', Math.max(1, os.availableParallelism() - 1), 1),
+    verifyCrc: bool(env, 'RUNNEL_ARCHIVER_VERIFY_CRC', true),
+    optimizeIntervalMs: int(env, 'RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS', 300_000),
+    optimizeMinFiles: int(env, 'RUNNEL_ARCHIVER_OPTIMIZE_MIN_FILES', 8, 2),
+    smallFileBytes: int(env, 'RUNNEL_ARCHIVER_SMALL_FILE_BYTES', Math.floor(target / 4), 1),
+    vacuumIntervalMs: int(env, 'RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS', 3_600_000),
+    vacuumRetentionMs: int(env, 'RUNNEL_ARCHIVER_VACUUM_RETENTION_MS', 7 * 24 * 3_600_000),
+    topicRefreshMs: int(env, 'RUNNEL_ARCHIVER_TOPIC_REFRESH_MS', 5_000, 10),
+    topics: env.RUNNEL_ARCHIVER_TOPICS ? env.RUNNEL_ARCHIVER_TOPICS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    archiverId: env.RUNNEL_ARCHIVER_ID || `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    logLevel: ['error', 'warn', 'info', 'debug'].includes(level) ? level : 'info',
+    ...overrides,
+  };
+  return cfg;
+}

@@ -1,0 +1,69 @@
+// Partition leases and archiver membership.
+//
+// Membership: sorted set `rn:archivers`, member = archiver id, score = expiry (ms).
+// Assignment: rendezvous hashing of `<topic>/<partition>` over live members, so
+// archivers split partitions evenly and a dead one's share moves to the others.
+// Lease: `SET rn:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
+// with a compare-and-pexpire script, released with compare-and-delete. The lease
+// only avoids wasted work: exactly-once comes from the Delta txn check at commit.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.js';
+
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+export function rendezvousOwner(members: string[], item: string): string | undefined {
+  let best: string | undefined;
+  let bestScore = -1n;
+  for (const m of members) {
+    const h = createHash('sha1').update(m).update('\0').update(item).digest();
+    const score = h.readBigUInt64BE(0);
+    if (score > bestScore || (score === bestScore && best !== undefined && m < best)) {
+      bestScore = score;
+      best = m;
+    }
+  }
+  return best;
+}
+
+export class Leases {
+  constructor(private readonly redis: Redis, private readonly keys: Keys, private readonly id: string, private readonly ttlMs: number) {}
+
+  /** Heartbeat membership and return the live members (sorted). */
+  async heartbeat(): Promise<string[]> {
+    const now = Date.now();
+    const r = await this.redis
+      .multi()
+      .zadd(this.keys.members(), now + this.ttlMs, this.id)
+      .zremrangebyscore(this.keys.members(), '-inf', now)
+      .zrange(this.keys.members(), 0, -1)
+      .exec();
+    const members = (r?.[2]?.[1] as string[] | undefined) ?? [this.id];
+    return [...members].sort();
+  }
+
+  async leave(): Promise<void> {
+    await this.redis.zrem(this.keys.members(), this.id);
+  }
+
+  async acquire(topic: string, p: number): Promise<boolean> {
+    const k = this.keys.lease(topic, p);
+    const ok = await this.redis.set(k, this.id, 'PX', this.ttlMs, 'NX');
+    if (ok === 'OK') return true;
+    return (await this.redis.get(k)) === this.id;
+  }
+
+  /** Renew many leases in one round trip; returns the ones still held. */
+  async renew(items: { topic: string; p: number }[]): Promise<boolean[]> {
+    if (!items.length) return [];
+    const pl = this.redis.pipeline();
+    for (const it of items) pl.eval(RENEW, 1, this.keys.lease(it.topic, it.p), this.id, String(this.ttlMs));
+    const r = (await pl.exec()) ?? [];
+    return r.map(([err, v]) => !err && Number(v) === 1);
+  }
+
+  async release(topic: string, p: number): Promise<void> {
+    await this.redis.eval(RELEASE, 1, this.keys.lease(topic, p), this.id);
+  }
+}

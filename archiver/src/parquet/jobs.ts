@@ -1,0 +1,122 @@
+// CPU-heavy work (decompress, decode, Parquet encode/decode) as pure functions.
+// They run inside worker_threads (see pool.ts); tests may call them inline.
+import * as arrow from 'apache-arrow';
+import * as pq from 'parquet-wasm';
+import { decodeBatch } from '../records/batch.js';
+import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, type FileStats } from './columns.js';
+
+export interface EncodeJob {
+  /** concatenated stored batches */
+  data: Uint8Array;
+  /** per batch: [start, length, partition, skipUpTo] */
+  index: Float64Array;
+  verifyCrc: boolean;
+}
+
+export interface EncodedFile {
+  date: string;
+  bytes: Uint8Array;
+  stats: FileStats;
+}
+
+export interface EncodeResult {
+  files: EncodedFile[];
+  records: number;
+}
+
+function writerProps(): pq.WriterProperties {
+  return new pq.WriterPropertiesBuilder()
+    .setCompression(pq.Compression.ZSTD)
+    .setStatisticsEnabled(pq.EnabledStatistics.Page)
+    .setCreatedBy('runnel-archiver')
+    .setColumnDictionaryEnabled('key', false)
+    .setColumnDictionaryEnabled('value', false)
+    .setColumnDictionaryEnabled('offset', false)
+    .setColumnDictionaryEnabled('timestamp', false)
+    .build();
+}
+
+export function writeParquet(table: arrow.Table): Uint8Array {
+  const ipc = arrow.tableToIPC(table, 'stream');
+  const wt = pq.Table.fromIPCStream(ipc);
+  return pq.writeParquet(wt, writerProps());
+}
+
+export function encodeDataFiles(job: EncodeJob): EncodeResult {
+  const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
+  const splitter = new DateSplitter(Math.min(data.length * 2, 256 * 1024 * 1024));
+  let records = 0;
+  for (let i = 0; i < job.index.length; i += 4) {
+    const start = job.index[i]!;
+    const len = job.index[i + 1]!;
+    splitter.partition = job.index[i + 2]!;
+    records += decodeBatch(data.subarray(start, start + len), splitter, {
+      verifyCrc: job.verifyCrc,
+      skipUpTo: job.index[i + 3]!,
+    });
+  }
+  const files: EncodedFile[] = [];
+  for (const [day, cs] of [...splitter.byDay.entries()].sort((a, b) => a[0] - b[0])) {
+    const bytes = writeParquet(new arrow.Table([cs.toRecordBatch()]));
+    files.push({ date: dayString(day), bytes, stats: cs.stats });
+  }
+  return { files, records };
+}
+
+export function readParquetTable(bytes: Uint8Array): arrow.Table {
+  const t = pq.readParquet(bytes);
+  return arrow.tableFromIPC(t.intoIPCStream());
+}
+
+export interface CompactJob {
+  files: Uint8Array[];
+}
+
+/** Merge several data files of one date partition into one file (row order kept). */
+export function compactFiles(job: CompactJob): { bytes: Uint8Array; stats: FileStats } {
+  const batches: arrow.RecordBatch[] = [];
+  const stats: FileStats = {
+    numRecords: 0,
+    minPartition: Infinity,
+    maxPartition: -Infinity,
+    minOffset: Infinity,
+    maxOffset: -Infinity,
+    minTimestampMs: Infinity,
+    maxTimestampMs: -Infinity,
+    keyNulls: 0,
+    valueNulls: 0,
+  };
+  for (const f of job.files) {
+    const t = readParquetTable(f);
+    for (const b of t.batches) {
+      // re-wrap with our canonical schema (drops reader-added metadata)
+      const rb = new arrow.RecordBatch(DATA_SCHEMA, arrow.makeData({ type: new arrow.Struct(DATA_SCHEMA.fields), length: b.numRows, nullCount: 0, children: b.data.children }));
+      batches.push(rb);
+      const n = b.numRows;
+      stats.numRecords += n;
+      const part = b.data.children[0]!.values as Int32Array;
+      const off = b.data.children[1]!.values as BigInt64Array;
+      const ts = b.data.children[2]!.values as BigInt64Array;
+      const po = b.data.children[0]!.offset;
+      const oo = b.data.children[1]!.offset;
+      const to = b.data.children[2]!.offset;
+      for (let i = 0; i < n; i++) {
+        const p = part[po + i]!;
+        const o = Number(off[oo + i]!);
+        const t2 = Number(ts[to + i]! / 1000n);
+        if (p < stats.minPartition) stats.minPartition = p;
+        if (p > stats.maxPartition) stats.maxPartition = p;
+        if (o < stats.minOffset) stats.minOffset = o;
+        if (o > stats.maxOffset) stats.maxOffset = o;
+        if (t2 < stats.minTimestampMs) stats.minTimestampMs = t2;
+        if (t2 > stats.maxTimestampMs) stats.maxTimestampMs = t2;
+      }
+      stats.keyNulls += b.data.children[4]!.nullCount;
+      stats.valueNulls += b.data.children[5]!.nullCount;
+    }
+  }
+  const bytes = writeParquet(new arrow.Table(DATA_SCHEMA, batches));
+  return { bytes, stats };
+}
+
+export { ColumnSet, DAY_MS };

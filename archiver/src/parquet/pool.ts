@@ -1,0 +1,91 @@
+// A small worker_threads pool for Parquet jobs. The event loop only moves bytes.
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { compactFiles, encodeDataFiles, type CompactJob, type EncodeJob, type EncodeResult, type EncodedFile } from './jobs.js';
+import type { FileStats } from './columns.js';
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: number;
+}
+
+export class ParquetPool {
+  private slots: Slot[] = [];
+  private pending = new Map<number, Pending & { slot: Slot }>();
+  private nextId = 1;
+  private readonly inline: boolean;
+  private closed = false;
+
+  constructor(size: number, opts: { inline?: boolean } = {}) {
+    const url = new URL('./worker.js', import.meta.url);
+    this.inline = opts.inline === true || !existsSync(fileURLToPath(url));
+    if (this.inline) return;
+    for (let i = 0; i < Math.max(1, size); i++) this.spawn(url);
+  }
+
+  private spawn(url: URL) {
+    const worker = new Worker(url);
+    const slot: Slot = { worker, busy: 0 };
+    worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: { message: string } }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      p.slot.busy--;
+      if (m.ok) p.resolve(m.result);
+      else p.reject(new Error(m.error?.message ?? 'worker job failed'));
+    });
+    worker.on('error', (e) => this.failSlot(slot, e, url));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.failSlot(slot, new Error(`parquet worker exited with code ${code}`), url);
+    });
+    worker.unref();
+    this.slots.push(slot);
+  }
+
+  private failSlot(slot: Slot, e: Error, url: URL) {
+    const idx = this.slots.indexOf(slot);
+    if (idx < 0) return;
+    this.slots.splice(idx, 1);
+    for (const [id, p] of this.pending) {
+      if (p.slot === slot) {
+        this.pending.delete(id);
+        p.reject(e);
+      }
+    }
+    if (!this.closed) this.spawn(url);
+  }
+
+  private run<T>(kind: string, job: unknown, transfer: ArrayBuffer[]): Promise<T> {
+    const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+    const id = this.nextId++;
+    slot.busy++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, slot });
+      slot.worker.postMessage({ id, kind, job }, transfer);
+    });
+  }
+
+  async encode(job: EncodeJob): Promise<EncodeResult> {
+    if (this.inline) return encodeDataFiles(job);
+    return this.run<EncodeResult>('encode', job, [job.data.buffer as ArrayBuffer]);
+  }
+
+  async compact(job: CompactJob): Promise<{ bytes: Uint8Array; stats: FileStats }> {
+    if (this.inline) return compactFiles(job);
+    return this.run('compact', job, []);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    this.slots = [];
+  }
+}
+
+export type { EncodedFile };
