@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The one test command (`npm test`, and CI via .ci/run):
+#   1. test/setup/install.sh     redis, valkey, kcat, python venv, Kafka jars
+#   2. npm ci                    only when package-lock.json changed
+#   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
+#   4. vitest --project unit
+#   5. vitest --project integration with RUNNEL_TEST_BACKEND=redis
+#   6. vitest --project integration with RUNNEL_TEST_BACKEND=valkey
+#      (RUNNEL_SKIP_PERF=1: the 1M-record perf test runs on redis only;
+#       RUNNEL_VALKEY_FILTER='<vitest -t pattern>' narrows this pass further)
+#
+# Honoured environment:
+#   RUNNEL_TEST_TARGET=runnel|kafka   broker under test (default runnel). With
+#                                     kafka the backend passes are the same, so
+#                                     the valkey pass is skipped.
+#   RUNNEL_GROUPS=1                   consumer-group tests against Runnel too.
+#   RUNNEL_SKIP_INSTALL=1             skip step 1 (you know it is installed).
+#   RUNNEL_TEST_PHASES="unit redis valkey"  which vitest passes to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+T_START=$(date +%s)
+declare -a SUMMARY=()
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+TOTAL_SKIPPED=0
+FAILED_PHASES=()
+
+step() { printf '\n=== [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+elapsed() { echo $(( $(date +%s) - $1 ))s; }
+
+# ------------------------------------------------------------------ setup ---
+if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
+  step "install (test/setup/install.sh)"
+  t=$(date +%s)
+  bash test/setup/install.sh
+  SUMMARY+=("install: $(elapsed "$t")")
+fi
+
+step "npm dependencies"
+t=$(date +%s)
+lock_hash="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)"
+stamp=node_modules/.runnel-npm-stamp
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
+  echo "node_modules up to date"
+elif [ ! -f "$stamp" ] && [ -f node_modules/.package-lock.json ] \
+     && [ ! package-lock.json -nt node_modules/.package-lock.json ] \
+     && [ ! package.json -nt node_modules/.package-lock.json ]; then
+  echo "node_modules up to date (npm's hidden lockfile is current)"
+  echo "$lock_hash" >"$stamp"
+else
+  if [ -f package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  else
+    npm install --no-audit --no-fund
+  fi
+  echo "$lock_hash" >"$stamp"
+fi
+SUMMARY+=("npm deps: $(elapsed "$t")")
+
+step "npm run build"
+t=$(date +%s)
+npm run build
+SUMMARY+=("build: $(elapsed "$t")")
+
+# Fresh logs for this run (servers, JVM tools, test artefacts).
+rm -rf .cache/test-logs
+mkdir -p .cache/test-logs .cache/vitest
+
+# ------------------------------------------------------------------ tests ---
+# run_vitest <phase-name> <env...> -- <vitest args...>
+run_vitest() {
+  local name="$1"; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local json="$ROOT/.cache/vitest/$name.json"
+  rm -f "$json"
+  step "vitest $name: ${envs[*]:-} npx vitest run $*"
+  local t rc=0
+  t=$(date +%s)
+  env "${envs[@]}" npx vitest run --passWithNoTests \
+    --reporter=default --reporter=json --outputFile.json="$json" "$@" || rc=$?
+  local counts="no report"
+  if [ -f "$json" ]; then
+    counts="$(node -e '
+      const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      const skipped = (r.numPendingTests || 0) + (r.numTodoTests || 0);
+      console.log(`${r.numPassedTests} ${r.numFailedTests} ${skipped}`);
+    ' "$json")"
+    read -r p f s <<<"$counts"
+    TOTAL_PASSED=$((TOTAL_PASSED + p)); TOTAL_FAILED=$((TOTAL_FAILED + f)); TOTAL_SKIPPED=$((TOTAL_SKIPPED + s))
+    counts="$p passed, $f failed, $s skipped"
+  fi
+  SUMMARY+=("vitest $name: $counts, exit $rc, $(elapsed "$t")")
+  if [ "$rc" != 0 ]; then FAILED_PHASES+=("$name"); fi
+}
+
+PHASES="${RUNNEL_TEST_PHASES:-unit redis valkey}"
+TARGET="${RUNNEL_TEST_TARGET:-runnel}"
+
+for phase in $PHASES; do
+  case "$phase" in
+    unit)
+      run_vitest unit RUNNEL_TEST_BACKEND=redis -- --project unit
+      ;;
+    redis)
+      run_vitest integration-redis RUNNEL_TEST_BACKEND=redis -- --project integration
+      ;;
+    valkey)
+      if [ "$TARGET" = kafka ]; then
+        SUMMARY+=("vitest integration-valkey: skipped (RUNNEL_TEST_TARGET=kafka does not use the backend)")
+        continue
+      fi
+      filter=()
+      if [ -n "${RUNNEL_VALKEY_FILTER:-}" ]; then filter=(-t "$RUNNEL_VALKEY_FILTER"); fi
+      run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${filter[@]}"
+      ;;
+    *)
+      echo "unknown phase '$phase' in RUNNEL_TEST_PHASES" >&2
+      exit 2
+      ;;
+  esac
+done
+
+# ---------------------------------------------------------------- summary ---
+step "summary (target=$TARGET, total $(elapsed "$T_START"))"
+for line in "${SUMMARY[@]}"; do echo "  $line"; done
+echo "  logs: .cache/test-logs"
+if [ ${#FAILED_PHASES[@]} -gt 0 ]; then
+  echo "  FAILED phases: ${FAILED_PHASES[*]}"
+fi
+echo "all: $TOTAL_PASSED passed, $TOTAL_FAILED failed, $TOTAL_SKIPPED skipped"
+if [ ${#FAILED_PHASES[@]} -gt 0 ] || [ "$TOTAL_FAILED" != 0 ]; then
+  exit 1
+fi
