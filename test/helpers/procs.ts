@@ -97,6 +97,8 @@ export interface ManagedProcess {
   exited: Promise<ExitInfo>;
   /** Null while running. */
   exitInfo(): ExitInfo | null;
+  /** Null while running; the exit code once exited, or -1 if it died by a signal. */
+  readonly exitCode: number | null;
   running(): boolean;
   /** SIGTERM, then SIGKILL after `graceMs`. Resolves once it is gone. */
   stop(graceMs?: number): Promise<ExitInfo>;
@@ -167,6 +169,10 @@ export function spawnManaged(name: string, cmd: string, args: string[], opts: Sp
     child,
     exited,
     exitInfo: () => info,
+    get exitCode(): number | null {
+      if (!info) return null;
+      return info.code ?? -1;
+    },
     running: () => info === null,
     async stop(graceMs = 10_000) {
       if (info) return info;
