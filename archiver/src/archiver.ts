@@ -418,7 +418,12 @@ export class Archiver {
       if (t.parts.get(ps.partition) !== ps || ps.epoch !== epoch) continue; // reset or dropped meanwhile
       const entries = v as [Buffer, Buffer[]][];
       let stoppedAtLso = false;
+      let full = false;
       for (const [idBuf, fields] of entries) {
+        if (t.estimated() >= this.config.targetFileBytes || t.bufBytes >= this.readLimitBytes()) {
+          full = true; // leave the rest for the next file
+          break;
+        }
         const b = fieldB(fields);
         const id = idBuf.toString();
         let h;
@@ -463,7 +468,7 @@ export class Archiver {
         }
         ps.last = lastOffset;
       }
-      if (entries.length < this.config.readCount && !stoppedAtLso && !ps.stalled) ps.logEnd = ps.last + 1;
+      if (entries.length < this.config.readCount && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
     }
     return total;
   }

@@ -1,0 +1,500 @@
+// Helpers for the archiver integration tests: real redis-server, real S3 server
+// (moto, enforcing If-None-Match), a fault-injecting S3 proxy, child archiver
+// processes, and a delta-rs (python `deltalake`) reader.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Codec } from '../../../archiver/src/records/codecs.js';
+import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
+
+const execFileP = promisify(execFile);
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const PY = path.join(ROOT, '.cache/venv/bin/python');
+export const HOST = '127.0.0.1';
+export const S3_KEY = 'runnel-test';
+export const S3_SECRET = 'runnel-test-secret';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, HOST, () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+export function tmpDir(tag: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `rn-arch-${tag}-`));
+}
+
+// ------------------------------------------------------------------ redis
+
+export interface RedisHandle {
+  url: string;
+  port: number;
+  client: Redis;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(): Promise<RedisHandle> {
+  const port = await freePort();
+  const dir = tmpDir('redis');
+  const bin = fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
+  const proc = spawn(bin, ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
+  const client = new Redis(`redis://${HOST}:${port}`, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await waitFor(async () => {
+    try {
+      await client.connect();
+    } catch {
+      client.disconnect();
+      return false;
+    }
+    return (await client.ping()) === 'PONG';
+  }, 10_000, 'redis-server');
+  return {
+    url: `redis://${HOST}:${port}`,
+    port,
+    client,
+    async stop() {
+      client.disconnect();
+      proc.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ------------------------------------------------------------------ S3 (moto) + fault proxy
+
+export interface S3Handle {
+  endpoint: string;
+  port: number;
+  bucket: string;
+  stop(): Promise<void>;
+}
+
+export async function startS3(bucket = 'lake'): Promise<S3Handle> {
+  const port = await freePort();
+  const proc = spawn(PY, [path.join(ROOT, 'test/archiver/integration/s3_server.py'), String(port)], { stdio: 'ignore' });
+  const endpoint = `http://${HOST}:${port}`;
+  const client = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: S3_KEY, secretAccessKey: S3_SECRET },
+  });
+  await waitFor(async () => {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    return true;
+  }, 30_000, 'S3 server');
+  client.destroy();
+  return {
+    endpoint,
+    port,
+    bucket,
+    async stop() {
+      proc.kill('SIGKILL');
+    },
+  };
+}
+
+export interface FaultPlan {
+  /** probability of answering 500 without forwarding */
+  p500Before?: number;
+  /** probability of forwarding, then answering 500 anyway (the write happened) */
+  p500After?: number;
+  /** probability of answering 409 ConditionalRequestConflict to a conditional PUT without forwarding */
+  p409?: number;
+  /** probability of forwarding a commit PUT and then dropping the connection without a response */
+  pDropCommitResponse?: number;
+}
+
+export interface FaultProxy {
+  endpoint: string;
+  counts: Record<string, number>;
+  plan: FaultPlan;
+  stop(): Promise<void>;
+}
+
+export async function startFaultProxy(targetPort: number, plan: FaultPlan): Promise<FaultProxy> {
+  const counts: Record<string, number> = { forwarded: 0, e500b: 0, e500a: 0, e409: 0, dropped: 0 };
+  const errXml = (code: string, msg: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${msg}</Message></Error>`;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const conditional = req.method === 'PUT' && req.headers['if-none-match'] === '*';
+      const isCommit = conditional && /_delta_log\/\d{20}\.json/.test(req.url ?? '');
+      const r = Math.random();
+      const p = proxy.plan;
+      if (req.method !== 'GET' && r < (p.p500Before ?? 0)) {
+        counts.e500b!++;
+        res.writeHead(500, { 'content-type': 'application/xml' }).end(errXml('InternalError', 'injected'));
+        return;
+      }
+      if (conditional && Math.random() < (p.p409 ?? 0)) {
+        counts.e409!++;
+        res.writeHead(409, { 'content-type': 'application/xml' }).end(errXml('ConditionalRequestConflict', 'injected'));
+        return;
+      }
+      const after500 = req.method !== 'GET' && Math.random() < (p.p500After ?? 0);
+      const drop = isCommit && Math.random() < (p.pDropCommitResponse ?? 0);
+      const up = http.request(
+        { host: HOST, port: targetPort, method: req.method, path: req.url, headers: req.headers },
+        (ur) => {
+          const uc: Buffer[] = [];
+          ur.on('data', (c: Buffer) => uc.push(c));
+          ur.on('end', () => {
+            counts.forwarded!++;
+            if (drop && ur.statusCode === 200) {
+              counts.dropped!++;
+              req.socket.destroy();
+              return;
+            }
+            if (after500 && (ur.statusCode ?? 0) < 300) {
+              counts.e500a!++;
+              res.writeHead(500, { 'content-type': 'application/xml' }).end(errXml('InternalError', 'injected after write'));
+              return;
+            }
+            res.writeHead(ur.statusCode ?? 502, ur.headers);
+            res.end(Buffer.concat(uc));
+          });
+        },
+      );
+      up.on('error', () => {
+        res.writeHead(502).end();
+      });
+      up.end(body);
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, HOST, r));
+  const proxy: FaultProxy = {
+    endpoint: `http://${HOST}:${port}`,
+    counts,
+    plan,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return proxy;
+}
+
+// ------------------------------------------------------------------ topics & records
+
+export const CODECS: { codec: number; xerial?: boolean }[] = [
+  { codec: Codec.NONE },
+  { codec: Codec.GZIP },
+  { codec: Codec.SNAPPY },
+  { codec: Codec.SNAPPY, xerial: true },
+  { codec: Codec.LZ4 },
+  { codec: Codec.ZSTD },
+];
+
+export interface ExpectedRow {
+  partition: number;
+  offset: number;
+  tsMs: number;
+  key: string | null; // base64
+  value: string | null;
+  headers: [string, string | null][];
+}
+
+const b64 = (b: Uint8Array | null | undefined) => (b == null ? null : Buffer.from(b).toString('base64'));
+
+/** Register a topic in `rn:topics` the way the broker does. */
+export async function createTopic(redis: Redis, topic: string, partitions: number) {
+  await redis.hset('rn:topics', topic, JSON.stringify({ id: randomUUIDish(), partitions, configs: {}, created: Date.now() }));
+}
+
+function randomUUIDish() {
+  const h = randomBytes(16).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export interface Producer {
+  next: Map<number, number>;
+  expected: ExpectedRow[];
+}
+
+export function newProducer(): Producer {
+  return { next: new Map(), expected: [] };
+}
+
+/**
+ * Append `batches` batches of `perBatch` records to a partition via XADD <base>-1 b <bytes>,
+ * cycling codecs, with timestamps spanning several UTC dates. Adds a control batch now and then.
+ */
+export async function produce(
+  redis: Redis,
+  prod: Producer,
+  topic: string,
+  partition: number,
+  batches: number,
+  perBatch: number,
+  opts: { valueBytes?: number; startTs?: number; control?: boolean } = {},
+): Promise<void> {
+  const pl = redis.pipeline();
+  let next = prod.next.get(partition) ?? 0;
+  const startTs = opts.startTs ?? Date.UTC(2024, 4, 30, 22, 0, 0);
+  for (let b = 0; b < batches; b++) {
+    const c = CODECS[(next + b) % CODECS.length]!;
+    if (opts.control !== false && b % 17 === 16) {
+      // transaction marker: skipped by the archiver, but it consumes an offset
+      const ctrl = encodeBatch([{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], {
+        baseOffset: next,
+        control: true,
+        transactional: true,
+        producerId: 7n,
+      });
+      pl.xadd(redisKey(topic, partition), `${next}-1`, 'b', ctrl);
+      next += 1;
+      continue;
+    }
+    const recs: EncodeRecord[] = [];
+    for (let i = 0; i < perBatch; i++) {
+      const off = next + i;
+      const ts = startTs + off * 37_000 + (i % 3) * 11; // crosses midnight UTC
+      const value = opts.valueBytes
+        ? Buffer.concat([Buffer.from(`${topic}:${partition}:${off}:`), randomBytes(Math.max(0, opts.valueBytes - 24))]).subarray(0, opts.valueBytes)
+        : off % 11 === 5
+          ? null
+          : Buffer.from(`value ${topic}/${partition}/${off} ${'x'.repeat(off % 50)}`);
+      const key = off % 4 === 0 ? null : Buffer.from(`k${off % 97}`);
+      const headers =
+        off % 3 === 0
+          ? [
+              { key: 'trace', value: Buffer.from(createHash('md5').update(String(off)).digest('hex')) },
+              { key: 'trace', value: null },
+            ]
+          : [];
+      recs.push({ key, value, headers, timestamp: ts });
+      prod.expected.push({
+        partition,
+        offset: off,
+        tsMs: ts,
+        key: b64(key),
+        value: b64(value),
+        headers: headers.map((h) => [h.key, b64(h.value)]),
+      });
+    }
+    const batch = encodeBatch(recs, { baseOffset: next, codec: c.codec, xerial: c.xerial });
+    pl.xadd(redisKey(topic, partition), `${next}-1`, 'b', batch);
+    next += perBatch;
+  }
+  prod.next.set(partition, next);
+  const res = await pl.exec();
+  for (const [err] of res ?? []) if (err) throw err;
+}
+
+export function redisKey(topic: string, p: number) {
+  return `rn:{${topic}/${p}}:log`;
+}
+
+// ------------------------------------------------------------------ archiver processes
+
+export const BIN = path.join(ROOT, 'dist/archiver/src/bin.js');
+
+export async function ensureBuilt() {
+  // tests run against the compiled entry point; build once if missing or stale
+  const src = path.join(ROOT, 'archiver/src');
+  const newest = (dir: string): number =>
+    fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = path.join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+    }, 0);
+  if (fs.existsSync(BIN) && fs.statSync(BIN).mtimeMs >= newest(src)) return;
+  // compile only the archiver (other folders may be mid-edit by others)
+  await execFileP(
+    path.join(ROOT, 'node_modules/.bin/tsc'),
+    [
+      '--outDir', path.join(ROOT, 'dist'), '--rootDir', ROOT,
+      '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022',
+      '--strict', '--esModuleInterop', '--skipLibCheck', '--sourceMap', '--types', 'node',
+      path.join(ROOT, 'archiver/src/bin.ts'), path.join(ROOT, 'archiver/src/parquet/worker.ts'),
+    ],
+    { cwd: ROOT },
+  );
+}
+
+export interface ArchiverProc {
+  proc: ChildProcess;
+  log: string[];
+  exited: Promise<number | null>;
+  kill(sig?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function archiverEnv(o: {
+  redisUrl: string;
+  lake: string;
+  s3Endpoint?: string;
+  extra?: Record<string, string>;
+}): Record<string, string> {
+  return {
+    ...process.env,
+    RUNNEL_REDIS_URL: o.redisUrl,
+    RUNNEL_LAKE: o.lake,
+    ...(o.s3Endpoint
+      ? {
+          RUNNEL_S3_ENDPOINT: o.s3Endpoint,
+          RUNNEL_S3_FORCE_PATH_STYLE: 'true',
+          AWS_ACCESS_KEY_ID: S3_KEY,
+          AWS_SECRET_ACCESS_KEY: S3_SECRET,
+          AWS_REGION: 'us-east-1',
+        }
+      : {}),
+    RUNNEL_ARCHIVER_WORKERS: '1',
+    RUNNEL_ARCHIVER_POLL_INTERVAL_MS: '50',
+    RUNNEL_ARCHIVER_LEASE_TTL_MS: '1500',
+    RUNNEL_ARCHIVER_TOPIC_REFRESH_MS: '300',
+    RUNNEL_LOG_LEVEL: 'info',
+    ...o.extra,
+  } as Record<string, string>;
+}
+
+export function spawnArchiver(env: Record<string, string>): ArchiverProc {
+  const proc = spawn(process.execPath, [BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log: string[] = [];
+  const push = (d: Buffer) => {
+    for (const l of d.toString().split('\n')) if (l) log.push(l);
+    if (log.length > 2000) log.splice(0, log.length - 2000);
+  };
+  proc.stdout!.on('data', push);
+  proc.stderr!.on('data', push);
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  return {
+    proc,
+    log,
+    exited,
+    async kill(sig: NodeJS.Signals = 'SIGKILL') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+      return exited;
+    },
+  };
+}
+
+/** Wait until `rn:{t/p}:meta archived` reaches the last offset of every partition. */
+export async function waitArchived(redis: Redis, topic: string, prod: Producer, timeoutMs: number) {
+  await waitFor(async () => {
+    for (const [p, next] of prod.next) {
+      const v = await redis.hget(`rn:{${topic}/${p}}:meta`, 'archived');
+      if (v === null || Number(v) < next - 1) return false;
+    }
+    return true;
+  }, timeoutMs, `archived watermark of ${topic}`);
+}
+
+// ------------------------------------------------------------------ delta-rs reader
+
+export interface DeltaRead {
+  version: number;
+  rows: [number, number, number, string, string | null, string | null, [string, string | null][], string][];
+  schema: Record<string, string>;
+  txn: Record<string, number | null>;
+  files: {
+    path: string;
+    size: number;
+    num_records: number;
+    partition_values: Record<string, string> | null;
+    codecs: string[];
+    ts_type: string;
+    columns: string[];
+    rows: number;
+    min: Record<string, unknown> | null;
+    max: Record<string, unknown> | null;
+    null_count: Record<string, unknown> | null;
+    real_size: number;
+    actual: {
+      rows: number;
+      min_offset: number;
+      max_offset: number;
+      min_partition: number;
+      max_partition: number;
+      min_ts: number;
+      max_ts: number;
+      key_nulls: number;
+      value_nulls: number;
+    };
+  }[];
+  protocol: [number, number];
+  partition_columns: string[];
+}
+
+export async function readDelta(uri: string, opts: { s3?: S3Handle | { endpoint: string }; appIds?: string[] } = {}): Promise<DeltaRead> {
+  const storage = opts.s3
+    ? {
+        AWS_ENDPOINT_URL: opts.s3.endpoint,
+        AWS_ACCESS_KEY_ID: S3_KEY,
+        AWS_SECRET_ACCESS_KEY: S3_SECRET,
+        AWS_REGION: 'us-east-1',
+        AWS_ALLOW_HTTP: 'true',
+        AWS_S3_ALLOW_UNSAFE_RENAME: 'true',
+      }
+    : null;
+  const s3 = opts.s3 ? { endpoint: opts.s3.endpoint.replace(/^http:\/\//, ''), key: S3_KEY, secret: S3_SECRET } : null;
+  const { stdout } = await execFileP(
+    PY,
+    [path.join(ROOT, 'test/archiver/integration/read_delta.py'), uri, JSON.stringify({ storage, app_ids: opts.appIds ?? [], s3 })],
+    { maxBuffer: 1024 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as DeltaRead;
+}
+
+/** Compare the lake with what was produced: each record exactly once, all fields equal. */
+export function diffRows(read: DeltaRead, expected: ExpectedRow[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, DeltaRead['rows'][number]>();
+  for (const r of read.rows) {
+    const k = `${r[0]}/${r[1]}`;
+    if (seen.has(k)) problems.push(`duplicate ${k}`);
+    seen.set(k, r);
+  }
+  for (const e of expected) {
+    const k = `${e.partition}/${e.offset}`;
+    const r = seen.get(k);
+    if (!r) {
+      problems.push(`missing ${k}`);
+      continue;
+    }
+    seen.delete(k);
+    if (r[2] !== e.tsMs * 1000) problems.push(`${k} timestamp ${r[2]} != ${e.tsMs * 1000}`);
+    if (r[3] !== 'CreateTime') problems.push(`${k} timestamp_type ${r[3]}`);
+    if (r[4] !== e.key) problems.push(`${k} key`);
+    if (r[5] !== e.value) problems.push(`${k} value`);
+    if (JSON.stringify(r[6]) !== JSON.stringify(e.headers)) problems.push(`${k} headers ${JSON.stringify(r[6])}`);
+    if (r[7] !== new Date(e.tsMs).toISOString().slice(0, 10)) problems.push(`${k} date ${r[7]}`);
+  }
+  for (const k of seen.keys()) problems.push(`unexpected ${k}`);
+  return problems;
+}
