@@ -112,6 +112,22 @@ class TopicArchiver {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// Fault injection for crash tests only: RUNNEL_ARCHIVER_CRASH_POINTS="after-upload:0.3,after-commit:0.2"
+// makes the process SIGKILL itself at that point with that probability. Unset in production.
+const crashPoints = new Map<string, number>(
+  (process.env.RUNNEL_ARCHIVER_CRASH_POINTS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => {
+      const [k, v] = kv.split(':');
+      return [k!.trim(), Number(v ?? '1')] as [string, number];
+    }),
+);
+function crashPoint(name: string) {
+  const p = crashPoints.get(name);
+  if (p !== undefined && Math.random() < p) process.kill(process.pid, 'SIGKILL');
+}
+
 const PUBLISH_ARCHIVED = `local c = redis.call('hget', KEYS[1], 'archived')
 if (not c) or tonumber(c) < tonumber(ARGV[1]) then redis.call('hset', KEYS[1], 'archived', ARGV[1]) return 1 end
 return 0`;
@@ -572,7 +588,12 @@ export class Archiver {
         const r = storedBytes > 0 ? outBytes / storedBytes : 1;
         t.ratio = t.ratioKnown ? 0.5 * t.ratio + 0.5 * r : r;
         t.ratioKnown = true;
-        await mapLimit(files, 4, (f) => this.store.put(`${t.topic}/${f.add.path}`, f.bytes));
+        crashPoint('before-upload');
+        await mapLimit(files, 4, async (f) => {
+          await this.store.put(`${t.topic}/${f.add.path}`, f.bytes);
+          crashPoint('mid-upload');
+        });
+        crashPoint('after-upload');
         this.stats.bytesWritten += outBytes;
       }
       let conflicts = 0;
@@ -596,6 +617,7 @@ export class Archiver {
         await this.resetTable(t);
         return;
       }
+      crashPoint('after-commit');
       this.stats.commits++;
       this.stats.filesWritten += files.length;
       this.stats.recordsArchived += records;
@@ -641,7 +663,9 @@ export class Archiver {
     // the state must be exactly `version` (it is: commit just applied it)
     if (t.table.state.version !== version) return;
     try {
+      crashPoint('before-checkpoint');
       await t.table.checkpoint(Date.now() - this.config.vacuumRetentionMs);
+      crashPoint('after-checkpoint');
       this.stats.checkpoints++;
       this.log.debug('checkpoint written', { topic: t.topic, version });
     } catch (e) {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { expect } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Codec } from '../../../archiver/src/records/codecs.js';
 import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
@@ -71,6 +72,7 @@ export async function startRedis(): Promise<RedisHandle> {
     stdio: 'ignore',
   });
   const client = new Redis(`redis://${HOST}:${port}`, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  client.on('error', () => {});
   await waitFor(async () => {
     try {
       await client.connect();
@@ -498,3 +500,33 @@ export function diffRows(read: DeltaRead, expected: ExpectedRow[]): string[] {
   for (const k of seen.keys()) problems.push(`unexpected ${k}`);
   return problems;
 }
+
+/** Full content + metadata check of a table read by delta-rs. */
+export function checkTable(read: DeltaRead, topic: string, parts: number, prod: ReturnType<typeof newProducer>) {
+  expect(diffRows(read, prod.expected).slice(0, 20)).toEqual([]);
+  expect(read.rows.length).toBe(prod.expected.length);
+  expect(read.protocol).toEqual([1, 2]);
+  expect(read.partition_columns).toEqual(['date']);
+  expect(read.schema.timestamp).toBe('timestamp[us, tz=UTC]');
+  for (let p = 0; p < parts; p++) expect(read.txn[`runnel/${topic}/${p}`]).toBe(prod.next.get(p)! - 1);
+  for (const f of read.files) {
+    expect(f.codecs).toEqual(['ZSTD']);
+    expect(f.ts_type).toBe('timestamp[us, tz=UTC]');
+    expect(f.columns).toEqual(['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers']);
+    expect(f.size).toBe(f.real_size);
+    expect(f.num_records).toBe(f.actual.rows);
+    expect(f.rows).toBe(f.actual.rows);
+    const min = f.min as Record<string, unknown>;
+    const max = f.max as Record<string, unknown>;
+    expect(min.offset).toBe(f.actual.min_offset);
+    expect(max.offset).toBe(f.actual.max_offset);
+    expect(min.partition).toBe(f.actual.min_partition);
+    expect(max.partition).toBe(f.actual.max_partition);
+    expect(Date.parse(String(min.timestamp).replace(' ', 'T').replace(/\+00:00$/, 'Z'))).toBe(f.actual.min_ts / 1000);
+    expect(Date.parse(String(max.timestamp).replace(' ', 'T').replace(/\+00:00$/, 'Z'))).toBe(f.actual.max_ts / 1000);
+    const nc = f.null_count as Record<string, unknown>;
+    expect(nc.key).toBe(f.actual.key_nulls);
+    expect(nc.value).toBe(f.actual.value_nulls);
+  }
+}
+

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   archiverEnv,
+  checkTable,
   createTopic,
   diffRows,
   ensureBuilt,
@@ -15,7 +16,6 @@ import {
   startS3,
   tmpDir,
   waitArchived,
-  type DeltaRead,
   type RedisHandle,
   type S3Handle,
 } from './helpers.js';
@@ -34,34 +34,6 @@ afterAll(async () => {
   await s3?.stop();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-function checkTable(read: DeltaRead, topic: string, parts: number, prod: ReturnType<typeof newProducer>) {
-  expect(diffRows(read, prod.expected).slice(0, 20)).toEqual([]);
-  expect(read.rows.length).toBe(prod.expected.length);
-  expect(read.protocol).toEqual([1, 2]);
-  expect(read.partition_columns).toEqual(['date']);
-  expect(read.schema.timestamp).toBe('timestamp[us, tz=UTC]');
-  for (let p = 0; p < parts; p++) expect(read.txn[`runnel/${topic}/${p}`]).toBe(prod.next.get(p)! - 1);
-  for (const f of read.files) {
-    expect(f.codecs).toEqual(['ZSTD']);
-    expect(f.ts_type).toBe('timestamp[us, tz=UTC]');
-    expect(f.columns).toEqual(['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers']);
-    expect(f.size).toBe(f.real_size);
-    expect(f.num_records).toBe(f.actual.rows);
-    expect(f.rows).toBe(f.actual.rows);
-    const min = f.min as Record<string, unknown>;
-    const max = f.max as Record<string, unknown>;
-    expect(min.offset).toBe(f.actual.min_offset);
-    expect(max.offset).toBe(f.actual.max_offset);
-    expect(min.partition).toBe(f.actual.min_partition);
-    expect(max.partition).toBe(f.actual.max_partition);
-    expect(Date.parse(String(min.timestamp).replace(' ', 'T').replace(/\+00:00$/, 'Z'))).toBe(f.actual.min_ts / 1000);
-    expect(Date.parse(String(max.timestamp).replace(' ', 'T').replace(/\+00:00$/, 'Z'))).toBe(f.actual.max_ts / 1000);
-    const nc = f.null_count as Record<string, unknown>;
-    expect(nc.key).toBe(f.actual.key_nulls);
-    expect(nc.value).toBe(f.actual.value_nulls);
-  }
-}
 
 describe('archiver writes Delta tables', () => {
   it('local disk: every codec, control batches, date partitions, checkpoints; delta-rs reads it back', async () => {
