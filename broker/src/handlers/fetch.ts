@@ -1,5 +1,5 @@
 import { Fetch } from '../protocol/messages/fetch.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices, Handler } from './types.js';
@@ -57,7 +57,12 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
   const reads = slots.map(async (s) => {
     const p = s.partition;
     if (!p) return;
-    await p.ensureLoaded();
+    try {
+      await p.ensureLoaded();
+    } catch (e) {
+      s.out.errorCode = storageCode(e);
+      return;
+    }
     if (s.req.currentLeaderEpoch >= 0 && s.req.currentLeaderEpoch !== p.leaderEpoch) {
       s.out.errorCode = s.req.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
     }
@@ -85,11 +90,16 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
       total += s.bytes;
       first = false;
     } catch (e) {
-      if (e instanceof KafkaError) s.out.errorCode = e.code;
-      else throw e;
+      s.out.errorCode = storageCode(e);
     }
   }
   return total;
+}
+
+function storageCode(e: unknown): number {
+  if (e instanceof KafkaError) return e.code;
+  if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return ErrorCode.KAFKA_STORAGE_ERROR;
+  throw e;
 }
 
 function waitForAppend(slots: Slot[], ms: number): Promise<boolean> {

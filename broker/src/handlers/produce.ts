@@ -1,5 +1,5 @@
 import { Produce } from '../protocol/messages/produce.js';
-import { ErrorCode, KafkaError, codeName, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
 import { splitAndValidate } from '../record-batch/batch.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
@@ -30,7 +30,7 @@ export const produceHandler: Handler = {
       const results = await Promise.all(td.partitionData.map((pd) => {
         if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
         if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs);
+        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs).catch((e) => failFromError(pd.index, e));
       }));
       responses.push({ name: td.name, partitionResponses: results });
     }
@@ -38,6 +38,13 @@ export const produceHandler: Handler = {
     return { responses, throttleTimeMs: 0 };
   },
 };
+
+/** Storage trouble is retriable for clients (KAFKA_STORAGE_ERROR); anything else is a bug. */
+function failFromError(index: number, e: unknown): PartitionResult {
+  if (e instanceof KafkaError) return fail(index, e.code, e.message);
+  if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e.message);
+  throw e;
+}
 
 async function appendPartition(b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number): Promise<PartitionResult> {
   if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');

@@ -3,7 +3,7 @@
 // created it).
 import { randomUUID } from 'node:crypto';
 import type { BrokerConfig } from '../config.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition } from './partition.js';
@@ -39,8 +39,14 @@ export class LogManager {
     return all;
   }
 
+  /** All topics; while the store is unreachable, the last known list is served. */
   async allTopics(): Promise<TopicRecord[]> {
-    return this.refreshTopics();
+    try {
+      return await this.refreshTopics();
+    } catch (e) {
+      if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE' && this.topics.size > 0) return [...this.topics.values()];
+      throw e;
+    }
   }
 
   cachedTopic(name: string): TopicRecord | undefined {

@@ -56,12 +56,12 @@ export class RedisLogStore implements LogStore {
   // ---------------------------------------------------------------- topics
 
   async listTopics(): Promise<TopicRecord[]> {
-    const all = await this.redis.hgetall(this.keys.topics);
+    const all = await guard(this.redis.hgetall(this.keys.topics));
     return Object.entries(all).map(([name, json]) => ({ name, ...JSON.parse(json) }));
   }
 
   async getTopic(name: string): Promise<TopicRecord | null> {
-    const json = await this.redis.hget(this.keys.topics, name);
+    const json = await guard(this.redis.hget(this.keys.topics, name));
     return json ? { name, ...JSON.parse(json) } : null;
   }
 
@@ -70,30 +70,30 @@ export class RedisLogStore implements LogStore {
   }
 
   async createTopic(t: TopicRecord): Promise<boolean> {
-    const created = await this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(t));
-    if (created === 1) await this.redis.hset(this.keys.topicIds, t.id, t.name);
+    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(t)));
+    if (created === 1) await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
     return created === 1;
   }
 
   async updateTopic(t: TopicRecord): Promise<void> {
-    await this.redis.hset(this.keys.topics, t.name, this.encodeTopic(t));
+    await guard(this.redis.hset(this.keys.topics, t.name, this.encodeTopic(t)));
   }
 
   async deleteTopic(t: TopicRecord): Promise<void> {
-    await this.redis.hdel(this.keys.topics, t.name);
-    await this.redis.hdel(this.keys.topicIds, t.id);
+    await guard(this.redis.hdel(this.keys.topics, t.name));
+    await guard(this.redis.hdel(this.keys.topicIds, t.id));
     const dels: Promise<unknown>[] = [];
     for (let p = 0; p < t.partitions; p++) dels.push(this.redis.del(...this.keys.partitionKeys({ topic: t.name, partition: p })));
-    await Promise.all(dels);
+    await guard(Promise.all(dels));
   }
 
   // ---------------------------------------------------------------- log
 
   async tail(tp: TopicPartition): Promise<PartitionTail> {
-    const [last, meta] = await Promise.all([
+    const [last, meta] = await guard(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
       this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived'),
-    ]);
+    ]));
     const batches = toBatches(last);
     return {
       last: batches[0] ?? null,
@@ -146,32 +146,32 @@ export class RedisLogStore implements LogStore {
   }
 
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
-    await this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset));
+    await guard(this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset)));
   }
 
   async setLeaderEpoch(tp: TopicPartition, epoch: number): Promise<void> {
-    await this.redis.hset(this.keys.meta(tp), 'leaderEpoch', String(epoch));
+    await guard(this.redis.hset(this.keys.meta(tp), 'leaderEpoch', String(epoch)));
   }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
-    return this.redis.xtrim(this.keys.log(tp), 'MINID', entryId(minBaseOffset));
+    return guard(this.redis.xtrim(this.keys.log(tp), 'MINID', entryId(minBaseOffset)));
   }
 
   async sizeBytes(tp: TopicPartition): Promise<number> {
-    const n = await this.redis.call('MEMORY', 'USAGE', this.keys.log(tp), 'SAMPLES', '0');
+    const n = await guard(this.redis.call('MEMORY', 'USAGE', this.keys.log(tp), 'SAMPLES', '0'));
     return n === null ? 0 : Number(n);
   }
 
   // ---------------------------------------------------------------- cluster
 
   async nextProducerId(): Promise<number> {
-    return this.redis.incr(this.keys.producerId);
+    return guard(this.redis.incr(this.keys.producerId));
   }
 
   async clusterId(): Promise<string> {
     const fresh = randomBytes(16).toString('base64url').slice(0, 22);
-    await this.redis.set(this.keys.clusterId, fresh, 'NX');
-    return (await this.redis.get(this.keys.clusterId)) ?? fresh;
+    await guard(this.redis.set(this.keys.clusterId, fresh, 'NX'));
+    return (await guard(this.redis.get(this.keys.clusterId))) ?? fresh;
   }
 
   async waitReplicas(replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
@@ -185,18 +185,27 @@ export class RedisLogStore implements LogStore {
       }
     }
     if (replicas <= 0) return { replicas: 0, aofLocal: false };
-    const n = (await this.redis.call('WAIT', String(replicas), String(timeoutMs))) as number;
+    const n = (await guard(this.redis.call('WAIT', String(replicas), String(timeoutMs)))) as number;
     return { replicas: n, aofLocal: false };
   }
 
   async connectedReplicas(): Promise<number> {
-    const info = await this.redis.info('replication');
+    const info = await guard(this.redis.info('replication'));
     const m = /connected_slaves:(\d+)/.exec(info);
     return m ? Number(m[1]) : 0;
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
+  }
+}
+
+/** Every Redis failure leaves the store as a RunnelError(STORAGE_UNAVAILABLE). */
+async function guard<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw storageError(e);
   }
 }
 
