@@ -29,7 +29,7 @@ let proxy: FaultProxy;
 beforeAll(async () => {
   await ensureBuilt();
   [redis, s3] = await Promise.all([startRedis(), startS3('faulty')]);
-  proxy = await startFaultProxy(s3.port, { p500Before: 0.08, p500After: 0.08, p409: 0.2, pDropCommitResponse: 0.35 });
+  proxy = await startFaultProxy(s3.port, { p500Before: 0.15, p500After: 0.1, p409: 0.2, pDropCommitResponse: 0.35 });
 });
 afterAll(async () => {
   await proxy?.stop();
@@ -61,10 +61,10 @@ describe('archiver on a faulty S3', () => {
     let a = spawnArchiver(env('s3-a'));
     const b = spawnArchiver(env('s3-b'));
     try {
-      for (let i = 0; i < 12; i++) {
+      for (let i = 0; i < 20; i++) {
         for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 5, 6);
-        await sleep(250);
-        if (i === 5) {
+        await sleep(150);
+        if (i === 8) {
           await a.kill('SIGKILL');
           a = spawnArchiver(env('s3-a2'));
         }
