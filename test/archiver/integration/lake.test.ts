@@ -2,7 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3Store } from '../../../archiver/src/storage/s3.js';
 import {
+  ROOT,
+  S3_KEY,
+  S3_SECRET,
   archiverEnv,
   checkTable,
   createTopic,
@@ -16,6 +20,7 @@ import {
   startS3,
   tmpDir,
   waitArchived,
+  waitFor,
   type RedisHandle,
   type S3Handle,
 } from './helpers.js';
@@ -87,5 +92,57 @@ describe('archiver writes Delta tables', () => {
     }
     const read = await readDelta(`s3://${s3.bucket}/tables/${topic}`, { s3, appIds: [0, 1].map((p) => `runnel/${topic}/${p}`) });
     checkTable(read, topic, 2, prod);
+  });
+
+  it('the S3 server enforces If-None-Match, also for concurrent puts', async () => {
+    process.env.AWS_ACCESS_KEY_ID = S3_KEY;
+    process.env.AWS_SECRET_ACCESS_KEY = S3_SECRET;
+    const st = new S3Store({ bucket: s3.bucket, prefix: 'inm', endpoint: s3.endpoint, forcePathStyle: true });
+    try {
+      expect(await st.putIfAbsent('a', Buffer.from('1'))).toBe(true);
+      expect(await st.putIfAbsent('a', Buffer.from('2'))).toBe(false);
+      expect((await st.get('a'))!.toString()).toBe('1');
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => st.putIfAbsent('b', Buffer.from(String(i)))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await st.get('missing')).toBeNull();
+      expect((await st.list('')).map((o) => o.key)).toEqual(['a', 'b']);
+    } finally {
+      await st.close();
+    }
+  });
+
+  it('reports lake lag per partition (records and seconds)', async () => {
+    const topic = 'laggy';
+    const dir = tmpDir('lag');
+    dirs.push(dir);
+    const prod = newProducer();
+    await createTopic(redis.client, topic, 2);
+    const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const cfg = main.loadConfig(
+      archiverEnv({
+        redisUrl: redis.url,
+        lake: `file://${dir}`,
+        extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '2500', RUNNEL_LOG_LEVEL: 'warn' },
+      }),
+    );
+    const h = await main.runArchiver(cfg);
+    try {
+      await waitFor(async () => h.lag().length === 2, 10_000, 'partitions adopted');
+      for (let p = 0; p < 2; p++) await produce(redis.client, prod, topic, p, 4, 5, { control: false, startTs: Date.now() - 1000 });
+      const lagging = await waitFor(async () => {
+        const l = h.lag();
+        return l.every((x) => (x.lagRecords ?? 0) > 0) && l;
+      }, 10_000, 'lag visible');
+      for (const l of lagging) {
+        expect(l.lagRecords).toBe(prod.next.get(l.partition));
+        expect(l.lagSeconds).toBeGreaterThan(0.5);
+        expect(l.archivedOffset).toBe(-1);
+      }
+      await waitArchived(redis.client, topic, prod, 20_000);
+      await waitFor(async () => h.lag().every((x) => x.lagRecords === 0 && x.lagSeconds === 0), 10_000, 'lag back to 0');
+      expect(h.lag().map((x) => x.archivedOffset)).toEqual([prod.next.get(0)! - 1, prod.next.get(1)! - 1]);
+    } finally {
+      await h.stop();
+    }
   });
 });
