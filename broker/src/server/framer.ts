@@ -13,8 +13,10 @@ export class Framer {
   constructor(private readonly maxFrameBytes: number) {}
 
   push(chunk: Buffer): FrameResult {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
+    if (chunk.length > 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+    }
     const frames: Buffer[] = [];
     for (;;) {
       if (this.need < 0) {
@@ -44,6 +46,7 @@ export class Framer {
   }
 
   private take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
     let head = this.pending[0]!;
     if (head.length < n) head = this.join();
     const out = head.subarray(0, n);

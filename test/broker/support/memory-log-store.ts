@@ -1,0 +1,67 @@
+// In-memory LogStore for fast unit tests of handlers and partition logic.
+// Never the proof that a feature works: integration tests use real Redis.
+import { RunnelError } from '../../../broker/src/errors.js';
+import type { AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
+
+interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number }
+
+export class MemoryLogStore implements LogStore {
+  topics = new Map<string, TopicRecord>();
+  parts = new Map<string, PartitionData>();
+  private pid = 0;
+  failing = false;
+
+  private part(tp: TopicPartition): PartitionData {
+    const k = `${tp.topic}/${tp.partition}`;
+    let p = this.parts.get(k);
+    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1 }));
+    return p;
+  }
+  private check(): void { if (this.failing) throw new RunnelError('STORAGE_UNAVAILABLE', 'store down'); }
+
+  async listTopics() { this.check(); return [...this.topics.values()]; }
+  async getTopic(name: string) { this.check(); return this.topics.get(name) ?? null; }
+  async createTopic(t: TopicRecord) { this.check(); if (this.topics.has(t.name)) return false; this.topics.set(t.name, t); return true; }
+  async updateTopic(t: TopicRecord) { this.topics.set(t.name, t); }
+  async deleteTopic(t: TopicRecord) {
+    this.topics.delete(t.name);
+    for (let i = 0; i < t.partitions; i++) this.parts.delete(`${t.name}/${i}`);
+  }
+  async tail(tp: TopicPartition): Promise<PartitionTail> {
+    this.check();
+    const p = this.part(tp);
+    return { last: p.batches[p.batches.length - 1] ?? null, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived };
+  }
+  async append(tp: TopicPartition, base: number, batch: Buffer): Promise<AppendResult> {
+    this.check();
+    const p = this.part(tp);
+    const last = p.batches[p.batches.length - 1];
+    if (last && last.baseOffset >= base) return 'fenced';
+    p.batches.push({ baseOffset: base, bytes: Buffer.from(batch) });
+    return 'ok';
+  }
+  async read(tp: TopicPartition, offset: number, count: number) {
+    const bs = this.part(tp).batches;
+    let i = bs.findIndex((b) => b.baseOffset > offset);
+    if (i === -1) i = bs.length;
+    return bs.slice(Math.max(0, i - 1), Math.max(0, i - 1) + count).filter((b, j) => j > 0 || b.baseOffset <= offset || i - 1 < 0);
+  }
+  async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
+    return this.part(tp).batches.filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
+  }
+  async first(tp: TopicPartition, count: number) { return this.part(tp).batches.slice(0, count); }
+  async setLogStartOffset(tp: TopicPartition, o: number) { this.part(tp).logStartOffset = o; }
+  async setLeaderEpoch(tp: TopicPartition, e: number) { this.part(tp).leaderEpoch = e; }
+  async trimBefore(tp: TopicPartition, min: number) {
+    const p = this.part(tp);
+    const before = p.batches.length;
+    p.batches = p.batches.filter((b) => b.baseOffset >= min);
+    return before - p.batches.length;
+  }
+  async sizeBytes(tp: TopicPartition) { return this.part(tp).batches.reduce((n, b) => n + b.bytes.length, 0); }
+  async nextProducerId() { return ++this.pid; }
+  async clusterId() { return 'memory-cluster'; }
+  async waitReplicas() { return { replicas: 0, aofLocal: false }; }
+  async connectedReplicas() { return 0; }
+  async close() {}
+}
