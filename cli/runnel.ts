@@ -2,12 +2,14 @@
 // `runnel <command>`: broker | archiver
 import { loadBrokerConfig } from '../broker/src/config.js';
 import { startBroker } from '../broker/src/broker.js';
+import { resolve } from 'node:path';
 
 const USAGE = `usage: runnel <command> [options]
 
 commands:
   broker     run a Kafka-compatible broker (see README for flags and settings)
   archiver   drain topics into Delta Lake tables
+  apis       print the supported Kafka APIs and versions (from the handler registry)
 `;
 
 async function main(): Promise<void> {
@@ -22,13 +24,32 @@ async function main(): Promise<void> {
     process.once('SIGTERM', shutdown);
     return;
   }
+  if (command === 'apis') {
+    const { buildHandlers } = await import('../broker/src/handlers/registry.js');
+    const { apiTable } = await import('../broker/src/handlers/api-table.js');
+    process.stdout.write(apiTable(buildHandlers()));
+    return;
+  }
   if (command === 'archiver') {
-    const mod = await import('../archiver/src/main.js' as string).catch(() => null);
-    if (!mod?.main) {
-      process.stderr.write('runnel archiver is not available in this build\n');
-      process.exit(2);
+    // Flags mirror the environment variables of archiver/src/config.ts.
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    const flags: Record<string, string> = { '--lake': 'RUNNEL_LAKE', '--redis': 'RUNNEL_REDIS_URL', '--s3-endpoint': 'RUNNEL_S3_ENDPOINT' };
+    for (let i = 0; i < rest.length; i++) {
+      const name = flags[rest[i]!];
+      if (!name || rest[i + 1] === undefined) {
+        process.stderr.write(`unknown or incomplete flag ${rest[i]}\n`);
+        process.exit(2);
+      }
+      env[name] = rest[++i];
     }
-    await mod.main(rest);
+    if (!env.RUNNEL_LAKE) env.RUNNEL_LAKE = `file://${resolve('data', 'lake')}`;
+    const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
+    const handle = await runArchiver(loadConfig(env));
+    const shutdown = (): void => {
+      void handle.stop().then(() => process.exit(0));
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
     return;
   }
   process.stderr.write(USAGE);

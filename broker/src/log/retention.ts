@@ -45,10 +45,18 @@ export class RetentionTask {
     }
   }
 
-  /** Finds the first batch to keep and advances the log start to it. The newest batch is always kept. */
+  /**
+   * Finds the first batch to keep and advances the log start to it. The newest
+   * batch is always kept. A topic with archive.enable=true, or whose partition
+   * has an archiver watermark, is never trimmed past that watermark.
+   */
   async enforce(p: Partition, retentionMs: number, retentionBytes: number, archived: boolean, now: number): Promise<void> {
     await p.ensureLoaded();
     const store = this.log.store;
+    // The archiver's watermark moves independently of this broker: read it fresh.
+    const archivedOffset = (await store.tail(p.tp)).archivedOffset;
+    p.archivedOffset = archivedOffset;
+    const guarded = archived || archivedOffset >= 0;
     let excessBytes = retentionBytes >= 0 ? (await store.sizeBytes(p.tp)) - retentionBytes : 0;
     let cut = -1;
     let from = p.logStartOffset;
@@ -59,7 +67,7 @@ export class RetentionTask {
         const h = readHeader(b.bytes);
         const next = b.baseOffset + h.lastOffsetDelta + 1;
         if (next >= p.highWatermark) { stop = true; break; } // newest batch stays
-        if (archived && next - 1 > p.archivedOffset) { stop = true; break; }
+        if (guarded && next - 1 > archivedOffset) { stop = true; break; }
         const expired = retentionMs >= 0 && h.maxTimestamp < now - retentionMs;
         const oversize = excessBytes > 0;
         if (!expired && !oversize) { stop = true; break; }
@@ -68,10 +76,6 @@ export class RetentionTask {
       }
       if (stop || page.length < PAGE) break;
       from = cut;
-    }
-    if (archived) {
-      // archivedOffset is refreshed from Redis on load; re-read so a fresh watermark is honoured.
-      p.invalidate();
     }
     if (cut > p.logStartOffset) {
       await this.log.advanceLogStart(p, cut);
