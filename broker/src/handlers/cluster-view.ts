@@ -29,3 +29,19 @@ export function partitionMetadata(b: BrokerServices, t: TopicRecord, p: number):
 export function liveBrokerCount(_b: BrokerServices): number {
   return 1;
 }
+
+export interface NodeAddress { nodeId: number; host: string; port: number }
+
+/**
+ * The broker that coordinates a consumer group (or other coordinator key).
+ * Single broker: always this one. The cluster work spreads keys over live
+ * brokers by coordinator slot; callers must answer NOT_COORDINATOR when the
+ * result is not this broker.
+ */
+export function coordinatorFor(b: BrokerServices, _key: string): NodeAddress | null {
+  return { nodeId: b.config.nodeId, host: b.config.advertisedHost, port: b.config.advertisedPort };
+}
+
+export function isLocalCoordinator(b: BrokerServices, key: string): boolean {
+  return coordinatorFor(b, key)?.nodeId === b.config.nodeId;
+}
