@@ -22,7 +22,7 @@ import { Leases, rendezvousOwner } from './lease.js';
 import { createLogger, type Logger } from './log.js';
 import { DELTA_SCHEMA, deltaStats } from './parquet/columns.js';
 import { ParquetPool } from './parquet/pool.js';
-import { CorruptBatchError, parseBatchHeader } from './records/batch.js';
+import { CorruptBatchError, parseBatchHeader, verifyCrc } from './records/batch.js';
 import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
 import { openLake, type ObjectStore } from './storage/index.js';
 
@@ -89,6 +89,8 @@ class TopicArchiver {
   bufStart = 0;
   ratio = 1;
   ratioKnown = false;
+  /** moving average of stored batch size, to size XRANGE COUNT */
+  avgBatch = 0;
   busy: Promise<void> | null = null;
   lock: Promise<unknown> = Promise.resolve();
   lastOptimize = Date.now();
@@ -404,14 +406,17 @@ export class Archiver {
 
   /** One pipelined XRANGE over all owned partitions with room in their table buffer. */
   async pollOnce(): Promise<number> {
-    const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null }[] = [];
+    const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
     for (const t of this.topics.values()) {
       if (t.estimated() >= this.config.targetFileBytes || t.bufBytes >= this.readLimitBytes()) continue;
+      // fetch about what still fits in this file, not COUNT huge batches that would be dropped
+      const budget = Math.min(this.config.targetFileBytes / t.ratio, this.readLimitBytes()) - t.bufBytes;
+      const count = Math.max(1, Math.min(this.config.readCount, Math.ceil(budget / Math.max(1, t.avgBatch) / Math.max(1, t.parts.size))));
       for (const ps of t.parts.values()) {
         if (ps.stalled) continue;
         const lso = await this.hooks.lastStableOffset(t.topic, ps.partition);
         if (lso !== null && ps.last + 1 >= lso) continue;
-        reqs.push({ t, ps, epoch: ps.epoch, lso });
+        reqs.push({ t, ps, epoch: ps.epoch, lso, count });
       }
     }
     if (!reqs.length) return 0;
@@ -422,13 +427,13 @@ export class Archiver {
         r.ps.last < 0 ? '-' : `(${r.ps.last}-1`,
         '+',
         'COUNT',
-        this.config.readCount,
+        r.count,
       );
     }
     const res = (await pl.exec()) ?? [];
     let total = 0;
     for (let i = 0; i < reqs.length; i++) {
-      const { t, ps, epoch, lso } = reqs[i]!;
+      const { t, ps, epoch, lso, count } = reqs[i]!;
       const [err, v] = res[i] ?? [new Error('no reply'), null];
       if (err) throw err;
       if (t.parts.get(ps.partition) !== ps || ps.epoch !== epoch) continue; // reset or dropped meanwhile
@@ -446,6 +451,8 @@ export class Archiver {
         try {
           if (!b) throw new CorruptBatchError(`entry ${id} has no field b`);
           h = parseBatchHeader(b);
+          // checked here (hardware CRC-32C, ~GB/s) so a corrupt batch stalls only its partition
+          if (this.config.verifyCrc) verifyCrc(b, h);
         } catch (e) {
           ps.stalled = true;
           this.stats.errors++;
@@ -476,15 +483,16 @@ export class Archiver {
             isTransactional: h.isTransactional,
           }));
         if (!h.isControl && !aborted) {
-          // copy: ioredis buffers may share a large slab
+          // copy: redis-parser may return slices of its reusable bufferPool
           const bytes = Buffer.from(b!);
           t.buf.push({ p: ps.partition, bytes, lastOffset, skipUpTo: ps.last });
           t.bufBytes += bytes.length;
+          t.avgBatch = t.avgBatch ? 0.9 * t.avgBatch + 0.1 * bytes.length : bytes.length;
           ps.pendingTs.push([lastOffset, h.timestampType === 1 ? h.maxTimestamp : h.baseTimestamp]);
         }
         ps.last = lastOffset;
       }
-      if (entries.length < this.config.readCount && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
+      if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
     }
     return total;
   }
@@ -570,7 +578,7 @@ export class Archiver {
           index[i * 4 + 3] = b.skipUpTo;
           pos += b.bytes.length;
         });
-        const enc = await this.pool.encode({ data, index, verifyCrc: this.config.verifyCrc });
+        const enc = await this.pool.encode({ data, index, verifyCrc: false }); // verified when read
         records = enc.records;
         const now = Date.now();
         files = enc.files.map((f) => ({

@@ -277,23 +277,36 @@ export function dayString(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** RecordSink that splits rows by UTC date of the record timestamp. */
+/** Max bytes of one binary column in one file (Arrow/Parquet offsets are int32). */
+export const MAX_COLUMN_BYTES = 1 << 30;
+
+/** RecordSink that splits rows by UTC date of the record timestamp (and at 1 GiB of values). */
 export class DateSplitter implements RecordSink {
-  readonly byDay = new Map<number, ColumnSet>();
+  /** all column sets per day, in creation order (the last one is being filled) */
+  readonly byDay = new Map<number, ColumnSet[]>();
   partition = 0;
   private cur: ColumnSet | undefined;
   private curDay = NaN;
+  private first = true;
   constructor(private readonly capBytes: number) {}
+  private open(day: number): ColumnSet {
+    // the first set usually holds everything: size it from the input; later ones grow
+    const cs = new ColumnSet(this.first ? this.capBytes : 1 << 20);
+    this.first = false;
+    let arr = this.byDay.get(day);
+    if (!arr) this.byDay.set(day, (arr = []));
+    arr.push(cs);
+    return cs;
+  }
   record(offset: number, ts: number, tsType: 0 | 1, buf: Buffer, kS: number, kL: number, vS: number, vL: number): void {
     const day = Math.floor(ts / DAY_MS);
     if (day !== this.curDay) {
-      let cs = this.byDay.get(day);
-      if (!cs) {
-        cs = new ColumnSet(this.capBytes);
-        this.byDay.set(day, cs);
-      }
-      this.cur = cs;
+      const arr = this.byDay.get(day);
+      this.cur = arr ? arr[arr.length - 1]! : this.open(day);
       this.curDay = day;
+    }
+    if (this.cur!.value.data.len + Math.max(0, vL) > MAX_COLUMN_BYTES || this.cur!.key.data.len + Math.max(0, kL) > MAX_COLUMN_BYTES) {
+      this.cur = this.open(day);
     }
     this.cur!.add(this.partition, offset, ts, tsType, buf, kS, kL, vS, vL);
   }

@@ -44,7 +44,7 @@ export function writeParquet(table: arrow.Table): Uint8Array {
 
 export function encodeDataFiles(job: EncodeJob): EncodeResult {
   const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
-  const splitter = new DateSplitter(Math.min(data.length * 2, 256 * 1024 * 1024));
+  const splitter = new DateSplitter(Math.min(Math.ceil(data.length * 1.25), 512 * 1024 * 1024));
   let records = 0;
   for (let i = 0; i < job.index.length; i += 4) {
     const start = job.index[i]!;
@@ -56,9 +56,12 @@ export function encodeDataFiles(job: EncodeJob): EncodeResult {
     });
   }
   const files: EncodedFile[] = [];
-  for (const [day, cs] of [...splitter.byDay.entries()].sort((a, b) => a[0] - b[0])) {
-    const bytes = writeParquet(new arrow.Table([cs.toRecordBatch()]));
-    files.push({ date: dayString(day), bytes, stats: cs.stats });
+  for (const [day, sets] of [...splitter.byDay.entries()].sort((a, b) => a[0] - b[0])) {
+    for (const cs of sets) {
+      if (cs.n === 0) continue;
+      const bytes = writeParquet(new arrow.Table([cs.toRecordBatch()]));
+      files.push({ date: dayString(day), bytes, stats: cs.stats });
+    }
   }
   return { files, records };
 }

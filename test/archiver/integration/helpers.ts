@@ -337,17 +337,8 @@ export async function ensureBuilt() {
       return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
     }, 0);
   if (fs.existsSync(BIN) && fs.statSync(BIN).mtimeMs >= newest(src)) return;
-  // compile only the archiver (other folders may be mid-edit by others)
-  await execFileP(
-    path.join(ROOT, 'node_modules/.bin/tsc'),
-    [
-      '--outDir', path.join(ROOT, 'dist'), '--rootDir', ROOT,
-      '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022',
-      '--strict', '--esModuleInterop', '--skipLibCheck', '--sourceMap', '--types', 'node',
-      path.join(ROOT, 'archiver/src/bin.ts'), path.join(ROOT, 'archiver/src/parquet/worker.ts'),
-    ],
-    { cwd: ROOT },
-  );
+  // compile only the archiver (archiver/tsconfig.json), so unrelated folders cannot break it
+  await execFileP(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'archiver/tsconfig.json')], { cwd: ROOT });
 }
 
 export interface ArchiverProc {

@@ -145,4 +145,54 @@ describe('archiver writes Delta tables', () => {
       await h.stop();
     }
   });
+
+  it('a corrupt batch stalls only its partition (RN4003); aborted transactional batches never reach the lake', async () => {
+    const topic = 'mixed';
+    const dir = tmpDir('mixed');
+    dirs.push(dir);
+    const prod = newProducer();
+    await createTopic(redis.client, topic, 2);
+    await produce(redis.client, prod, topic, 0, 5, 4, { control: false });
+    await produce(redis.client, prod, topic, 1, 3, 4, { control: false });
+    // partition 1: a corrupt batch (bad CRC) followed by a good one
+    const { encodeBatch } = await import('../../../archiver/src/records/encode.js');
+    const bad = encodeBatch([{ value: Buffer.from('bad') }], { baseOffset: prod.next.get(1)! });
+    bad[bad.length - 1]! ^= 0xff;
+    await redis.client.xadd(`rn:{${topic}/1}:log`, `${prod.next.get(1)}-1`, 'b', bad);
+    const good = encodeBatch([{ value: Buffer.from('after') }], { baseOffset: prod.next.get(1)! + 1 });
+    await redis.client.xadd(`rn:{${topic}/1}:log`, `${prod.next.get(1)! + 1}-1`, 'b', good);
+    // partition 0: a transactional batch of producer 99 that the hook reports as aborted
+    const aborted = encodeBatch([{ value: Buffer.from('aborted-1') }, { value: Buffer.from('aborted-2') }], {
+      baseOffset: prod.next.get(0)!,
+      transactional: true,
+      producerId: 99n,
+    });
+    await redis.client.xadd(`rn:{${topic}/0}:log`, `${prod.next.get(0)}-1`, 'b', aborted);
+    const abortedLast = prod.next.get(0)! + 1;
+    const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const cfg = main.loadConfig(
+      archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100', RUNNEL_LOG_LEVEL: 'error' } }),
+    );
+    const seen: bigint[] = [];
+    const h = await main.runArchiver(cfg, {
+      isAbortedBatch: (b) => {
+        seen.push(b.producerId);
+        return b.producerId === 99n;
+      },
+      lastStableOffset: () => null,
+    });
+    try {
+      await waitFor(async () => (await redis.client.hget(`rn:{${topic}/0}:meta`, 'archived')) === String(abortedLast), 20_000, 'p0 archived past the aborted batch');
+      await waitFor(async () => (await redis.client.hget(`rn:{${topic}/1}:meta`, 'archived')) === String(prod.next.get(1)! - 1), 20_000, 'p1 archived up to the corrupt batch');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await redis.client.hget(`rn:{${topic}/1}:meta`, 'archived')).toBe(String(prod.next.get(1)! - 1));
+      expect(h.stats().errors).toBeGreaterThan(0);
+    } finally {
+      await h.stop();
+    }
+    expect(seen).toContain(99n);
+    const read = await readDelta(`file://${dir}/${topic}`, { appIds: [`runnel/${topic}/0`, `runnel/${topic}/1`] });
+    expect(diffRows(read, prod.expected)).toEqual([]);
+    expect(read.txn[`runnel/${topic}/0`]).toBe(abortedLast);
+  });
 });

@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+// Archiver benchmark: Redis stream -> ZSTD Parquet -> Delta, to local disk and to an S3 server.
+//
+//   npm run build && bash test/setup/install-archiver.sh
+//   node bench/archiver/bench.mjs [--records100 N] [--records1k N] [--targets local,s3] [--workers N]
+//
+// For 100-byte and 1 KiB records it fills a fresh redis-server with Kafka RecordBatch v2
+// entries (1000 records per batch, uncompressed, realistic half-random values), runs one
+// archiver process (dist/archiver/src/bin.js) until the `archived` watermark reaches the end,
+// and reports records/s and MB/s of wall time and per CPU core-second of the archiver
+// process (user+sys of all its threads, from /proc), plus the Parquet compression ratio
+// (record payload bytes / Parquet bytes). The S3 server is moto (Python), which is much
+// slower than real S3; its numbers bound the archiver by the server, not by the archiver.
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { encodeBatch } = await import(path.join(ROOT, 'dist/archiver/src/records/encode.js'));
+const PY = path.join(ROOT, '.cache/venv/bin/python');
+const HOST = '127.0.0.1';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, arr) => (a.startsWith('--') ? [...acc, [a.slice(2), arr[i + 1]]] : acc), []),
+);
+const N100 = Number(args.records100 ?? 1_000_000);
+const N1K = Number(args.records1k ?? 300_000);
+const TARGETS = (args.targets ?? 'local,s3').split(',');
+const WORKERS = args.workers ?? String(Math.max(1, os.availableParallelism() - 1));
+const PER_BATCH = 1000;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function freePort() {
+  return new Promise((res) => {
+    const s = net.createServer();
+    s.listen(0, HOST, () => {
+      const p = s.address().port;
+      s.close(() => res(p));
+    });
+  });
+}
+const TICK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+function cpuSeconds(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / TICK; // utime + stime (all threads)
+}
+function dirBytes(dir) {
+  let n = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) n += e.name === '_delta_log' ? 0 : dirBytes(p);
+    else if (e.name.endsWith('.parquet')) n += fs.statSync(p).size;
+  }
+  return n;
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-bench-redis-'));
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const client = new Redis({ host: HOST, port, lazyConnect: true });
+  client.on('error', () => {});
+  for (let i = 0; i < 100; i++) {
+    try {
+      await client.connect();
+      break;
+    } catch {
+      client.disconnect();
+      await sleep(100);
+    }
+  }
+  return { url: `redis://${HOST}:${port}`, client, stop: () => (client.disconnect(), proc.kill('SIGKILL'), fs.rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function startS3() {
+  const port = await freePort();
+  const proc = spawn(PY, [path.join(ROOT, 'test/archiver/integration/s3_server.py'), String(port)], { stdio: 'ignore' });
+  const { S3Client, CreateBucketCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const c = new S3Client({ endpoint: `http://${HOST}:${port}`, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+  for (let i = 0; i < 200; i++) {
+    try {
+      await c.send(new CreateBucketCommand({ Bucket: 'bench' }));
+      break;
+    } catch {
+      await sleep(150);
+    }
+  }
+  const parquetBytes = async (prefix) => {
+    let n = 0;
+    let token;
+    do {
+      const r = await c.send(new ListObjectsV2Command({ Bucket: 'bench', Prefix: prefix, ContinuationToken: token }));
+      for (const o of r.Contents ?? []) if (o.Key.endsWith('.parquet') && !o.Key.includes('_delta_log')) n += o.Size;
+      token = r.IsTruncated ? r.NextContinuationToken : undefined;
+    } while (token);
+    return n;
+  };
+  return { endpoint: `http://${HOST}:${port}`, parquetBytes, stop: () => (c.destroy(), proc.kill('SIGKILL')) };
+}
+
+function makeValue(size, i) {
+  // structured text + random base64 (about half of the bytes) + repetitive filler:
+  // compresses roughly like real JSON events
+  const head = `{"id":${i},"user":"u${i % 9973}","kind":"click","page":"/p/${i % 131}","r":"`;
+  const rnd = randomBytes(Math.ceil((size * 3) / 8)).toString('base64');
+  const filler = '","tags":["a","b","c"],"ok":true,"n":0}'.repeat(Math.ceil(size / 40));
+  return Buffer.from(head + rnd + filler).subarray(0, size);
+}
+
+async function fill(redis, topic, partitions, records, size) {
+  await redis.hset('rn:topics', topic, JSON.stringify({ id: topic, partitions, configs: {} }));
+  const perPart = Math.ceil(records / partitions);
+  let payload = 0;
+  let stored = 0;
+  const ts0 = Date.now() - 3_600_000;
+  for (let p = 0; p < partitions; p++) {
+    let pl = redis.pipeline();
+    let inPl = 0;
+    for (let base = 0; base < perPart; base += PER_BATCH) {
+      const n = Math.min(PER_BATCH, perPart - base);
+      const recs = [];
+      for (let i = 0; i < n; i++) {
+        const key = Buffer.from(`key-${(base + i) % 10007}`);
+        const value = makeValue(size, base + i);
+        payload += key.length + value.length;
+        recs.push({ key, value, timestamp: ts0 + base + i });
+      }
+      const b = encodeBatch(recs, { baseOffset: base });
+      stored += b.length;
+      pl.xadd(`rn:{${topic}/${p}}:log`, `${base}-1`, 'b', b);
+      if (++inPl >= 50) {
+        await pl.exec();
+        pl = redis.pipeline();
+        inPl = 0;
+      }
+    }
+    await pl.exec();
+  }
+  return { perPart, payload, stored };
+}
+
+async function run(target, size, records) {
+  const redis = await startRedis();
+  const s3 = target === 's3' ? await startS3() : null;
+  const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-bench-lake-'));
+  const topic = `bench${size}`;
+  const partitions = 4;
+  const { perPart, payload, stored } = await fill(redis.client, topic, partitions, records, size);
+  const env = {
+    ...process.env,
+    RUNNEL_REDIS_URL: redis.url,
+    RUNNEL_LAKE: s3 ? 's3://bench/lake' : `file://${lakeDir}`,
+    RUNNEL_ARCHIVER_WORKERS: WORKERS,
+    RUNNEL_ARCHIVER_TARGET_FILE_BYTES: String(16 * 1024 * 1024),
+    RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '1000',
+    RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS: '0',
+    RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS: '0',
+    RUNNEL_LOG_LEVEL: 'warn',
+    ...(s3 ? { RUNNEL_S3_ENDPOINT: s3.endpoint, RUNNEL_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' } : {}),
+  };
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(ROOT, 'dist/archiver/src/bin.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  let cpu = 0;
+  for (;;) {
+    await sleep(100);
+    cpu = cpuSeconds(child.pid);
+    const vals = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.client.hget(`rn:{${topic}/${p}}:meta`, 'archived')));
+    if (vals.every((v) => v !== null && Number(v) >= perPart - 1)) break;
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+  const parquet = s3 ? await s3.parquetBytes(`lake/${topic}/`) : dirBytes(path.join(lakeDir, topic));
+  const n = perPart * partitions;
+  redis.stop();
+  s3?.stop();
+  fs.rmSync(lakeDir, { recursive: true, force: true });
+  return {
+    target,
+    recordBytes: size,
+    records: n,
+    wallSeconds: +wall.toFixed(2),
+    cpuSeconds: +cpu.toFixed(2),
+    recordsPerSec: Math.round(n / wall),
+    mbPerSec: +(payload / wall / 1e6).toFixed(1),
+    recordsPerCoreSec: Math.round(n / cpu),
+    mbPerCoreSec: +(payload / cpu / 1e6).toFixed(1),
+    payloadMB: +(payload / 1e6).toFixed(1),
+    storedMB: +(stored / 1e6).toFixed(1),
+    parquetMB: +(parquet / 1e6).toFixed(1),
+    compressionRatio: +(payload / parquet).toFixed(2),
+  };
+}
+
+const results = [];
+for (const target of TARGETS) {
+  for (const [size, n] of [
+    [100, N100],
+    [1024, N1K],
+  ]) {
+    const r = await run(target, size, n);
+    results.push(r);
+    console.error(JSON.stringify(r));
+  }
+}
+console.log(`\nArchiver benchmark (${os.availableParallelism()} cores, workers=${WORKERS}, node ${process.version})\n`);
+console.log('| target | record | records | wall s | cpu s | records/s | MB/s | records/core-s | MB/core-s | payload MB | parquet MB | ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of results) {
+  console.log(
+    `| ${r.target} | ${r.recordBytes} B | ${r.records} | ${r.wallSeconds} | ${r.cpuSeconds} | ${r.recordsPerSec} | ${r.mbPerSec} | ${r.recordsPerCoreSec} | ${r.mbPerCoreSec} | ${r.payloadMB} | ${r.parquetMB} | ${r.compressionRatio} |`,
+  );
+}
+fs.writeFileSync(path.join(ROOT, 'bench/archiver/results.json'), JSON.stringify({ date: new Date().toISOString(), cores: os.availableParallelism(), results }, null, 2));
