@@ -78,6 +78,19 @@ describe('archiver on a faulty S3', () => {
     expect(proxy.counts.dropped).toBeGreaterThan(0);
     expect(proxy.counts.e409).toBeGreaterThan(0);
     expect(proxy.counts.e500b! + proxy.counts.e500a!).toBeGreaterThan(0);
+    // crash points on S3 too: killed between upload and commit and right after commit
+    for (let i = 0; i < 6; i++) {
+      for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 3, 5);
+      const c = spawnArchiver({ ...env(`s3-crash-${i}`), RUNNEL_ARCHIVER_CRASH_POINTS: i % 2 ? 'after-upload:0.6' : 'after-commit:0.6' });
+      await Promise.race([c.exited, sleep(1500)]);
+      await c.kill('SIGKILL');
+    }
+    const fin = spawnArchiver(env('s3-final'));
+    try {
+      await waitArchived(redis.client, topic, prod, 90_000);
+    } finally {
+      await fin.kill('SIGTERM');
+    }
     // read straight from the server, not through the proxy
     const read = await readDelta(`s3://${s3.bucket}/lake/${topic}`, { s3, appIds: [0, 1, 2].map((p) => `runnel/${topic}/${p}`) });
     checkTable(read, topic, parts, prod);

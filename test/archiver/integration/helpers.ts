@@ -67,7 +67,9 @@ export interface RedisHandle {
 export async function startRedis(): Promise<RedisHandle> {
   const port = await freePort();
   const dir = tmpDir('redis');
-  const bin = fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
+  // the suite's valkey pass (RUNNEL_TEST_BACKEND=valkey) runs the archiver against valkey-server
+  const valkey = (process.env.RUNNEL_TEST_BACKEND ?? '').toLowerCase() === 'valkey';
+  const bin = valkey ? 'valkey-server' : 'redis-server';
   const proc = spawn(bin, ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: 'ignore',
   });
