@@ -71,7 +71,8 @@ interface PartState {
 
 interface Buffered {
   p: number;
-  bytes: Buffer;
+  /** own ArrayBuffer: transferred to the worker without another copy */
+  bytes: Uint8Array;
   lastOffset: number;
   skipUpTo: number;
 }
@@ -483,8 +484,9 @@ export class Archiver {
             isTransactional: h.isTransactional,
           }));
         if (!h.isControl && !aborted) {
-          // copy: redis-parser may return slices of its reusable bufferPool
-          const bytes = Buffer.from(b!);
+          // copy (redis-parser may return slices of its reusable bufferPool) into an own
+          // ArrayBuffer that is later transferred to the worker thread
+          const bytes = new Uint8Array(b!);
           t.buf.push({ p: ps.partition, bytes, lastOffset, skipUpTo: ps.last });
           t.bufBytes += bytes.length;
           t.avgBatch = t.avgBatch ? 0.9 * t.avgBatch + 0.1 * bytes.length : bytes.length;
@@ -566,19 +568,12 @@ export class Archiver {
       let files: { add: AddFile; bytes: Uint8Array }[] = [];
       let records = 0;
       if (batches.length) {
-        // concatenate into one transferable buffer
-        const data = new Uint8Array(storedBytes);
-        const index = new Float64Array(batches.length * 4);
-        let pos = 0;
+        const meta = new Float64Array(batches.length * 2);
         batches.forEach((b, i) => {
-          data.set(b.bytes, pos);
-          index[i * 4] = pos;
-          index[i * 4 + 1] = b.bytes.length;
-          index[i * 4 + 2] = b.p;
-          index[i * 4 + 3] = b.skipUpTo;
-          pos += b.bytes.length;
+          meta[i * 2] = b.p;
+          meta[i * 2 + 1] = b.skipUpTo;
         });
-        const enc = await this.pool.encode({ data, index, verifyCrc: false }); // verified when read
+        const enc = await this.pool.encode({ batches: batches.map((b) => b.bytes), meta, verifyCrc: false }); // verified when read
         records = enc.records;
         const now = Date.now();
         files = enc.files.map((f) => ({

@@ -217,4 +217,11 @@ for (const r of results) {
     `| ${r.target} | ${r.recordBytes} B | ${r.records} | ${r.wallSeconds} | ${r.cpuSeconds} | ${r.recordsPerSec} | ${r.mbPerSec} | ${r.recordsPerCoreSec} | ${r.mbPerCoreSec} | ${r.payloadMB} | ${r.parquetMB} | ${r.compressionRatio} |`,
   );
 }
-fs.writeFileSync(path.join(ROOT, 'bench/archiver/results.json'), JSON.stringify({ date: new Date().toISOString(), cores: os.availableParallelism(), results }, null, 2));
+// merge into results.json (one entry per target and record size)
+const file = path.join(ROOT, 'bench/archiver/results.json');
+let prev = [];
+try {
+  prev = JSON.parse(fs.readFileSync(file, 'utf8')).results ?? [];
+} catch {}
+const merged = [...prev.filter((p) => !results.some((r) => r.target === p.target && r.recordBytes === p.recordBytes)), ...results];
+fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.availableParallelism(), workers: WORKERS, node: process.version, results: merged }, null, 2) + '\n');

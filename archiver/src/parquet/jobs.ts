@@ -6,10 +6,10 @@ import { decodeBatch } from '../records/batch.js';
 import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, type FileStats } from './columns.js';
 
 export interface EncodeJob {
-  /** concatenated stored batches */
-  data: Uint8Array;
-  /** per batch: [start, length, partition, skipUpTo] */
-  index: Float64Array;
+  /** stored batches, each in its own (transferable) ArrayBuffer */
+  batches: Uint8Array[];
+  /** per batch: [partition, skipUpTo] */
+  meta: Float64Array;
   verifyCrc: boolean;
 }
 
@@ -43,18 +43,16 @@ export function writeParquet(table: arrow.Table): Uint8Array {
 }
 
 export function encodeDataFiles(job: EncodeJob): EncodeResult {
-  const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
-  const splitter = new DateSplitter(Math.min(Math.ceil(data.length * 1.25), 512 * 1024 * 1024));
+  const total = job.batches.reduce((s, b) => s + b.byteLength, 0);
+  const splitter = new DateSplitter(Math.min(Math.ceil(total * 1.25), 512 * 1024 * 1024));
   let records = 0;
-  for (let i = 0; i < job.index.length; i += 4) {
-    const start = job.index[i]!;
-    const len = job.index[i + 1]!;
-    splitter.partition = job.index[i + 2]!;
-    records += decodeBatch(data.subarray(start, start + len), splitter, {
+  job.batches.forEach((b, i) => {
+    splitter.partition = job.meta[i * 2]!;
+    records += decodeBatch(Buffer.from(b.buffer, b.byteOffset, b.byteLength), splitter, {
       verifyCrc: job.verifyCrc,
-      skipUpTo: job.index[i + 3]!,
+      skipUpTo: job.meta[i * 2 + 1]!,
     });
-  }
+  });
   const files: EncodedFile[] = [];
   for (const [day, sets] of [...splitter.byDay.entries()].sort((a, b) => a[0] - b[0])) {
     for (const cs of sets) {

@@ -73,7 +73,8 @@ export class ParquetPool {
 
   async encode(job: EncodeJob): Promise<EncodeResult> {
     if (this.inline) return encodeDataFiles(job);
-    return this.run<EncodeResult>('encode', job, [job.data.buffer as ArrayBuffer]);
+    const transfer = [...new Set(job.batches.map((b) => b.buffer as ArrayBuffer))];
+    return this.run<EncodeResult>('encode', job, transfer);
   }
 
   async compact(job: CompactJob): Promise<{ bytes: Uint8Array; stats: FileStats }> {

@@ -22,16 +22,9 @@ function tmp() {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function job(batches: { bytes: Buffer; p: number; skip?: number }[]) {
-  const total = batches.reduce((s, b) => s + b.bytes.length, 0);
-  const data = new Uint8Array(total);
-  const index = new Float64Array(batches.length * 4);
-  let pos = 0;
-  batches.forEach((b, i) => {
-    data.set(b.bytes, pos);
-    index.set([pos, b.bytes.length, b.p, b.skip ?? -1], i * 4);
-    pos += b.bytes.length;
-  });
-  return { data, index, verifyCrc: true };
+  const meta = new Float64Array(batches.length * 2);
+  batches.forEach((b, i) => meta.set([b.p, b.skip ?? -1], i * 2));
+  return { batches: batches.map((b) => new Uint8Array(b.bytes)), meta, verifyCrc: true };
 }
 
 const day1 = Date.UTC(2024, 0, 31, 23, 59, 59, 500);
