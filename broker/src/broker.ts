@@ -9,6 +9,10 @@ import { KafkaServer } from './server/server.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
 import type { BrokerServices } from './handlers/types.js';
+import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
+import { Leadership } from './cluster/leadership.js';
+import type { LeaseUnit } from './storage/cluster-store.js';
+import type { LogManager as LogManagerType } from './log/log-manager.js';
 
 export interface RunningBroker {
   port: number;
@@ -28,11 +32,36 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const clusterId = await store.clusterId();
   const log = new LogManager(store, config);
   await log.refreshTopics();
-  const services: BrokerServices = { config, clusterId, log, store, logger };
-  const dispatcher = new Dispatcher(buildHandlers(), services);
-  const server = new KafkaServer(dispatcher, logger, config.socketRequestMaxBytes);
+  const server = new KafkaServer(null, logger, config.socketRequestMaxBytes);
   const port = await server.listen(config.host, config.port);
   if (config.advertisedPort === 0 || config.port === 0) config.advertisedPort = port;
+  const clusterStore = new RedisClusterStore(store.redis, store.keyNames);
+  const cluster = new Leadership(
+    clusterStore,
+    {
+      self: { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort, rack: config.rack || null },
+      leaseTtlMs: config.brokerLeaseMs,
+      tickMs: config.leadershipTickMs,
+      coordinatorSlots: config.coordinatorSlots,
+      handoffPerTick: config.leadershipHandoffPerTick,
+    },
+    () => leaseUnits(log, config.coordinatorSlots),
+    {
+      onAcquire: async (u) => {
+        const t = await log.topic(u.topic);
+        if (!t) throw new Error(`topic ${u.topic} vanished`);
+        await log.partitionOf(t, u.partition).takeLeadership(await clusterStore.bumpLeaderEpoch(u.topic, u.partition), clusterStore);
+      },
+      onRelease: (u) => {
+        if (u.kind === 'partition') log.release(u.topic, u.partition);
+      },
+    },
+    logger,
+  );
+  log.leadership = cluster;
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster };
+  server.setDispatcher(new Dispatcher(buildHandlers(), services));
+  await cluster.start();
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
   logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, clusterId });
@@ -42,10 +71,21 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     async stop() {
       retention.stop();
       await server.close();
+      await cluster.stop();
       await store.close();
       await embedded?.stop();
     },
   };
+}
+
+/** Every topic-partition plus every coordinator slot is a unit of leadership. */
+async function leaseUnits(log: LogManagerType, slots: number): Promise<LeaseUnit[]> {
+  const units: LeaseUnit[] = [];
+  for (const t of await log.allTopics()) {
+    for (let p = 0; p < t.partitions; p++) units.push({ kind: 'partition', topic: t.name, partition: p });
+  }
+  for (let slot = 0; slot < slots; slot++) units.push({ kind: 'coordinator', slot });
+  return units;
 }
 
 async function connectWithRetry(store: RedisLogStore, logger: Logger): Promise<void> {

@@ -31,6 +31,14 @@ export interface BrokerConfig {
   /** How many stream entries to scan back from the tail to rebuild idempotent-producer state. */
   producerStateScanEntries: number;
   deleteTopicEnable: boolean;
+  /** Leadership lease TTL: a killed broker's partitions move after at most this plus one tick. */
+  brokerLeaseMs: number;
+  leadershipTickMs: number;
+  /** Group-coordinator slots (Kafka's offsets.topic.num.partitions). */
+  coordinatorSlots: number;
+  /** Leases handed to their new desired leader per tick when brokers join or leave. */
+  leadershipHandoffPerTick: number;
+  rack: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -64,6 +72,11 @@ const SETTINGS: Setting[] = [
   { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },
   { key: 'producer.state.scan.entries', field: 'producerStateScanEntries', kind: 'int', default: '2000' },
   { key: 'delete.topic.enable', field: 'deleteTopicEnable', kind: 'bool', default: 'true' },
+  { key: 'broker.lease.ms', field: 'brokerLeaseMs', kind: 'int', default: '6000' },
+  { key: 'leadership.tick.ms', field: 'leadershipTickMs', kind: 'int', default: '1000' },
+  { key: 'offsets.topic.num.partitions', field: 'coordinatorSlots', kind: 'int', default: '50' },
+  { key: 'leadership.handoff.per.tick', field: 'leadershipHandoffPerTick', kind: 'int', default: '8' },
+  { key: 'broker.rack', field: 'rack', kind: 'string', default: '' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
 ];
 

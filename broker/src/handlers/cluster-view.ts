@@ -1,47 +1,60 @@
-// Who leads what, as reported to clients. A single broker leads every
-// partition; the cluster issue replaces this with lease-based leadership.
+// Who leads what, as reported to clients, from the cluster's leadership view.
 import { ErrorCode } from '../errors.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices } from './types.js';
 
-export function brokerList(b: BrokerServices): Array<Record<string, unknown>> {
-  return [{ nodeId: b.config.nodeId, host: b.config.advertisedHost, port: b.config.advertisedPort, rack: null }];
+export function brokerList(b: BrokerServices): Array<{ nodeId: number; host: string; port: number; rack: string | null }> {
+  return b.cluster.liveBrokers().map((x) => ({ nodeId: x.nodeId, host: x.host, port: x.port, rack: x.rack }));
 }
 
-export function leaderEpochOf(b: BrokerServices, t: TopicRecord, p: number): number {
-  const loaded = b.log.cachedPartition(t.name, p);
-  return loaded?.leaderEpoch ?? 0;
+/** Lowest live node id: reported as the controller, so admin tools have one to talk to. */
+export function controllerId(b: BrokerServices): number {
+  return Math.min(...b.cluster.liveBrokers().map((x) => x.nodeId));
 }
 
+/**
+ * Leader, epoch, replicas and ISR of one partition. The data lives in Redis,
+ * not on brokers, so the only honest replica list is the leader itself;
+ * durability across hosts is Redis replication (see min.insync.replicas).
+ */
 export function partitionMetadata(b: BrokerServices, t: TopicRecord, p: number): Record<string, unknown> {
-  const id = b.config.nodeId;
+  const unit = { kind: 'partition' as const, topic: t.name, partition: p };
+  const leader = b.cluster.leaderOf(unit);
+  if (leader === null) {
+    return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
+  }
+  const local = leader === b.cluster.nodeId ? b.log.cachedPartition(t.name, p) : undefined;
   return {
     errorCode: ErrorCode.NONE,
     partitionIndex: p,
-    leaderId: id,
-    leaderEpoch: leaderEpochOf(b, t, p),
-    replicaNodes: [id],
-    isrNodes: [id],
+    leaderId: leader,
+    leaderEpoch: local ? local.leaderEpoch : b.cluster.observedEpoch(unit),
+    replicaNodes: [leader],
+    isrNodes: [leader],
     offlineReplicas: [],
   };
 }
 
-export function liveBrokerCount(_b: BrokerServices): number {
-  return 1;
+export function liveBrokerCount(b: BrokerServices): number {
+  return b.cluster.liveBrokers().length;
 }
 
 export interface NodeAddress { nodeId: number; host: string; port: number }
 
+const coordinatorUnit = (b: BrokerServices, key: string) => ({ kind: 'coordinator' as const, slot: b.cluster.coordinatorSlot(key) });
+
 /**
- * The broker that coordinates a consumer group (or other coordinator key).
- * Single broker: always this one. The cluster work spreads keys over live
- * brokers by coordinator slot; callers must answer NOT_COORDINATOR when the
- * result is not this broker.
+ * The broker that coordinates a consumer group (or other coordinator key):
+ * keys hash onto coordinator slots, each led by one broker under a lease.
+ * Null while the slot has no leader (answer COORDINATOR_NOT_AVAILABLE).
+ * Callers must answer NOT_COORDINATOR when the result is not this broker.
  */
-export function coordinatorFor(b: BrokerServices, _key: string): NodeAddress | null {
-  return { nodeId: b.config.nodeId, host: b.config.advertisedHost, port: b.config.advertisedPort };
+export function coordinatorFor(b: BrokerServices, key: string): NodeAddress | null {
+  const leader = b.cluster.leaderOf(coordinatorUnit(b, key));
+  const info = leader === null ? undefined : b.cluster.liveBrokers().find((x) => x.nodeId === leader);
+  return info ? { nodeId: info.nodeId, host: info.host, port: info.port } : null;
 }
 
 export function isLocalCoordinator(b: BrokerServices, key: string): boolean {
-  return coordinatorFor(b, key)?.nodeId === b.config.nodeId;
+  return b.cluster.leads(coordinatorUnit(b, key));
 }

@@ -1,6 +1,6 @@
 import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../errors.js';
-import { brokerList } from './cluster-view.js';
+import { brokerList, controllerId } from './cluster-view.js';
 import type { Handler } from './types.js';
 
 const ENDPOINT_BROKERS = 1;
@@ -19,8 +19,8 @@ export const describeClusterHandler: Handler = {
       errorMessage: null,
       endpointType: ENDPOINT_BROKERS,
       clusterId: b.clusterId,
-      controllerId: b.config.nodeId,
-      brokers: brokerList(b).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: null })),
+      controllerId: controllerId(b),
+      brokers: brokerList(b).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
     };
   },
 };

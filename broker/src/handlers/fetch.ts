@@ -33,7 +33,13 @@ export const fetchHandler: Handler = {
         const slot: Slot = { topicIdx: topics.length - 1, req: rp, partition: null, out, bytes: 0 };
         if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if (rp.partition < 0 || rp.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else slot.partition = await b.log.partition(t.name, rp.partition);
+        else {
+          try {
+            slot.partition = await b.log.partition(t.name, rp.partition);
+          } catch (e) {
+            out.errorCode = storageCode(e);
+          }
+        }
         slots.push(slot);
       }
     }

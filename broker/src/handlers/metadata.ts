@@ -4,7 +4,7 @@ import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { BrokerServices, Handler } from './types.js';
-import { brokerList, partitionMetadata } from './cluster-view.js';
+import { brokerList, controllerId, partitionMetadata } from './cluster-view.js';
 
 export const metadataHandler: Handler = {
   api: Metadata,
@@ -14,7 +14,7 @@ export const metadataHandler: Handler = {
     const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0);
     const topics: Array<Record<string, unknown>> = [];
     if (all) {
-      for (const t of await b.log.allTopics()) topics.push(describeTopic(t, b));
+      for (const t of await b.log.allTopics()) topics.push(await describeTopic(t, b));
     } else {
       for (const rt of req.topics as Array<{ name: string | null; topicId: string }>) {
         topics.push(await resolve(rt, req.allowAutoTopicCreation, b));
@@ -24,7 +24,7 @@ export const metadataHandler: Handler = {
       throttleTimeMs: 0,
       brokers: brokerList(b),
       clusterId: b.clusterId,
-      controllerId: b.config.nodeId,
+      controllerId: controllerId(b),
       topics,
     };
   },
@@ -33,16 +33,21 @@ export const metadataHandler: Handler = {
 async function resolve(rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices): Promise<Record<string, unknown>> {
   if (rt.name === null) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
-    return t ? describeTopic(t, b) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };
+    return t ? await describeTopic(t, b) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };
   }
   if (validateTopicName(rt.name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: rt.name, partitions: [] };
   let t = await b.log.topic(rt.name);
   if (!t && autoCreate) t = await b.log.autoCreate(rt.name);
   if (!t) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: rt.name, partitions: [] };
-  return describeTopic(t, b);
+  return await describeTopic(t, b);
 }
 
-function describeTopic(t: TopicRecord, b: BrokerServices): Record<string, unknown> {
+async function describeTopic(t: TopicRecord, b: BrokerServices): Promise<Record<string, unknown>> {
+  // A partition nobody leads yet (a new topic) is claimed now if it is ours, instead of at the next leadership tick.
+  await Promise.all(Array.from({ length: t.partitions }, (_, p) => {
+    const unit = { kind: 'partition' as const, topic: t.name, partition: p };
+    return b.cluster.leaderOf(unit) === null ? b.cluster.claim(unit).catch(() => false) : true;
+  }));
   const partitions = [];
   for (let p = 0; p < t.partitions; p++) partitions.push(partitionMetadata(b, t, p));
   return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.id, isInternal: false, partitions };

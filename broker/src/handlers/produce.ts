@@ -65,8 +65,9 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
   }
 
-  // No await between here and the append when state is cached: appends keep request order.
-  const p: Partition = b.log.partitionOf(topic, index);
+  // No await between here and the append when state is cached and led: appends keep request order.
+  let p: Partition = b.log.partitionOf(topic, index);
+  if (!b.cluster.leads(p.unit)) p = await b.log.ledPartition(topic, index);
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   let first: PartitionResult | null = null;
   for (const batch of batches) {

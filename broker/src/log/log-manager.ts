@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrokerConfig } from '../config.js';
 import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
+import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition } from './partition.js';
 
@@ -18,7 +19,18 @@ export function validateTopicName(name: string): string | null {
   return null;
 }
 
+/** What the log needs to know about leadership (the cluster's Leadership implements it). */
+export interface LeadershipView {
+  leads(u: LeaseUnit): boolean;
+  /** Takes leadership now if this broker should have it; resolves true if held. */
+  claim(u: LeaseUnit): Promise<boolean>;
+}
+
+/** Without a cluster (unit tests), this broker leads everything. */
+const SOLO: LeadershipView = { leads: () => true, claim: async () => true };
+
 export class LogManager {
+  leadership: LeadershipView = SOLO;
   private topics = new Map<string, TopicRecord>();
   private byId = new Map<string, string>();
   private partitions = new Map<string, Partition>();
@@ -114,14 +126,28 @@ export class LogManager {
     }
   }
 
-  /** The led partition, or a KafkaError if the topic or partition is unknown. */
+  /**
+   * The partition if this broker leads it; KafkaError UNKNOWN_TOPIC_OR_PARTITION
+   * or NOT_LEADER_OR_FOLLOWER otherwise.
+   */
   async partition(topic: string, index: number): Promise<Partition> {
-    const key = `${topic}\u0000${index}`;
-    const p = this.partitions.get(key);
-    if (p) return p;
+    const p = this.partitions.get(`${topic}\u0000${index}`);
+    if (p && this.leadership.leads(p.unit)) return p;
     const t = await this.topic(topic);
     if (!t || index < 0 || index >= t.partitions) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    return this.partitionOf(t, index);
+    return this.ledPartition(t, index);
+  }
+
+  /** The partition of a known topic if led here (claiming it when this broker should lead it). */
+  async ledPartition(t: TopicRecord, index: number): Promise<Partition> {
+    const p = this.partitionOf(t, index);
+    if (this.leadership.leads(p.unit) || (await this.leadership.claim(p.unit))) return p;
+    throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  }
+
+  /** Forgets a partition whose leadership moved away. */
+  release(topic: string, index: number): void {
+    this.partitions.delete(`${topic}\u0000${index}`);
   }
 
   partitionOf(t: TopicRecord, index: number): Partition {

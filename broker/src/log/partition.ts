@@ -4,6 +4,7 @@
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
 import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime, type BatchHeader } from '../record-batch/batch.js';
 import type { LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
+import type { LeaseUnit } from '../storage/cluster-store.js';
 import { ProducerStateTable } from './producer-state.js';
 
 export interface AppendOutcome {
@@ -35,7 +36,13 @@ export class Partition {
   /** Running average of stored batch sizes, used to size reads. */
   avgBatchBytes = 16384;
 
-  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly scanEntries: number) {}
+  /** Leader epoch -> first offset written in it (OffsetForLeaderEpoch). */
+  epochStarts = new Map<number, number>();
+  readonly unit: LeaseUnit;
+
+  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly scanEntries: number) {
+    this.unit = { kind: 'partition', topic: tp.topic, partition: tp.partition };
+  }
 
   get ready(): boolean { return !this.needsLoad; }
 
@@ -52,7 +59,7 @@ export class Partition {
     const tail = await this.store.tail(this.tp);
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
-    if (tail.leaderEpoch !== this.leaderEpoch) this.leaderEpoch = tail.leaderEpoch;
+    this.leaderEpoch = tail.leaderEpoch;
     if (tail.last) {
       const h = readHeader(tail.last.bytes);
       this.nextOffset = lastOffsetOf({ ...h, baseOffset: tail.last.baseOffset }) + 1;
@@ -79,6 +86,18 @@ export class Partition {
       scanned += page.length;
       before = page[page.length - 1]!.baseOffset - 1;
     }
+  }
+
+  /**
+   * Called right after this broker took the partition's lease with a freshly
+   * bumped epoch: reload the tail, then record where the epoch starts.
+   */
+  async takeLeadership(epoch: number, history: { recordEpochStart(t: string, p: number, e: number, o: number): Promise<void>; epochHistory(t: string, p: number): Promise<Map<number, number>> }): Promise<void> {
+    this.needsLoad = true;
+    await this.ensureLoaded();
+    this.leaderEpoch = epoch;
+    await history.recordEpochStart(this.tp.topic, this.tp.partition, epoch, this.nextOffset);
+    this.epochStarts = await history.epochHistory(this.tp.topic, this.tp.partition);
   }
 
   /** Marks the in-memory view stale; the next operation reloads it from the store. */
@@ -153,13 +172,17 @@ export class Partition {
   }
 
   /**
-   * OffsetForLeaderEpoch: the largest epoch <= `epoch` and the offset where it ended.
-   * Leadership history arrives with the cluster work; until then every batch was
-   * written in the current epoch.
+   * OffsetForLeaderEpoch: the largest known epoch <= `epoch` and the offset
+   * where it ended (the start of the next epoch, or the log end for the
+   * current one). Unknown (older than all history): -1/-1, as Kafka answers.
    */
   endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } {
-    if (epoch === this.leaderEpoch) return { epoch, endOffset: this.highWatermark };
-    return { epoch: -1, endOffset: -1 };
+    if (epoch >= this.leaderEpoch) return epoch === this.leaderEpoch ? { epoch, endOffset: this.highWatermark } : { epoch: -1, endOffset: -1 };
+    const known = [...this.epochStarts.keys()].filter((e) => e <= epoch).sort((a, b) => b - a);
+    const found = known[0];
+    if (found === undefined) return { epoch: -1, endOffset: -1 };
+    const later = [...this.epochStarts].filter(([e]) => e > found).sort((a, b) => a[0] - b[0]);
+    return { epoch: found, endOffset: later.length ? later[0]![1] : this.highWatermark };
   }
 
   onAppend(fn: () => void): () => void {

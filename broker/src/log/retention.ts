@@ -35,6 +35,7 @@ export class RetentionTask {
         if (retentionMs < 0 && retentionBytes < 0) continue;
         for (let i = 0; i < t.partitions; i++) {
           const p = this.log.partitionOf(t, i);
+          if (!this.log.leadership.leads(p.unit)) continue; // only the leader trims
           await this.enforce(p, retentionMs, retentionBytes, archived, now);
         }
       }

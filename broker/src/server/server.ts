@@ -8,11 +8,20 @@ export class KafkaServer {
   private readonly connections = new Set<Connection>();
   private nextId = 1;
 
-  constructor(private readonly dispatcher: Dispatcher, private readonly logger: Logger, private readonly maxFrameBytes: number) {}
+  /** The dispatcher may arrive after listen() (the advertised port is known only then). */
+  constructor(private dispatcher: Dispatcher | null, private readonly logger: Logger, private readonly maxFrameBytes: number) {}
+
+  setDispatcher(d: Dispatcher): void {
+    this.dispatcher = d;
+  }
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
       const server = createServer((socket) => {
+        if (!this.dispatcher) {
+          socket.destroy(); // still starting
+          return;
+        }
         const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.maxFrameBytes);
         this.connections.add(conn);
         socket.on('close', () => this.connections.delete(conn));

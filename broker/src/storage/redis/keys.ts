@@ -7,12 +7,17 @@ export class Keys {
   get topicIds(): string { return `${this.prefix}:topic-ids`; }
   get producerId(): string { return `${this.prefix}:producer-id`; }
   get clusterId(): string { return `${this.prefix}:cluster-id`; }
+  get brokers(): string { return `${this.prefix}:brokers`; }
+  get brokerLeases(): string { return `${this.prefix}:broker-leases`; }
+  coordinatorLease(slot: number): string { return `${this.prefix}:{c/${slot}}:leader`; }
   tag(tp: TopicPartition): string { return `{${tp.topic}/${tp.partition}}`; }
   log(tp: TopicPartition): string { return `${this.prefix}:${this.tag(tp)}:log`; }
   meta(tp: TopicPartition): string { return `${this.prefix}:${this.tag(tp)}:meta`; }
+  leader(tp: TopicPartition): string { return `${this.prefix}:${this.tag(tp)}:leader`; }
+  epochs(tp: TopicPartition): string { return `${this.prefix}:${this.tag(tp)}:epochs`; }
   /** Every key owned by one partition (used by topic deletion). */
   partitionKeys(tp: TopicPartition): string[] {
-    return [this.log(tp), this.meta(tp), `${this.prefix}:${this.tag(tp)}:archiver-lease`];
+    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), `${this.prefix}:${this.tag(tp)}:archiver-lease`];
   }
 }
 

@@ -1,0 +1,203 @@
+// Broker membership and leadership leases. Each broker registers with a
+// lease; every topic-partition and every group-coordinator slot is a lease
+// unit whose desired leader is chosen by rendezvous hashing over live
+// brokers. A broker takes free units it should lead, renews the ones it
+// holds, and hands over units that now belong elsewhere a few per tick, so
+// joins and departures move leadership gradually. A killed broker's units are
+// taken over once its leases expire (lease TTL + one tick).
+import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-store.js';
+import type { Logger } from '../logger.js';
+import { rendezvous } from './rendezvous.js';
+
+export interface LeadershipOptions {
+  self: BrokerInfo;
+  leaseTtlMs: number;
+  tickMs: number;
+  coordinatorSlots: number;
+  /** Units handed over to their new desired leader per tick. */
+  handoffPerTick: number;
+}
+
+export interface Held {
+  since: number;
+  /** Local deadline after which this broker stops acting as leader unless renewed. */
+  validUntil: number;
+}
+
+export interface LeadershipEvents {
+  /** Called after a partition lease is taken (the partition must reload and bump its epoch). */
+  onAcquire(unit: LeaseUnit & { kind: 'partition' }): Promise<void>;
+  onRelease(unit: LeaseUnit): void;
+}
+
+export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
+
+export class Leadership {
+  private live: BrokerInfo[] = [];
+  private readonly held = new Map<string, Held>();
+  private readonly observed = new Map<string, number>();
+  private readonly observedEpochs = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly store: ClusterStore,
+    private readonly opts: LeadershipOptions,
+    private readonly units: () => Promise<LeaseUnit[]>,
+    private readonly events: LeadershipEvents,
+    private readonly logger: Logger,
+  ) {}
+
+  get nodeId(): number { return this.opts.self.nodeId; }
+
+  async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.opts.tickMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    // Graceful shutdown hands everything over at once and leaves the cluster.
+    const releases = [...this.held.keys()].map((k) => this.releaseKey(k));
+    await Promise.allSettled(releases);
+    await this.store.unregisterBroker(this.nodeId).catch(() => undefined);
+  }
+
+  liveBrokers(): BrokerInfo[] {
+    return this.live.length ? this.live : [this.opts.self];
+  }
+
+  brokerById(id: number): BrokerInfo | undefined {
+    return this.liveBrokers().find((b) => b.nodeId === id);
+  }
+
+  /** This broker may act as leader of the unit right now. */
+  leads(u: LeaseUnit): boolean {
+    const h = this.held.get(unitKey(u));
+    return h !== undefined && Date.now() < h.validUntil;
+  }
+
+  /** The leader as last observed (this broker if held), or null. */
+  leaderOf(u: LeaseUnit): number | null {
+    if (this.leads(u)) return this.nodeId;
+    const o = this.observed.get(unitKey(u));
+    return o ?? null;
+  }
+
+  /** Leader epoch of a partition led elsewhere, as last observed (0 if unknown). */
+  observedEpoch(u: LeaseUnit): number {
+    return this.observedEpochs.get(unitKey(u)) ?? 0;
+  }
+
+  desiredLeader(u: LeaseUnit): number | null {
+    return rendezvous(unitKey(u), this.liveBrokers().map((b) => b.nodeId));
+  }
+
+  coordinatorSlot(key: string): number {
+    let h = 0;
+    for (let i = 0; i < key.length; i++) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0;
+    return Math.abs(h) % this.opts.coordinatorSlots;
+  }
+
+  /**
+   * Claims a free unit right away if this broker is its desired leader (new
+   * topics need not wait for the next tick). Resolves true if now held.
+   */
+  async claim(u: LeaseUnit): Promise<boolean> {
+    if (this.leads(u)) return true;
+    if (this.desiredLeader(u) !== this.nodeId) return false;
+    return this.tryAcquire(u);
+  }
+
+  private async tryAcquire(u: LeaseUnit): Promise<boolean> {
+    const key = unitKey(u);
+    const started = Date.now();
+    if (!(await this.store.acquireLease(u, this.nodeId, this.opts.leaseTtlMs))) return false;
+    try {
+      if (u.kind === 'partition') await this.events.onAcquire(u);
+    } catch (e) {
+      await this.store.releaseLease(u, this.nodeId).catch(() => undefined);
+      throw e;
+    }
+    this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * 0.8 });
+    this.observed.set(key, this.nodeId);
+    this.logger.info('leadership acquired', { unit: key });
+    return true;
+  }
+
+  private async releaseKey(key: string): Promise<void> {
+    const u = parseKey(key);
+    this.held.delete(key);
+    this.events.onRelease(u);
+    await this.store.releaseLease(u, this.nodeId);
+    this.logger.info('leadership released', { unit: key });
+  }
+
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return this.ticking ?? undefined;
+    this.ticking = this.runTick().finally(() => { this.ticking = null; });
+    return this.ticking;
+  }
+
+  private async runTick(): Promise<void> {
+    const now = Date.now();
+    try {
+      await this.store.registerBroker(this.opts.self, now + this.opts.leaseTtlMs);
+      this.live = await this.store.liveBrokers(now);
+      if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
+      const units = await this.units();
+      const holders = await this.store.leaseHolders(units);
+      let handoffs = 0;
+      const work: Promise<unknown>[] = [];
+      units.forEach((u, i) => {
+        const key = unitKey(u);
+        const holder = holders[i]?.holder ?? null;
+        this.observedEpochs.set(key, holders[i]?.epoch ?? 0);
+        const desired = this.desiredLeader(u);
+        if (holder === this.nodeId) {
+          if (desired !== this.nodeId && handoffs < this.opts.handoffPerTick) {
+            handoffs++;
+            work.push(this.releaseKey(key));
+            return;
+          }
+          const renewAt = Date.now();
+          work.push(this.store.renewLease(u, this.nodeId, this.opts.leaseTtlMs).then((ok) => {
+            const h = this.held.get(key);
+            if (ok && h) h.validUntil = renewAt + this.opts.leaseTtlMs * 0.8;
+            else if (ok && !h) {
+              // Held in Redis but not locally (e.g. restart with the same id): give it back cleanly.
+              return this.store.releaseLease(u, this.nodeId);
+            } else if (!ok && h) {
+              this.held.delete(key);
+              this.events.onRelease(u);
+            }
+            return undefined;
+          }));
+          return;
+        }
+        if (this.held.has(key)) {
+          this.held.delete(key);
+          this.events.onRelease(u);
+        }
+        if (holder === null) {
+          this.observed.delete(key);
+          if (desired === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
+        } else this.observed.set(key, holder);
+      });
+      await Promise.all(work);
+    } catch (e) {
+      this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
+
+function parseKey(key: string): LeaseUnit {
+  if (key.startsWith('c:')) return { kind: 'coordinator', slot: Number(key.slice(2)) };
+  const body = key.slice(2);
+  const i = body.lastIndexOf('/');
+  return { kind: 'partition', topic: body.slice(0, i), partition: Number(body.slice(i + 1)) };
+}
