@@ -79,6 +79,7 @@ interface Buffered {
 
 interface TopicInfo {
   partitions: number;
+  id?: string;
 }
 
 class TopicArchiver {
@@ -252,8 +253,8 @@ export class Archiver {
       if (name.startsWith('__')) continue; // internal topics are not archived
       if (this.config.topics && !this.config.topics.includes(name)) continue;
       try {
-        const info = JSON.parse(json) as { partitions?: number };
-        if (typeof info.partitions === 'number' && info.partitions > 0) next.set(name, { partitions: info.partitions });
+        const info = JSON.parse(json) as { partitions?: number; id?: string };
+        if (typeof info.partitions === 'number' && info.partitions > 0) next.set(name, { partitions: info.partitions, id: info.id });
       } catch {
         this.log.warn('unreadable topic entry', { topic: name });
       }
@@ -328,6 +329,15 @@ export class Archiver {
         t.loaded = true;
       } else {
         await t.table.update();
+      }
+      // a table written for an earlier topic with the same name: its txn versions do not apply
+      const tableTopicId = t.table.state.metaData?.configuration?.['runnel.topicId'];
+      const topicId = this.topicInfo.get(topic)?.id;
+      if (tableTopicId && topicId && tableTopicId !== topicId) {
+        throw new RunnelError(
+          'ARCHIVER_DELTA_LOG_INVALID',
+          `table ${topic} belongs to topic id ${tableTopicId}, the topic now has id ${topicId} (re-created?): archive it to another lake path or remove the old table`,
+        );
       }
       const v = t.table.state.txns.get(appIdOf(topic, p))?.version ?? -1;
       t.parts.set(p, { partition: p, committed: v, base: v, last: v, epoch: 0, logEnd: null, pendingTs: [], stalled: false });
@@ -654,7 +664,7 @@ export class Archiver {
           format: { provider: 'parquet', options: {} },
           schemaString: JSON.stringify(DELTA_SCHEMA),
           partitionColumns: ['date'],
-          configuration: {},
+          configuration: this.topicInfo.get(topic)?.id ? { 'runnel.topicId': this.topicInfo.get(topic)!.id! } : {},
           createdTime: Date.now(),
         },
       },

@@ -195,4 +195,33 @@ describe('archiver writes Delta tables', () => {
     expect(diffRows(read, prod.expected)).toEqual([]);
     expect(read.txn[`runnel/${topic}/0`]).toBe(abortedLast);
   });
+
+  it('refuses to continue a table that belongs to an earlier topic with the same name (RN4004)', async () => {
+    const topic = 'reborn';
+    const dir = tmpDir('reborn');
+    dirs.push(dir);
+    const prod = newProducer();
+    await createTopic(redis.client, topic, 1);
+    await produce(redis.client, prod, topic, 0, 3, 3, { control: false });
+    const env = archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '50' } });
+    const a = spawnArchiver(env);
+    try {
+      await waitArchived(redis.client, topic, prod, 20_000);
+    } finally {
+      await a.kill('SIGTERM');
+    }
+    // delete + re-create: new id, new stream from offset 0
+    await redis.client.del(`rn:{${topic}/0}:log`, `rn:{${topic}/0}:meta`);
+    await createTopic(redis.client, topic, 1);
+    await produce(redis.client, newProducer(), topic, 0, 2, 2, { control: false });
+    const b = spawnArchiver(env);
+    try {
+      await waitFor(async () => b.log.some((l) => l.includes('RN4004')), 20_000, 'RN4004');
+    } finally {
+      await b.kill('SIGTERM');
+    }
+    expect(await redis.client.hget(`rn:{${topic}/0}:meta`, 'archived')).toBeNull();
+    const read = await readDelta(`file://${dir}/${topic}`);
+    expect(diffRows(read, prod.expected)).toEqual([]);
+  });
 });
