@@ -158,6 +158,7 @@ export class Archiver {
   };
   private topicInfo = new Map<string, TopicInfo>();
   private members: string[] = [];
+  private readonly adopting = new Set<string>();
   private stopping = false;
   private loops: Promise<void>[] = [];
   private wake: (() => void) | null = null;
@@ -279,7 +280,11 @@ export class Archiver {
     // renew what we hold
     const held: { topic: string; p: number }[] = [];
     for (const t of this.topics.values()) for (const p of t.parts.keys()) held.push({ topic: t.topic, p });
-    const ok = await this.leases.renew(held);
+    const adopting = [...this.adopting].map((k) => {
+      const i = k.lastIndexOf('/');
+      return { topic: k.slice(0, i), p: Number(k.slice(i + 1)) };
+    });
+    const ok = await this.leases.renew([...held, ...adopting]);
     held.forEach((h, i) => {
       if (!ok[i]) {
         this.log.warn(new RunnelError('ARCHIVER_LEASE_LOST', `${h.topic}/${h.p}`).message);
@@ -296,18 +301,21 @@ export class Archiver {
         }
       }
     }
-    // acquire newly assigned partitions
+    // acquire newly assigned partitions; adoption (log replay) runs in the background so a
+    // slow replay never delays lease renewal
     for (const a of this.assigned()) {
       const t = this.topics.get(a.topic);
-      if (t?.parts.has(a.p)) continue;
+      const key = `${a.topic}/${a.p}`;
+      if (t?.parts.has(a.p) || this.adopting.has(key)) continue;
       if (!(await this.leases.acquire(a.topic, a.p))) continue;
-      try {
-        await this.adoptPartition(a.topic, a.p);
-      } catch (e) {
-        this.stats.errors++;
-        this.log.warn('cannot adopt partition', { topic: a.topic, partition: a.p, err: e as Error });
-        await this.leases.release(a.topic, a.p).catch(() => {});
-      }
+      this.adopting.add(key);
+      void this.adoptPartition(a.topic, a.p)
+        .catch(async (e) => {
+          this.stats.errors++;
+          this.log.warn('cannot adopt partition', { topic: a.topic, partition: a.p, err: e as Error });
+          await this.leases.release(a.topic, a.p).catch(() => {});
+        })
+        .finally(() => this.adopting.delete(key));
     }
     await this.refreshLogEnds().catch(() => {});
   }
@@ -324,6 +332,7 @@ export class Archiver {
   private async adoptPartition(topic: string, p: number) {
     const t = this.topic(topic);
     await t.withLock(async () => {
+      if (this.stopping) return;
       if (!t.loaded) {
         await t.table.load();
         t.loaded = true;

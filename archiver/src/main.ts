@@ -17,8 +17,8 @@ export interface ArchiverHandle {
 }
 
 /**
- * Start an archiver. Resolves once it has joined the archiver group and adopted its
- * partitions; it then runs until `stop()`.
+ * Start an archiver. Resolves once it has joined the archiver group (`rn:archivers`);
+ * its partitions are leased and adopted in the background. Runs until `stop()`.
  */
 export async function runArchiver(
   config: ArchiverConfig = loadConfig(),
