@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { RunnelError } from '../../broker/src/errors.js';
 import type { ArchiverConfig } from './config.js';
 import type { Action, AddFile } from './delta/actions.js';
-import { DeltaTable } from './delta/table.js';
+import { DeltaTable, type CheckpointCodec } from './delta/table.js';
 import { Keys, appIdOf } from './keys.js';
 import { Leases, rendezvousOwner } from './lease.js';
 import { createLogger, type Logger } from './log.js';
@@ -100,8 +100,8 @@ class TopicArchiver {
   sinceCheckpoint = 0;
   backoffUntil = 0;
   partitions = 0;
-  constructor(readonly topic: string, store: ObjectStore) {
-    this.table = new DeltaTable(store, topic);
+  constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {
+    this.table = new DeltaTable(store, topic, codec);
   }
   estimated() {
     return this.bufBytes * this.ratio;
@@ -323,7 +323,10 @@ export class Archiver {
   private topic(name: string): TopicArchiver {
     let t = this.topics.get(name);
     if (!t) {
-      t = new TopicArchiver(name, this.store);
+      t = new TopicArchiver(name, this.store, {
+        write: (a) => this.pool.writeCheckpoint(a),
+        read: (b) => this.pool.readCheckpoint(b),
+      });
       this.topics.set(name, t);
     }
     return t;

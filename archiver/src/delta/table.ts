@@ -12,9 +12,24 @@ export type CommitOutcome =
   | { status: 'committed'; version: number; txnId: string; attempts: number }
   | { status: 'aborted'; txnId: string; attempts: number };
 
+/** Parquet checkpoint codec; the archiver runs it in a worker thread. */
+export interface CheckpointCodec {
+  write(actions: Action[]): Promise<Uint8Array>;
+  read(bytes: Uint8Array): Promise<Action[]>;
+}
+
+const inlineCodec: CheckpointCodec = {
+  write: async (a) => writeCheckpoint(a),
+  read: async (b) => readCheckpoint(b),
+};
+
 export class DeltaTable {
   state = new TableState();
-  constructor(readonly store: ObjectStore, readonly root: string) {}
+  constructor(
+    readonly store: ObjectStore,
+    readonly root: string,
+    private readonly codec: CheckpointCodec = inlineCodec,
+  ) {}
 
   logPrefix() {
     return `${this.root}/_delta_log/`;
@@ -43,7 +58,7 @@ export class DeltaTable {
         for (const k of keys) {
           const b = await this.store.get(this.logPrefix() + k);
           if (!b) throw new Error(`checkpoint part ${k} missing`);
-          actions.push(...readCheckpoint(b));
+          actions.push(...(await this.codec.read(b)));
         }
         st.apply(actions, info.version);
         from = info.version;
@@ -131,7 +146,7 @@ export class DeltaTable {
   async checkpoint(minTombstoneTs = 0): Promise<number> {
     const v = this.state.version;
     const actions = this.state.checkpointActions(minTombstoneTs);
-    const bytes = writeCheckpoint(actions);
+    const bytes = await this.codec.write(actions);
     await this.store.put(`${this.logPrefix()}${pad20(v)}.checkpoint.parquet`, bytes);
     const numOfAddFiles = actions.filter((a) => 'add' in a).length;
     await this.store.put(

@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compactFiles, encodeDataFiles, type CompactJob, type EncodeJob, type EncodeResult, type EncodedFile } from './jobs.js';
 import type { FileStats } from './columns.js';
+import { readCheckpoint, writeCheckpoint } from '../delta/checkpoint.js';
+import type { Action } from '../delta/actions.js';
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -80,6 +82,16 @@ export class ParquetPool {
   async compact(job: CompactJob): Promise<{ bytes: Uint8Array; stats: FileStats }> {
     if (this.inline) return compactFiles(job);
     return this.run('compact', job, []);
+  }
+
+  async writeCheckpoint(actions: Action[]): Promise<Uint8Array> {
+    if (this.inline) return writeCheckpoint(actions);
+    return this.run('writeCheckpoint', actions, []);
+  }
+
+  async readCheckpoint(bytes: Uint8Array): Promise<Action[]> {
+    if (this.inline) return readCheckpoint(bytes);
+    return this.run('readCheckpoint', bytes, []);
   }
 
   async close(): Promise<void> {
