@@ -13,6 +13,10 @@ import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
 import { Leadership } from './cluster/leadership.js';
 import type { LeaseUnit } from './storage/cluster-store.js';
 import type { LogManager as LogManagerType } from './log/log-manager.js';
+import { GroupCoordinator } from './groups/coordinator.js';
+import { systemClock } from './groups/clock.js';
+import { RedisGroupStore } from './storage/redis/redis-group-store.js';
+import { isLocalCoordinator } from './handlers/cluster-view.js';
 
 export interface RunningBroker {
   port: number;
@@ -54,22 +58,38 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       },
       onRelease: (u) => {
         if (u.kind === 'partition') log.release(u.topic, u.partition);
+        else groups.unloadWhere((g) => cluster.coordinatorSlot(g) === u.slot);
       },
     },
     logger,
   );
   log.leadership = cluster;
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster };
+  const groups = new GroupCoordinator(new RedisGroupStore(store.redis, config.keyPrefix), systemClock, {
+    settings: {
+      initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+      minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+      maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+      maxSize: config.groupMaxSize,
+      offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+      offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
+      offsetMetadataMaxBytes: config.offsetMetadataMaxBytes,
+    },
+    logger,
+    isLocal: (g) => isLocalCoordinator(services, g),
+  });
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups };
   server.setDispatcher(new Dispatcher(buildHandlers(), services));
   await cluster.start();
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
+  groups.start();
   logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, clusterId });
   return {
     port,
     services,
     async stop() {
       retention.stop();
+      groups.stop();
       await server.close();
       await cluster.stop();
       await store.close();

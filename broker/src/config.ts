@@ -39,6 +39,14 @@ export interface BrokerConfig {
   /** Leases handed to their new desired leader per tick when brokers join or leave. */
   leadershipHandoffPerTick: number;
   rack: string;
+  /** Consumer groups (Kafka's names; see groups/coordinator.ts). */
+  groupInitialRebalanceDelayMs: number;
+  groupMinSessionTimeoutMs: number;
+  groupMaxSessionTimeoutMs: number;
+  groupMaxSize: number;
+  offsetsRetentionMinutes: number;
+  offsetsRetentionCheckIntervalMs: number;
+  offsetMetadataMaxBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -77,6 +85,13 @@ const SETTINGS: Setting[] = [
   { key: 'offsets.topic.num.partitions', field: 'coordinatorSlots', kind: 'int', default: '50' },
   { key: 'leadership.handoff.per.tick', field: 'leadershipHandoffPerTick', kind: 'int', default: '8' },
   { key: 'broker.rack', field: 'rack', kind: 'string', default: '' },
+  { key: 'group.initial.rebalance.delay.ms', field: 'groupInitialRebalanceDelayMs', kind: 'int', default: '3000' },
+  { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
+  { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
+  { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
+  { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },
+  { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
+  { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
 ];
 

@@ -15,6 +15,17 @@ import { describeClusterHandler } from './describe-cluster.js';
 import { offsetForLeaderEpochHandler } from './offset-for-leader-epoch.js';
 import { deleteRecordsHandler } from './delete-records.js';
 import { saslHandshakeHandler } from './sasl-handshake.js';
+import { findCoordinatorHandler } from './find-coordinator.js';
+import { joinGroupHandler } from './join-group.js';
+import { syncGroupHandler } from './sync-group.js';
+import { heartbeatHandler } from './heartbeat.js';
+import { leaveGroupHandler } from './leave-group.js';
+import { offsetCommitHandler } from './offset-commit.js';
+import { offsetFetchHandler } from './offset-fetch.js';
+import { listGroupsHandler } from './list-groups.js';
+import { describeGroupsHandler } from './describe-groups.js';
+import { deleteGroupsHandler } from './delete-groups.js';
+import { offsetDeleteHandler } from './offset-delete.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -33,6 +44,17 @@ export function buildHandlers(): Handler[] {
     offsetForLeaderEpochHandler,
     deleteRecordsHandler,
     saslHandshakeHandler,
+    findCoordinatorHandler,
+    joinGroupHandler,
+    syncGroupHandler,
+    heartbeatHandler,
+    leaveGroupHandler,
+    offsetCommitHandler,
+    offsetFetchHandler,
+    listGroupsHandler,
+    describeGroupsHandler,
+    deleteGroupsHandler,
+    offsetDeleteHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

@@ -3,6 +3,7 @@ import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../log/log-manager.js';
 import type { LogStore } from '../storage/log-store.js';
 import type { Logger } from '../logger.js';
+import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
@@ -12,6 +13,8 @@ export interface BrokerServices {
   log: LogManager;
   store: LogStore;
   logger: Logger;
+  /** The consumer-group coordinator (classic protocol). */
+  groups: GroupCoordinator;
   cluster: ClusterView;
 }
 

@@ -1,0 +1,21 @@
+import { DeleteGroups } from '../protocol/messages/delete-groups.js';
+import { ErrorCode } from '../errors.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const deleteGroupsHandler: Handler = {
+  api: DeleteGroups,
+  minVersion: 0,
+  maxVersion: 2,
+  async handle(req, _ctx, b) {
+    const results = await Promise.all((req.groupsNames as string[]).map(async (groupId) => {
+      if (!coordinatesGroup(b, groupId)) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
+      try {
+        return { groupId, errorCode: await b.groups.deleteGroup(groupId) };
+      } catch (e) {
+        return { groupId, errorCode: groupErrorCode(e) };
+      }
+    }));
+    return { throttleTimeMs: 0, results };
+  },
+};

@@ -1,0 +1,39 @@
+import { DescribeGroups } from '../protocol/messages/describe-groups.js';
+import { ErrorCode } from '../errors.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+/** READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): everything a group supports, no ACLs here. */
+const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+const OMITTED = -2147483648;
+
+export const describeGroupsHandler: Handler = {
+  api: DescribeGroups,
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(req, ctx, b) {
+    const authorizedOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? GROUP_OPERATIONS : OMITTED;
+    const groups = await Promise.all((req.groups as string[]).map(async (groupId) => {
+      const failed = (errorCode: number) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations });
+      if (!coordinatesGroup(b, groupId)) return failed(ErrorCode.NOT_COORDINATOR);
+      try {
+        const d = await b.groups.describeGroup(groupId);
+        return {
+          errorCode: ErrorCode.NONE,
+          groupId,
+          groupState: d.state,
+          protocolType: d.protocolType,
+          protocolData: d.protocolData,
+          members: d.members.map((m) => ({
+            memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+            memberMetadata: m.metadata, memberAssignment: m.assignment,
+          })),
+          authorizedOperations,
+        };
+      } catch (e) {
+        return failed(groupErrorCode(e));
+      }
+    }));
+    return { throttleTimeMs: 0, groups };
+  },
+};

@@ -1,0 +1,33 @@
+import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
+import { ErrorCode, codeName } from '../errors.js';
+import { coordinatorFor } from './cluster-view.js';
+import type { BrokerServices, Handler } from './types.js';
+
+const GROUP = 0;
+const TRANSACTION = 1;
+
+interface Lookup { nodeId: number; host: string; port: number; errorCode: number; errorMessage: string | null }
+
+const failed = (code: number, message?: string): Lookup => ({ nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: message ?? codeName(code) });
+
+function lookup(b: BrokerServices, key: string, keyType: number): Lookup {
+  // Transactions do not exist (yet): there is no transaction coordinator to find.
+  if (keyType === TRANSACTION) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported');
+  if (keyType !== GROUP) return failed(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
+  const node = coordinatorFor(b, key);
+  if (!node) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  return { nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
+}
+
+export const findCoordinatorHandler: Handler = {
+  api: FindCoordinator,
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(req, ctx, b) {
+    const keyType: number = ctx.apiVersion >= 1 ? req.keyType : GROUP;
+    if (ctx.apiVersion >= 4) {
+      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...lookup(b, key, keyType) })) };
+    }
+    return { throttleTimeMs: 0, ...lookup(b, req.key as string, keyType) };
+  },
+};

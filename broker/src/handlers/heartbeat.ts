@@ -1,0 +1,19 @@
+import { Heartbeat } from '../protocol/messages/heartbeat.js';
+import { ErrorCode } from '../errors.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const heartbeatHandler: Handler = {
+  api: Heartbeat,
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(req, ctx, b) {
+    if (!coordinatesGroup(b, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
+    try {
+      const errorCode = await b.groups.heartbeat(req.groupId, req.generationId, req.memberId, ctx.apiVersion >= 3 ? req.groupInstanceId : null);
+      return { throttleTimeMs: 0, errorCode };
+    } catch (e) {
+      return { throttleTimeMs: 0, errorCode: groupErrorCode(e) };
+    }
+  },
+};

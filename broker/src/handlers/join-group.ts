@@ -1,0 +1,47 @@
+import { JoinGroup } from '../protocol/messages/join-group.js';
+import { ErrorCode } from '../errors.js';
+import type { JoinResult } from '../groups/group.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const joinGroupHandler: Handler = {
+  api: JoinGroup,
+  minVersion: 0,
+  maxVersion: 9,
+  async handle(req, ctx, b) {
+    const v = ctx.apiVersion;
+    const respond = (r: JoinResult) => ({
+      throttleTimeMs: 0,
+      errorCode: r.errorCode,
+      generationId: r.generationId,
+      protocolType: r.protocolType,
+      // Non-nullable before v7.
+      protocolName: r.protocolName ?? (v < 7 ? '' : null),
+      leader: r.leader,
+      skipAssignment: r.skipAssignment,
+      memberId: r.memberId,
+      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata })),
+    });
+    const error = (code: number): JoinResult => ({ errorCode: code, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId: req.memberId, members: [] });
+    if (!coordinatesGroup(b, req.groupId)) return respond(error(ErrorCode.NOT_COORDINATOR));
+    const groupInstanceId: string | null = v >= 5 ? req.groupInstanceId : null;
+    try {
+      return respond(await b.groups.join({
+        groupId: req.groupId,
+        memberId: req.memberId,
+        groupInstanceId,
+        sessionTimeoutMs: req.sessionTimeoutMs,
+        // v0 has no rebalance timeout: the session timeout doubles as one.
+        rebalanceTimeoutMs: v >= 1 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
+        protocolType: req.protocolType,
+        protocols: (req.protocols as Array<{ name: string; metadata: Buffer }>).map((p) => ({ name: p.name, metadata: p.metadata })),
+        clientId: ctx.clientId ?? '',
+        clientHost: '',
+        requireKnownMemberId: v >= 4 && groupInstanceId === null,
+        supportSkipAssignment: v >= 9,
+      }));
+    } catch (e) {
+      return respond(error(groupErrorCode(e)));
+    }
+  },
+};

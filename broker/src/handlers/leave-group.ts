@@ -1,0 +1,32 @@
+import { LeaveGroup } from '../protocol/messages/leave-group.js';
+import { ErrorCode } from '../errors.js';
+import type { MemberRef } from '../groups/coordinator.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const leaveGroupHandler: Handler = {
+  api: LeaveGroup,
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(req, ctx, b) {
+    const v = ctx.apiVersion;
+    // v0-2 name one member; v3+ (KIP-345) a batch, possibly by group.instance.id only.
+    const members: MemberRef[] = v >= 3
+      ? (req.members as Array<{ memberId: string; groupInstanceId: string | null }>).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+      : [{ memberId: req.memberId, groupInstanceId: null }];
+    let r: { errorCode: number; members: Array<MemberRef & { errorCode: number }> };
+    if (!coordinatesGroup(b, req.groupId)) r = { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+    else {
+      try {
+        r = await b.groups.leave(req.groupId, members);
+      } catch (e) {
+        r = { errorCode: groupErrorCode(e), members: [] };
+      }
+    }
+    if (v < 3) {
+      const errorCode = r.errorCode !== ErrorCode.NONE ? r.errorCode : r.members[0]?.errorCode ?? ErrorCode.NONE;
+      return { throttleTimeMs: 0, errorCode, members: [] };
+    }
+    return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
+  },
+};

@@ -1,0 +1,38 @@
+import { OffsetDelete } from '../protocol/messages/offset-delete.js';
+import { ErrorCode } from '../errors.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const offsetDeleteHandler: Handler = {
+  api: OffsetDelete,
+  minVersion: 0,
+  maxVersion: 0,
+  async handle(req, _ctx, b) {
+    const topics = req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number }> }>;
+    const groupError = (errorCode: number) => ({ errorCode, throttleTimeMs: 0, topics: [] });
+    if (!coordinatesGroup(b, req.groupId)) return groupError(ErrorCode.NOT_COORDINATOR);
+    const codes: number[][] = [];
+    const known: Array<{ topic: string; partition: number; slot: [number, number] }> = [];
+    for (let i = 0; i < topics.length; i++) {
+      const t = topics[i]!;
+      const topic = b.log.cachedTopic(t.name) ?? (await b.log.topic(t.name));
+      codes.push(t.partitions.map((p, j) => {
+        if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        known.push({ topic: t.name, partition: p.partitionIndex, slot: [i, j] });
+        return ErrorCode.NONE;
+      }));
+    }
+    try {
+      const r = await b.groups.deleteOffsets(req.groupId, known.map(({ topic, partition }) => ({ topic, partition })));
+      if (r.errorCode !== ErrorCode.NONE) return groupError(r.errorCode);
+      r.partitions.forEach((code, k) => { const [i, j] = known[k]!.slot; codes[i]![j] = code; });
+    } catch (e) {
+      return groupError(groupErrorCode(e));
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      throttleTimeMs: 0,
+      topics: topics.map((t, i) => ({ name: t.name, partitions: t.partitions.map((p, j) => ({ partitionIndex: p.partitionIndex, errorCode: codes[i]![j]! })) })),
+    };
+  },
+};

@@ -1,0 +1,51 @@
+import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
+import { ErrorCode } from '../errors.js';
+import type { FetchedOffset } from '../groups/coordinator.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { BrokerServices, Handler } from './types.js';
+
+type ReqTopics = Array<{ name: string; partitionIndexes: number[] }> | null;
+
+interface GroupResult { errorCode: number; topics: Array<{ name: string; partitions: Array<Record<string, unknown>> }> }
+
+function byTopic(rows: FetchedOffset[]): GroupResult['topics'] {
+  const out = new Map<string, Array<Record<string, unknown>>>();
+  for (const r of rows) {
+    let list = out.get(r.topic);
+    if (!list) out.set(r.topic, (list = []));
+    list.push({ partitionIndex: r.partition, committedOffset: r.offset, committedLeaderEpoch: r.leaderEpoch, metadata: r.metadata, errorCode: r.errorCode });
+  }
+  return [...out].map(([name, partitions]) => ({ name, partitions }));
+}
+
+async function fetchGroup(b: BrokerServices, groupId: string, topics: ReqTopics): Promise<GroupResult> {
+  const wanted = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+  const failAll = (code: number): GroupResult => ({
+    errorCode: code,
+    topics: byTopic((wanted ?? []).map((p) => ({ ...p, offset: -1, leaderEpoch: -1, metadata: '', errorCode: code }))),
+  });
+  if (!coordinatesGroup(b, groupId)) return failAll(ErrorCode.NOT_COORDINATOR);
+  try {
+    return { errorCode: ErrorCode.NONE, topics: byTopic(await b.groups.fetchOffsets(groupId, wanted)) };
+  } catch (e) {
+    return failAll(groupErrorCode(e));
+  }
+}
+
+export const offsetFetchHandler: Handler = {
+  api: OffsetFetch,
+  minVersion: 0,
+  maxVersion: 8,
+  async handle(req, ctx, b) {
+    const v = ctx.apiVersion;
+    if (v >= 8) {
+      const groups = req.groups as Array<{ groupId: string; topics: ReqTopics }>;
+      const results = await Promise.all(groups.map((g) => fetchGroup(b, g.groupId, g.topics)));
+      return { throttleTimeMs: 0, groups: results.map((r, i) => ({ groupId: groups[i]!.groupId, topics: r.errorCode === ErrorCode.NONE ? r.topics : [], errorCode: r.errorCode })) };
+    }
+    const r = await fetchGroup(b, req.groupId, req.topics as ReqTopics);
+    // v2+ carry a group-level error; v0-1 only per-partition errors.
+    if (v >= 2 && r.errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: [], errorCode: r.errorCode };
+    return { throttleTimeMs: 0, topics: r.topics, errorCode: r.errorCode };
+  },
+};

@@ -1,0 +1,29 @@
+import { SyncGroup } from '../protocol/messages/sync-group.js';
+import { ErrorCode } from '../errors.js';
+import { coordinatesGroup, groupErrorCode } from './group-common.js';
+import type { Handler } from './types.js';
+
+export const syncGroupHandler: Handler = {
+  api: SyncGroup,
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(req, ctx, b) {
+    const v = ctx.apiVersion;
+    const error = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    if (!coordinatesGroup(b, req.groupId)) return error(ErrorCode.NOT_COORDINATOR);
+    try {
+      const r = await b.groups.sync({
+        groupId: req.groupId,
+        generationId: req.generationId,
+        memberId: req.memberId,
+        groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+        protocolType: v >= 5 ? req.protocolType : null,
+        protocolName: v >= 5 ? req.protocolName : null,
+        assignments: (req.assignments as Array<{ memberId: string; assignment: Buffer }>).map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
+      });
+      return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
+    } catch (e) {
+      return error(groupErrorCode(e));
+    }
+  },
+};
