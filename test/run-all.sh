@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (`npm test`, and CI via .ci/run):
 #   1. test/setup/install.sh     redis, valkey, kcat, python venv, Kafka jars
+#      test/setup/install-archiver.sh  S3 server (moto, If-None-Match enforced), deltalake
 #   2. npm ci                    only when package-lock.json changed
 #   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
 #   4. vitest --project unit
@@ -35,6 +36,7 @@ if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
   step "install (test/setup/install.sh)"
   t=$(date +%s)
   bash test/setup/install.sh
+  bash test/setup/install-archiver.sh
   SUMMARY+=("install: $(elapsed "$t")")
 fi
 
