@@ -48,6 +48,8 @@ export interface ArchiverConfig {
   topics?: string[];
   /** RUNNEL_ARCHIVER_ID: this process's member id (default host-pid-random). */
   archiverId: string;
+  /** RUNNEL_ARCHIVER_HTTP_PORT: /health, /ready and /metrics (lake lag per partition); 0 disables. */
+  httpPort: number;
   /** RUNNEL_LOG_LEVEL: error | warn | info | debug. */
   logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
@@ -96,6 +98,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     topicRefreshMs: int(env, 'RUNNEL_ARCHIVER_TOPIC_REFRESH_MS', 5_000, 10),
     topics: env.RUNNEL_ARCHIVER_TOPICS ? env.RUNNEL_ARCHIVER_TOPICS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     archiverId: env.RUNNEL_ARCHIVER_ID || `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    httpPort: int(env, 'RUNNEL_ARCHIVER_HTTP_PORT', 0),
     logLevel: ['error', 'warn', 'info', 'debug'].includes(level) ? level : 'info',
     ...overrides,
   };

@@ -1,6 +1,7 @@
 // Entry point of the archiver process: `runArchiver(config)`.
 import { Archiver, type ArchiverStats, type PartitionLag } from './archiver.js';
 import { loadConfig, type ArchiverConfig } from './config.js';
+import { startHttp, type HttpProbes } from '../../broker/src/http/http-server.js';
 import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
 
 export { loadConfig, type ArchiverConfig } from './config.js';
@@ -26,10 +27,31 @@ export async function runArchiver(
 ): Promise<ArchiverHandle> {
   const a = new Archiver(config, hooks);
   await a.start();
+  const http = config.httpPort > 0 ? await startHttp('0.0.0.0', config.httpPort, archiverProbes(a)) : null;
   return {
     lag: () => a.lag(),
     stats: () => ({ ...a.stats }),
-    stop: () => a.stop(),
+    stop: async () => {
+      await http?.close();
+      await a.stop();
+    },
     archiver: a,
+  };
+}
+
+/** Lake lag per partition (records and seconds behind the log end) and counters, for Prometheus. */
+function archiverProbes(a: Archiver): HttpProbes {
+  return {
+    ready: async () => true,
+    metrics: async () => {
+      const lag = a.lag();
+      const labels = (l: PartitionLag) => ({ topic: l.topic, partition: l.partition });
+      return [
+        { name: 'runnel_archiver_lag_records', help: 'Records in Redis not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagRecords ?? NaN })) },
+        { name: 'runnel_archiver_lag_seconds', help: 'Age of the oldest record not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagSeconds ?? NaN })) },
+        { name: 'runnel_archiver_archived_offset', help: 'Highest offset committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.archivedOffset })) },
+        ...Object.entries(a.stats).map(([k, v]) => ({ name: `runnel_archiver_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, help: `archiver counter ${k}`, samples: [{ value: v as number }] })),
+      ];
+    },
   };
 }

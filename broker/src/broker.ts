@@ -10,6 +10,7 @@ import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
 import type { BrokerServices } from './handlers/types.js';
 import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
+import { startHttp, type HttpProbes } from './http/http-server.js';
 import { Leadership } from './cluster/leadership.js';
 import type { LeaseUnit } from './storage/cluster-store.js';
 import type { LogManager as LogManagerType } from './log/log-manager.js';
@@ -80,6 +81,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups };
   server.setDispatcher(new Dispatcher(buildHandlers(), services));
   await cluster.start();
+  const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
   groups.start();
@@ -94,6 +96,23 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       await cluster.stop();
       await store.close();
       await embedded?.stop();
+    },
+  };
+}
+
+function brokerProbes(b: BrokerServices, store: RedisLogStore): HttpProbes {
+  return {
+    ready: async () => (await store.redis.ping()) === 'PONG',
+    metrics: async () => {
+      const led = b.log.loadedPartitions().filter((p) => b.cluster.leads(p.unit) && p.ready);
+      const labels = (p: (typeof led)[number]) => ({ topic: p.tp.topic, partition: p.tp.partition });
+      return [
+        { name: 'runnel_live_brokers', help: 'Brokers with a live registration', samples: [{ value: b.cluster.liveBrokers().length }] },
+        { name: 'runnel_partitions_led', help: 'Partitions this broker leads', samples: [{ value: led.length }] },
+        { name: 'runnel_partition_high_watermark', help: 'High watermark of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.highWatermark })) },
+        { name: 'runnel_partition_log_start_offset', help: 'Log start offset of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.logStartOffset })) },
+        { name: 'runnel_partition_leader_epoch', help: 'Leader epoch of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.leaderEpoch })) },
+      ];
     },
   };
 }

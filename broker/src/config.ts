@@ -39,6 +39,8 @@ export interface BrokerConfig {
   /** Leases handed to their new desired leader per tick when brokers join or leave. */
   leadershipHandoffPerTick: number;
   rack: string;
+  /** HTTP port for /health, /ready and /metrics; 0 disables it. */
+  httpPort: number;
   /** Consumer groups (Kafka's names; see groups/coordinator.ts). */
   groupInitialRebalanceDelayMs: number;
   groupMinSessionTimeoutMs: number;
@@ -85,6 +87,7 @@ const SETTINGS: Setting[] = [
   { key: 'offsets.topic.num.partitions', field: 'coordinatorSlots', kind: 'int', default: '50' },
   { key: 'leadership.handoff.per.tick', field: 'leadershipHandoffPerTick', kind: 'int', default: '8' },
   { key: 'broker.rack', field: 'rack', kind: 'string', default: '' },
+  { key: 'http.port', field: 'httpPort', kind: 'int', default: '0' },
   { key: 'group.initial.rebalance.delay.ms', field: 'groupInitialRebalanceDelayMs', kind: 'int', default: '3000' },
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
