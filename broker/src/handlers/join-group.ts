@@ -36,7 +36,7 @@ export const joinGroupHandler: Handler = {
         protocolType: req.protocolType,
         protocols: (req.protocols as Array<{ name: string; metadata: Buffer }>).map((p) => ({ name: p.name, metadata: p.metadata })),
         clientId: ctx.clientId ?? '',
-        clientHost: '',
+        clientHost: ctx.clientHost ?? '',
         requireKnownMemberId: v >= 4 && groupInstanceId === null,
         supportSkipAssignment: v >= 9,
       }));

@@ -24,6 +24,8 @@ export interface RequestContext {
   correlationId: number;
   clientId: string | null;
   connectionId: number;
+  /** Peer address as Kafka reports it ("/127.0.0.1"), for DescribeGroups; unset until the connection layer provides it. */
+  clientHost?: string;
 }
 
 export type Req = Record<string, any>;
