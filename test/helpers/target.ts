@@ -15,15 +15,12 @@ export function targetKindFromEnv(): TargetKind {
 }
 
 /**
- * Consumer groups (JoinGroup/SyncGroup/OffsetCommit...) arrive in Runnel later.
- * Group-dependent tests run when RUNNEL_GROUPS=1, and always against Kafka
- * (unless RUNNEL_GROUPS=0 is set explicitly, to exercise the group-free paths).
+ * Consumer groups (JoinGroup/SyncGroup/OffsetCommit...) work on both targets,
+ * so group-dependent tests run by default; RUNNEL_GROUPS=0 forces the
+ * group-free paths (RUNNEL_GROUPS=1 is accepted for old scripts).
  */
-export function groupsEnabled(kind: TargetKind = targetKindFromEnv()): boolean {
-  const v = process.env.RUNNEL_GROUPS;
-  if (v === '1') return true;
-  if (v === '0') return false;
-  return kind === 'kafka';
+export function groupsEnabled(_kind: TargetKind = targetKindFromEnv()): boolean {
+  return process.env.RUNNEL_GROUPS !== '0';
 }
 
 export interface Target {
