@@ -14,7 +14,7 @@
 #   RUNNEL_TEST_TARGET=runnel|kafka   broker under test (default runnel). With
 #                                     kafka the backend passes are the same, so
 #                                     the valkey pass is skipped.
-#   RUNNEL_GROUPS=1                   consumer-group tests against Runnel too.
+#   RUNNEL_GROUPS=0                   skip the consumer-group parts of the interop tests.
 #   RUNNEL_SKIP_INSTALL=1             skip step 1 (you know it is installed).
 #   RUNNEL_TEST_PHASES="unit redis valkey"  which vitest passes to run.
 set -euo pipefail

@@ -31,7 +31,7 @@ export class Dispatcher {
     return [...this.byKey.values()].sort((a, b) => a.api.apiKey - b.api.apiKey);
   }
 
-  async dispatch(frame: Buffer, connectionId: number): Promise<DispatchResult> {
+  async dispatch(frame: Buffer, connectionId: number, clientHost?: string): Promise<DispatchResult> {
     const r = new Reader(frame);
     let prefix;
     try {
@@ -69,7 +69,7 @@ export class Dispatcher {
     let ctx: RequestContext;
     try {
       const clientId = readHeaderRest(r, isFlexible(api.request, apiVersion) ? 2 : 1);
-      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId };
+      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost };
       req = decode(api.request, apiVersion, r);
     } catch (e) {
       if (e instanceof ProtocolError) return { kind: 'close', reason: `${api.name} v${apiVersion}: ${e.message}` };

@@ -13,6 +13,8 @@ export class Connection {
   private readonly inFlight: Array<Promise<DispatchResult>> = [];
   private writing = false;
   private closed = false;
+  /** Kafka reports it as "/<address>" in DescribeGroups. */
+  private readonly clientHost: string;
 
   constructor(
     private readonly socket: Socket,
@@ -22,6 +24,7 @@ export class Connection {
     maxFrameBytes: number,
   ) {
     this.framer = new Framer(maxFrameBytes);
+    this.clientHost = `/${socket.remoteAddress ?? ''}`;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', () => this.close());
@@ -38,7 +41,7 @@ export class Connection {
     for (const frame of res.frames) {
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.
-      this.inFlight.push(this.dispatcher.dispatch(frame, this.id).catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult));
+      this.inFlight.push(this.dispatcher.dispatch(frame, this.id, this.clientHost).catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult));
     }
     if (this.inFlight.length >= MAX_IN_FLIGHT) this.socket.pause();
     if (!this.writing) void this.flush();
