@@ -11,7 +11,9 @@ import { OffsetForLeaderEpoch } from '../../../broker/src/protocol/messages/offs
 import { ErrorCode } from '../../../broker/src/errors.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
-import { sleep, waitFor } from '../../helpers/procs.js';
+import fs from 'node:fs';
+import { sleep, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { JAVA_CP, log4jConfig, parseJsonLines, runJava } from '../../helpers/java.js';
 import { WireClient } from '../../helpers/wire.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { denseOffsets, duplicates, idempotentProducer, readTopic } from '../support.js';
@@ -20,7 +22,8 @@ const LEASE_MS = 4000;
 let redis: RedisServer;
 const brokers: RunnelBroker[] = [];
 
-const args = (id: number) => ['--node-id', String(id), '--set', `broker.lease.ms=${LEASE_MS}`, '--set', 'leadership.tick.ms=500'];
+const args = (id: number) => ['--node-id', String(id), '--set', `broker.lease.ms=${LEASE_MS}`, '--set', 'leadership.tick.ms=500', '--set', 'group.initial.rebalance.delay.ms=0'];
+let consumer: ManagedProcess | null = null;
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -28,6 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await consumer?.stop(5000);
   for (const b of brokers) await b.stop().catch(() => undefined);
   await redis?.stop();
 });
@@ -61,24 +65,40 @@ describe('three brokers', () => {
       for (const id of [1, 2, 3]) if (!(await metadata(portOf(id), 'fo')).partitions.every((p) => p.leaderId > 0)) return false;
       return true;
     }, { timeoutMs: 20_000 });
-    const before = await metadata(portOf(2), 'fo');
-    expect(before.brokers).toEqual([1, 2, 3]);
+    expect((await metadata(portOf(2), 'fo')).brokers).toEqual([1, 2, 3]);
+
+    const bootstrap = brokers.map((b) => b.bootstrap).join(',');
+    // A consumer group (Java VerifiableConsumer, commits after every poll) runs through the failover.
+    consumer = spawnManaged('vc-failover', 'java', [
+      '-Xmx256m', '-XX:+UseSerialGC', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
+      '-cp', JAVA_CP, 'org.apache.kafka.tools.VerifiableConsumer',
+      '--bootstrap-server', bootstrap, '--topic', 'fo', '--group-id', 'fo-group',
+      '--session-timeout', '10000', '--reset-policy', 'earliest', '--verbose',
+    ]);
+    const run = idempotentProducer({ bootstrap, topic: 'fo', maxMessages: 24_000, throughput: 3_000 });
+    await sleep(3_000);
+
+    // every broker agrees on the leaders; the victim is the broker leading most partitions
+    let view = await metadata(portOf(1), 'fo');
+    await waitFor('consistent leadership view', async () => {
+      view = await metadata(portOf(1), 'fo');
+      const key = JSON.stringify(view.partitions.map((p) => p.leaderId));
+      for (const id of [2, 3]) if (JSON.stringify((await metadata(portOf(id), 'fo')).partitions.map((p) => p.leaderId)) !== key) return false;
+      return view.partitions.every((p) => p.leaderId > 0);
+    }, { timeoutMs: 20_000 });
     const counts = new Map<number, number>();
-    for (const p of before.partitions) counts.set(p.leaderId, (counts.get(p.leaderId) ?? 0) + 1);
+    for (const p of view.partitions) counts.set(p.leaderId, (counts.get(p.leaderId) ?? 0) + 1);
     expect(counts.size).toBeGreaterThan(1); // spread, not all on one broker
+    const victim = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+    const moved = view.partitions.find((p) => p.leaderId === victim)!;
+    const other = [1, 2, 3].find((id) => id !== victim)!;
 
     // a broker that is not the leader refuses to append
-    const victim = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
-    const moved = before.partitions.find((p) => p.leaderId === victim)!;
-    const other = [1, 2, 3].find((id) => id !== victim)!;
     const wrong = await WireClient.connect(portOf(other));
     const refused = await wrong.request(Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'fo', partitionData: [{ index: moved.partitionIndex, records: buildBatch([{ key: null, value: Buffer.from('x') }]) }] }] });
     expect(refused.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     wrong.close();
 
-    const bootstrap = brokers.map((b) => b.bootstrap).join(',');
-    const run = idempotentProducer({ bootstrap, topic: 'fo', maxMessages: 24_000, throughput: 3_000 });
-    await sleep(3_000);
     const killedAt = Date.now();
     await brokers[victim - 1]!.kill();
 
@@ -107,6 +127,27 @@ describe('three brokers', () => {
     expect(duplicates(log.map((r) => r.value))).toEqual([]);
     const stored = new Set(log.map((r) => r.value));
     expect(acked.filter((v) => !stored.has(v))).toEqual([]);
+
+    // the group consumed every acknowledged record, in offset order per partition, and its lag is zero
+    const consumed = () => parseJsonLines(fs.readFileSync(consumer!.logFile, 'utf8')).filter((e) => e.name === 'record_data');
+    await waitFor('consumer caught up', () => new Set(consumed().map((e) => String(e.value))).size >= stored.size, { timeoutMs: 60_000, intervalMs: 500 });
+    const seen = new Map<number, number>();
+    const firstTime = new Set<string>();
+    for (const e of consumed()) {
+      const key = `${e.partition}/${e.offset}`;
+      if (firstTime.has(key)) continue; // a redelivery after the rebalance (at-least-once)
+      firstTime.add(key);
+      expect(Number(e.offset)).toBeGreaterThan(seen.get(Number(e.partition)) ?? -1);
+      seen.set(Number(e.partition), Number(e.offset));
+    }
+    const consumedValues = new Set(consumed().map((e) => String(e.value)));
+    expect(acked.filter((v) => !consumedValues.has(v))).toEqual([]);
+    await waitFor('zero lag', async () => {
+      const r = await runJava('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', ['--bootstrap-server', survivor, '--describe', '--group', 'fo-group'], { timeoutMs: 60_000 });
+      const rows = r.stdout.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[0] === 'fo-group' && /^\d+$/.test(f[2] ?? ''));
+      // a partition that never received a record has no committed offset: Kafka prints '-' there
+      return rows.length === 6 && rows.every((f) => f[5] === '0' || (f[3] === '-' && f[4] === '0'));
+    }, { timeoutMs: 60_000, intervalMs: 2000 });
 
     // the moved partition's epoch went up, and OffsetForLeaderEpoch answers for the old epoch
     const after = await metadata(portOf(other), 'fo');
