@@ -1,0 +1,69 @@
+// Consumer throughput without a consumer group: assign() every partition of a
+// topic, seek to the beginning, poll until N records arrived. Kafka's own
+// ConsumerPerformance always subscribe()s with a group, which needs the group
+// coordinator APIs (FindCoordinator/JoinGroup/SyncGroup); this tool reads the
+// same way on any broker, so the consumer numbers compare like with like.
+//
+//   java -cp '.cache/java/lib/*:.cache/bench-java' AssignConsumerPerf <bootstrap> <topic> <numRecords> [key=value ...]
+//
+// Prints one line: RESULT records=<n> bytes=<value bytes> ms=<elapsed> partitions=<p>
+// The clock starts right before the first poll (after metadata) and stops at
+// the poll that delivered the last record, like ConsumerPerformance's fetch time.
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+public class AssignConsumerPerf {
+  public static void main(String[] args) {
+    if (args.length < 3) {
+      System.err.println("usage: AssignConsumerPerf <bootstrap> <topic> <numRecords> [key=value ...]");
+      System.exit(2);
+    }
+    String topic = args[1];
+    long want = Long.parseLong(args[2]);
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    for (int i = 3; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      p.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
+    long idleLimitNs = 30_000_000_000L;
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (PartitionInfo pi : c.partitionsFor(topic, Duration.ofSeconds(30))) tps.add(new TopicPartition(topic, pi.partition()));
+      c.assign(tps);
+      c.seekToBeginning(tps);
+      long t0 = System.nanoTime();
+      long last = t0;
+      long count = 0;
+      long bytes = 0;
+      while (count < want) {
+        ConsumerRecords<byte[], byte[]> recs = c.poll(Duration.ofMillis(100));
+        long now = System.nanoTime();
+        if (recs.isEmpty()) {
+          if (now - last > idleLimitNs) break;
+          continue;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : recs) {
+          count++;
+          bytes += r.serializedValueSize();
+        }
+        last = now;
+      }
+      System.out.printf("RESULT records=%d bytes=%d ms=%.3f partitions=%d%n", count, bytes, (last - t0) / 1e6, tps.size());
+      if (count < want) System.exit(3);
+    }
+  }
+}

@@ -1,0 +1,250 @@
+// The three systems under test, behind one small interface:
+//   kafka   Apache Kafka 4.x, single KRaft node (test/helpers/kafka.ts), -Xmx1g, default flush settings
+//   runnel  the Runnel broker (dist/, test/helpers/runnel.ts) on its own redis-server
+//   raw     a redis-server with nothing in front: the raw-Redis ceiling (raw.ts drives it)
+// Both Redis servers run with the same persistence: appendonly yes, appendfsync
+// everysec, no RDB snapshots (test/helpers/redis.ts defaults).
+import fs from 'node:fs';
+import path from 'node:path';
+import kafkajs from 'kafkajs';
+import { startKafka, type KafkaBroker } from '../../test/helpers/kafka.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis.js';
+import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../test/helpers/runnel.js';
+import { freePort, HOST, runCommand, spawnManaged, waitFor, waitForPort } from '../../test/helpers/procs.js';
+import { RespConnection } from './resp.js';
+import type { RawBatch } from './raw.js';
+
+export type SystemName = 'kafka' | 'runnel' | 'raw';
+export const SYSTEM_LABEL: Record<SystemName, string> = { kafka: 'Apache Kafka', runnel: 'Runnel', raw: 'raw Redis' };
+
+export interface System {
+  name: SystemName;
+  /** Kafka bootstrap (not for raw). */
+  bootstrap: string;
+  /** Redis port (runnel and raw). */
+  redisPort: number;
+  /** Consumer-group APIs available (ConsumerPerformance works). */
+  groups: boolean;
+  createTopic(topic: string, partitions: number): Promise<void>;
+  deleteTopic(topic: string, partitions: number): Promise<void>;
+  /** Redis INFO used_memory (runnel/raw), null for Kafka. */
+  usedMemory(): Promise<number | null>;
+  /** Bytes the system stores for a topic: Kafka .log segment bytes; Redis: null (use usedMemory deltas). */
+  logBytes(topic: string, partitions: number): Promise<number | null>;
+  /** MEMORY USAGE of the topic's streams (runnel/raw), null for Kafka. */
+  streamBytes(topic: string, partitions: number): Promise<number | null>;
+  /** Stream entries (= stored batches) of a topic (runnel/raw). */
+  entries(topic: string, partitions: number): Promise<number | null>;
+  /** Up to n of the newest stored batches of one partition (runnel/raw). */
+  sampleBatches(topic: string, partition: number, n: number): Promise<RawBatch[]>;
+  /** Settings that matter for the comparison, as reported by the server itself. */
+  describe(): Promise<Record<string, string>>;
+  /** Server processes whose CPU time is accounted: broker (Kafka JVM / Runnel node) and redis. */
+  pids(): { broker?: number; redis?: number };
+  stop(): Promise<void>;
+}
+
+export const streamKey = (topic: string, p: number): string => `rn:{${topic}/${p}}:log`;
+
+async function redisCall(port: number, args: Array<string | number>): Promise<unknown> {
+  const c = await RespConnection.connect(port);
+  try {
+    return await c.call(args);
+  } finally {
+    c.close();
+  }
+}
+
+async function redisUsedMemory(port: number): Promise<number> {
+  const info = String(await redisCall(port, ['INFO', 'memory']));
+  const m = /used_memory:(\d+)/.exec(info);
+  if (!m) throw new Error('INFO memory: no used_memory');
+  return Number(m[1]);
+}
+
+async function redisEntries(port: number, topic: string, partitions: number): Promise<number> {
+  const c = await RespConnection.connect(port);
+  try {
+    const lens = await Promise.all(Array.from({ length: partitions }, (_, p) => c.call(['XLEN', streamKey(topic, p)])));
+    return lens.reduce((a: number, b) => a + Number(b), 0);
+  } finally {
+    c.close();
+  }
+}
+
+async function redisStreamBytes(port: number, topic: string, partitions: number): Promise<number> {
+  const c = await RespConnection.connect(port);
+  try {
+    const n = await Promise.all(Array.from({ length: partitions }, (_, p) => c.call(['MEMORY', 'USAGE', streamKey(topic, p), 'SAMPLES', 0])));
+    return n.reduce((a: number, b) => a + Number(b ?? 0), 0);
+  } finally {
+    c.close();
+  }
+}
+
+async function redisSample(port: number, topic: string, partition: number, n: number): Promise<RawBatch[]> {
+  // The newest batches: the producer's steady state, not its ramp-up.
+  const r = (await redisCall(port, ['XREVRANGE', streamKey(topic, partition), '+', '-', 'COUNT', n])) as Array<[Buffer, Buffer[]]>;
+  return r.map(([, f]) => {
+    const bytes = Buffer.from(f[1]!);
+    return { bytes, records: bytes.readInt32BE(57) };
+  });
+}
+
+async function redisDescribe(port: number): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const k of ['appendonly', 'appendfsync', 'save', 'auto-aof-rewrite-percentage', 'auto-aof-rewrite-min-size', 'maxmemory']) {
+    const r = (await redisCall(port, ['CONFIG', 'GET', k])) as Buffer[];
+    out[k] = r[1]?.toString() ?? '';
+  }
+  const info = String(await redisCall(port, ['INFO', 'server']));
+  out.redis_version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
+  return out;
+}
+
+async function startBenchRedis(): Promise<RedisServer> {
+  return startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec' });
+}
+
+function kafkaAdmin(bootstrap: string): kafkajs.Admin {
+  return new kafkajs.Kafka({ clientId: 'runnel-bench', brokers: [bootstrap], logLevel: kafkajs.logLevel.NOTHING }).admin();
+}
+
+async function adminCreate(admin: kafkajs.Admin, topic: string, partitions: number): Promise<void> {
+  const ok = await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true, timeout: 30_000 });
+  if (!ok) throw new Error(`createTopics ${topic}: topic already existed`);
+}
+
+export async function startKafkaSystem(): Promise<System> {
+  const k: KafkaBroker = await startKafka({ heap: '1g' });
+  const admin = kafkaAdmin(k.bootstrap);
+  await admin.connect();
+  const dataDir = path.join(k.dir, 'data');
+  return {
+    name: 'kafka',
+    bootstrap: k.bootstrap,
+    redisPort: 0,
+    groups: true,
+    createTopic: (t, n) => adminCreate(admin, t, n),
+    async deleteTopic(t) {
+      await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
+    },
+    usedMemory: async () => null,
+    async logBytes(topic, partitions) {
+      let n = 0;
+      for (let p = 0; p < partitions; p++) {
+        const d = path.join(dataDir, `${topic}-${p}`);
+        if (!fs.existsSync(d)) continue;
+        for (const f of fs.readdirSync(d)) if (f.endsWith('.log')) n += fs.statSync(path.join(d, f)).size;
+      }
+      return n;
+    },
+    streamBytes: async () => null,
+    entries: async () => null,
+    sampleBatches: async () => [],
+    async describe() {
+      const props = fs.readFileSync(path.join(k.dir, 'server.properties'), 'utf8');
+      const flush = props.split('\n').filter((l) => /flush/.test(l));
+      return { heap: '-Xmx1g -Xms256m -XX:+UseG1GC', flushSettings: flush.length ? flush.join('; ') : 'defaults (no log.flush.interval.*: the OS page cache decides)' };
+    },
+    pids: () => ({ broker: k.proc.pid }),
+    async stop() {
+      await admin.disconnect().catch(() => undefined);
+      await k.stop();
+    },
+  };
+}
+
+export interface StartRunnelSystemOptions {
+  /** Node flags for the broker process (e.g. --cpu-prof; Node 20 refuses it in NODE_OPTIONS). */
+  nodeArgs?: string[];
+}
+
+/**
+ * test/helpers/runnel.ts startRunnel() with node flags in front of the CLI
+ * path. Stops with SIGTERM, so the broker exits through process.exit() and
+ * --cpu-prof writes its profile.
+ */
+export async function startRunnelWithNodeArgs(redisUrl: string, nodeArgs: string[], env: Record<string, string>): Promise<RunnelBroker> {
+  const port = await freePort();
+  const proc = spawnManaged(`runnel-${port}`, process.execPath, [...nodeArgs, RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl], {
+    env: { ...process.env, ...env },
+  });
+  await waitForPort(port, { proc, timeoutMs: 60_000 });
+  await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc, timeoutMs: 60_000 });
+  return {
+    bootstrap: `${HOST}:${port}`,
+    port,
+    proc: () => proc,
+    stop: async () => void (await proc.stop(30_000)),
+    kill: async () => void (await proc.kill()),
+    restart: async () => {
+      throw new Error('not supported');
+    },
+  };
+}
+
+export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promise<System> {
+  const redis = await startBenchRedis();
+  let rn: RunnelBroker;
+  try {
+    const env = { RUNNEL_LOG_LEVEL: 'warn' };
+    rn = o.nodeArgs?.length ? await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env) : await startRunnel({ redisUrl: redis.url, env });
+  } catch (e) {
+    await redis.stop();
+    throw e;
+  }
+  const admin = kafkaAdmin(rn.bootstrap);
+  await admin.connect();
+  const groups = await runnelHasGroups();
+  return {
+    name: 'runnel',
+    bootstrap: rn.bootstrap,
+    redisPort: redis.port,
+    groups,
+    createTopic: (t, n) => adminCreate(admin, t, n),
+    async deleteTopic(t) {
+      await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
+    },
+    usedMemory: () => redisUsedMemory(redis.port),
+    logBytes: async () => null,
+    streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
+    entries: (t, n) => redisEntries(redis.port, t, n),
+    sampleBatches: (t, p, n) => redisSample(redis.port, t, p, n),
+    describe: () => redisDescribe(redis.port),
+    pids: () => ({ broker: rn.proc().pid, redis: redis.proc().pid }),
+    async stop() {
+      await admin.disconnect().catch(() => undefined);
+      await rn.stop();
+      await redis.stop();
+    },
+  };
+}
+
+export async function startRawSystem(): Promise<System> {
+  const redis = await startBenchRedis();
+  return {
+    name: 'raw',
+    bootstrap: '',
+    redisPort: redis.port,
+    groups: false,
+    createTopic: async () => undefined,
+    async deleteTopic(t, n) {
+      await redisCall(redis.port, ['DEL', ...Array.from({ length: n }, (_, p) => streamKey(t, p))]);
+    },
+    usedMemory: () => redisUsedMemory(redis.port),
+    logBytes: async () => null,
+    streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
+    entries: (t, n) => redisEntries(redis.port, t, n),
+    sampleBatches: (t, p, n) => redisSample(redis.port, t, p, n),
+    describe: () => redisDescribe(redis.port),
+    pids: () => ({ redis: redis.proc().pid }),
+    stop: () => redis.stop(),
+  };
+}
+
+/** Does this build of Runnel advertise the group coordinator (FindCoordinator)? Asks `runnel apis`. */
+async function runnelHasGroups(): Promise<boolean> {
+  const r = await runCommand(process.execPath, [RUNNEL_CLI, 'apis'], { timeoutMs: 30_000 });
+  return r.code === 0 && /\|\s*FindCoordinator\s*\|/.test(r.stdout);
+}

@@ -1,0 +1,516 @@
+// The workloads. Each one runs against one system and returns one row of
+// metrics; run.ts repeats them and takes medians.
+//
+// Kafka and Runnel are driven by Kafka's own tools from the jars
+// (ProducerPerformance, EndToEndLatency; ConsumerPerformance where the broker
+// has consumer groups) plus bench/java/AssignConsumerPerf (group-free consumer,
+// so the consumer numbers compare like with like). The raw-Redis ceiling is
+// driven by raw.ts with the same batch bytes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { buildBatch } from '../../test/helpers/batches.js';
+import { consumerPerf, producerPerf, runJava, type ProducerPerfResult } from '../../test/helpers/java.js';
+import { CACHE_DIR, REPO_ROOT, runCommand } from '../../test/helpers/procs.js';
+import { cpuDelta, cpuMark, type CpuDelta } from './cpu.js';
+import { rawAckLatencyAtRate, rawConsume, rawEndToEnd, rawProduce, type RawBatch } from './raw.js';
+import { streamKey, type System, type SystemName } from './systems.js';
+
+export interface Counts {
+  /** a: records (1 KiB) */
+  a: number;
+  /** b: producer processes and records per producer */
+  bProducers: number;
+  bPerProducer: number;
+  /** c: records (1 KiB, Java defaults) */
+  c: number;
+  /** d: records (100 B, each codec) */
+  d: number;
+  /** f: fixed rate (records/s) and records for the ack-latency run; records for EndToEndLatency */
+  rate: number;
+  rateRecords: number;
+  e2e: number;
+  /** unmeasured warm-up records per system (JIT) */
+  warmup: number;
+  archiver100: number;
+  archiver1k: number;
+  /** The raw driver keeps producing until at least this long has passed (or rawMaxMiB were written). */
+  rawMinSeconds: number;
+  rawMaxMiB: number;
+}
+
+export const FULL: Counts = {
+  a: 400_000,
+  bProducers: 8,
+  bPerProducer: 40_000,
+  c: 120_000,
+  d: 600_000,
+  rate: 2_000,
+  rateRecords: 20_000,
+  e2e: 5_000,
+  warmup: 150_000,
+  archiver100: 200_000,
+  archiver1k: 50_000,
+  rawMinSeconds: 1.5,
+  rawMaxMiB: 512,
+};
+
+export const QUICK: Counts = {
+  a: 20_000,
+  bProducers: 8,
+  bPerProducer: 2_500,
+  c: 5_000,
+  d: 30_000,
+  rate: 1_000,
+  rateRecords: 2_000,
+  e2e: 300,
+  warmup: 0,
+  archiver100: 20_000,
+  archiver1k: 5_000,
+  rawMinSeconds: 0.3,
+  rawMaxMiB: 64,
+};
+
+export type WorkloadId =
+  | 'a-produce-1p'
+  | 'e-consume-a'
+  | 'b-produce-16p'
+  | 'e-consume-b'
+  | 'c-produce-defaults'
+  | 'd-zstd-100B'
+  | 'd-lz4-100B'
+  | 'f-ack-latency'
+  | 'f-e2e-latency';
+
+export interface WorkloadInfo {
+  id: WorkloadId;
+  title: string;
+  kind: 'throughput' | 'latency';
+  /** The metric that must be a number for the workload to count as done. */
+  primary: 'recordsPerSec' | 'p99';
+}
+
+export const WORKLOADS: WorkloadInfo[] = [
+  { id: 'a-produce-1p', title: 'a) produce, 1 producer, 1 partition, 1 KiB, acks=1, batch 1 MiB, linger 0', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'e-consume-a', title: 'e) consume what (a) wrote (1 partition)', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'b-produce-16p', title: 'b) produce, N producers, 16 partitions, 1 KiB, acks=1', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'e-consume-b', title: 'e) consume what (b) wrote (16 partitions)', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'c-produce-defaults', title: 'c) produce, Java defaults (acks=all, idempotence, batch 16 KiB, linger 5 ms), 1 KiB', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'd-zstd-100B', title: 'd) produce 100 B records, zstd, acks=1, batch 1 MiB', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'd-lz4-100B', title: 'd) produce 100 B records, lz4, acks=1, batch 1 MiB', kind: 'throughput', primary: 'recordsPerSec' },
+  { id: 'f-ack-latency', title: 'f) produce ack latency at a fixed rate, 1 KiB, acks=1, linger 0', kind: 'latency', primary: 'p99' },
+  { id: 'f-e2e-latency', title: 'f) end-to-end latency (EndToEndLatency: produce -> consume, one in flight), 1 KiB, acks=1', kind: 'latency', primary: 'p99' },
+];
+
+export type Metrics = Record<string, number | null>;
+
+export interface Row {
+  workload: WorkloadId;
+  system: SystemName;
+  run: number;
+  metrics: Metrics;
+  notes?: string[];
+  error?: string;
+}
+
+/** What Runnel stored in this run, handed to the raw driver so it writes the same bytes. */
+export interface RawHint {
+  recordsPerBatch: number;
+  samples: RawBatch[];
+}
+
+export interface Ctx {
+  counts: Counts;
+  run: number;
+  hints: Map<WorkloadId, RawHint>;
+  log: (msg: string) => void;
+}
+
+// ------------------------------------------------------------------ helpers ---
+
+const DEPTH = 5; // max.in.flight.requests.per.connection of the Java producer
+const BIG_BATCH = { acks: 1, 'batch.size': 1048576, 'linger.ms': 0 };
+
+export const topicName = (w: string, run: number): string => `bench-${w}-r${run}-${randomBytes(3).toString('hex')}`;
+
+const BENCH_JAVA = path.join(CACHE_DIR, 'bench-java');
+const CONSUMER_SRC = path.join(REPO_ROOT, 'bench', 'java', 'AssignConsumerPerf.java');
+
+export async function ensureBenchJava(): Promise<void> {
+  const cls = path.join(BENCH_JAVA, 'AssignConsumerPerf.class');
+  if (fs.existsSync(cls) && fs.statSync(cls).mtimeMs >= fs.statSync(CONSUMER_SRC).mtimeMs) return;
+  fs.mkdirSync(BENCH_JAVA, { recursive: true });
+  const r = await runCommand('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', BENCH_JAVA, '-cp', path.join(CACHE_DIR, 'java', 'lib', '*'), CONSUMER_SRC], {
+    timeoutMs: 120_000,
+  });
+  if (r.code !== 0) throw new Error(`javac AssignConsumerPerf failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+function valueRecords(n: number, size: number): Array<{ key: null; value: Buffer }> {
+  // ProducerPerformance's payload: random upper-case letters.
+  const v = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) v[i] = 65 + Math.floor(Math.random() * 26);
+  return Array.from({ length: n }, () => ({ key: null, value: v }));
+}
+
+function perfMetrics(r: Omit<ProducerPerfResult, 'raw'>): Metrics {
+  return {
+    records: r.records,
+    recordsPerSec: r.recordsPerSec,
+    mbPerSec: r.mbPerSec,
+    avgLatencyMs: r.avgLatencyMs,
+    p50: r.p50,
+    p99: r.p99,
+    p999: r.p999,
+  };
+}
+
+const PERF_LINE =
+  /^(\d+) (steady state )?records sent, ([\d.]+) records\/sec \(([\d.]+) MB\/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th\.$/;
+
+type PerfLine = Omit<ProducerPerfResult, 'raw'>;
+
+/**
+ * ProducerPerformance with --warmup-records: the first `warmup` records are
+ * left out of the steady-state summary (the producer JVM's own JIT and
+ * connection set-up would otherwise dominate short runs and the tail latency).
+ * Returns the steady-state line (all records when warmup is 0) and the overall one.
+ */
+export async function producerPerfSteady(o: {
+  bootstrap: string;
+  topic: string;
+  numRecords: number;
+  warmup: number;
+  recordSize: number;
+  throughput?: number;
+  props: Record<string, string | number>;
+}): Promise<{ steady: PerfLine; overall: PerfLine }> {
+  const args = ['--topic', o.topic, '--num-records', String(o.numRecords), '--record-size', String(o.recordSize), '--throughput', String(o.throughput ?? -1)];
+  if (o.warmup > 0) args.push('--warmup-records', String(o.warmup));
+  args.push('--command-property', `bootstrap.servers=${o.bootstrap}`, ...Object.entries(o.props).map(([k, v]) => `${k}=${v}`));
+  const raw = await runJava('org.apache.kafka.tools.ProducerPerformance', args, { timeoutMs: 600_000, jvmArgs: ['-Xmx1g'] });
+  let overall: PerfLine | null = null;
+  let steady: PerfLine | null = null;
+  for (const line of raw.stdout.split('\n')) {
+    const m = PERF_LINE.exec(line.trim());
+    if (!m) continue;
+    const n = [m[1], ...m.slice(3)].map(Number);
+    const v: PerfLine = { records: n[0]!, recordsPerSec: n[1]!, mbPerSec: n[2]!, avgLatencyMs: n[3]!, maxLatencyMs: n[4]!, p50: n[5]!, p95: n[6]!, p99: n[7]!, p999: n[8]! };
+    if (m[2]) steady = v;
+    else overall = v;
+  }
+  if (!overall || (o.warmup > 0 && !steady)) {
+    throw new Error(`ProducerPerformance printed no summary (code ${raw.code}):\n${raw.stdout.slice(-2000)}\n${raw.stderr.slice(-4000)}`);
+  }
+  return { steady: steady ?? overall, overall };
+}
+
+/** Warm-up records for a throughput run: 10 % of it. */
+const warmupOf = (n: number): number => Math.floor(n / 10);
+
+interface ProduceSpec {
+  partitions: number;
+  producers: number;
+  recordsPerProducer: number;
+  recordSize: number;
+  props: Record<string, string | number>;
+  compressed: boolean;
+}
+
+function produceSpec(w: WorkloadId, c: Counts): ProduceSpec {
+  switch (w) {
+    case 'a-produce-1p':
+      return { partitions: 1, producers: 1, recordsPerProducer: c.a, recordSize: 1024, props: BIG_BATCH, compressed: false };
+    case 'b-produce-16p':
+      return { partitions: 16, producers: c.bProducers, recordsPerProducer: c.bPerProducer, recordSize: 1024, props: BIG_BATCH, compressed: false };
+    case 'c-produce-defaults':
+      return { partitions: 1, producers: 1, recordsPerProducer: c.c, recordSize: 1024, props: {}, compressed: false };
+    case 'd-zstd-100B':
+      return { partitions: 1, producers: 1, recordsPerProducer: c.d, recordSize: 100, props: { ...BIG_BATCH, 'compression.type': 'zstd' }, compressed: true };
+    case 'd-lz4-100B':
+      return { partitions: 1, producers: 1, recordsPerProducer: c.d, recordSize: 100, props: { ...BIG_BATCH, 'compression.type': 'lz4' }, compressed: true };
+    default:
+      throw new Error(`${w} is not a produce workload`);
+  }
+}
+
+// ------------------------------------------------------------ produce (a-d) ---
+
+/**
+ * Produces per the workload on `sys`, measures memory/storage per record and
+ * (for a and b) the consumer reading it all back. Returns the produce row and
+ * the consume row (if any). The topic is deleted afterwards.
+ */
+export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<Row[]> {
+  const spec = produceSpec(w, ctx.counts);
+  const total = spec.producers * spec.recordsPerProducer;
+  const topic = topicName(w, ctx.run);
+  const consumeId: WorkloadId | null = w === 'a-produce-1p' ? 'e-consume-a' : w === 'b-produce-16p' ? 'e-consume-b' : null;
+  const rows: Row[] = [];
+  const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  rows.push(row);
+  try {
+    await sys.createTopic(topic, spec.partitions);
+    const mem0 = await sys.usedMemory();
+    const cpu0 = cpuMark(sys.pids() as Record<string, number>);
+    if (sys.name === 'raw') {
+      const batches = rawBatchesFor(w, spec, ctx, row);
+      const r = await rawProduce({
+        port: sys.redisPort,
+        streams: Array.from({ length: spec.partitions }, (_, p) => streamKey(topic, p)),
+        connections: spec.producers,
+        depth: DEPTH,
+        batches,
+        totalRecords: total,
+        recordSize: spec.recordSize,
+        minSeconds: ctx.counts.rawMinSeconds,
+        maxWireBytes: ctx.counts.rawMaxMiB * 1048576,
+      });
+      Object.assign(row.metrics, { records: r.records, recordsPerSec: r.recordsPerSec, mbPerSec: r.mbPerSec });
+      if (r.records > total) row.notes!.push(`kept producing past the workload's record count until ${ctx.counts.rawMinSeconds} s had passed or ${ctx.counts.rawMaxMiB} MiB were written`);
+    } else if (spec.producers === 1) {
+      const r = await producerPerfSteady({ bootstrap: sys.bootstrap, topic, numRecords: total, warmup: warmupOf(total), recordSize: spec.recordSize, props: spec.props });
+      Object.assign(row.metrics, perfMetrics(r.steady), { records: r.overall.records, overallRecordsPerSec: r.overall.recordsPerSec });
+    } else {
+      Object.assign(row.metrics, await parallelProducers(sys, topic, spec));
+    }
+    const records = row.metrics.records ?? total;
+    Object.assign(row.metrics, cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), records));
+    const mem1 = await sys.usedMemory();
+    if (mem0 !== null && mem1 !== null) row.metrics.redisBytesPerRecord = (mem1 - mem0) / records;
+    const streamBytes = await sys.streamBytes(topic, spec.partitions);
+    if (streamBytes !== null) row.metrics.streamBytesPerRecord = streamBytes / records;
+    const logBytes = await sys.logBytes(topic, spec.partitions);
+    if (logBytes !== null) row.metrics.logBytesPerRecord = logBytes / records;
+    const entries = await sys.entries(topic, spec.partitions);
+    if (entries) row.metrics.recordsPerBatch = records / entries;
+    row.metrics.payloadBytesPerRecord = spec.recordSize;
+    if (sys.name === 'runnel' && entries) {
+      ctx.hints.set(w, { recordsPerBatch: records / entries, samples: await sys.sampleBatches(topic, 0, 20) });
+    }
+    if (consumeId) rows.push(await runConsume(sys, consumeId, topic, spec, records, ctx));
+  } catch (e) {
+    row.error = errText(e);
+  } finally {
+    await sys.deleteTopic(topic, spec.partitions).catch(() => undefined);
+  }
+  return rows;
+}
+
+/**
+ * CPU cost per record: microseconds of CPU of the broker process, of Redis,
+ * and of the load generator (this process + the producer JVMs it ran, from
+ * cutime/cstime) per record; "machine" is every process on the box (other
+ * tenants included) and is kept in the JSON only.
+ */
+function cpuMetrics(d: CpuDelta, records: number): Metrics {
+  const us = (s: number | null | undefined): number | null => (s === null || s === undefined ? null : (s * 1e6) / records);
+  const cores = (s: number | null | undefined): number | null => (s === null || s === undefined ? null : s / d.wallS);
+  return {
+    brokerCpuUsPerRecord: us(d.procs.broker),
+    redisCpuUsPerRecord: us(d.procs.redis),
+    clientCpuUsPerRecord: us(d.client),
+    machineCpuUsPerRecord: us(d.machine),
+    brokerCores: cores(d.procs.broker),
+    redisCores: cores(d.procs.redis),
+    clientCores: cores(d.client),
+    machineCores: cores(d.machine),
+  };
+}
+
+function rawBatchesFor(w: WorkloadId, spec: ProduceSpec, ctx: Ctx, row: Row): RawBatch[] {
+  const hint = ctx.hints.get(w);
+  if (spec.compressed) {
+    if (!hint || hint.samples.length === 0) throw new Error('no compressed batches from the Runnel run of this workload to replay');
+    row.notes!.push(`replays the ${hint.samples.length} newest compressed batches Runnel stored in the same run`);
+    row.metrics.rawBatchRecords = hint.samples.reduce((a, b) => a + b.records, 0) / hint.samples.length;
+    return hint.samples;
+  }
+  // Same batch sizes as Runnel stored (record counts of its newest batches),
+  // built with buildBatch(): batch sizes matter, e.g. for jemalloc size classes.
+  if (hint && hint.samples.length) {
+    const built = new Map<number, Buffer>();
+    const out = hint.samples.map((s) => {
+      let bytes = built.get(s.records);
+      if (!bytes) built.set(s.records, (bytes = buildBatch(valueRecords(s.records, spec.recordSize))));
+      return { bytes, records: s.records };
+    });
+    row.notes!.push(`cycles through buildBatch() batches with the record counts of the ${out.length} newest batches Runnel stored in the same run`);
+    row.metrics.rawBatchRecords = out.reduce((a, b) => a + b.records, 0) / out.length;
+    return out;
+  }
+  // No Runnel run: what the Java producer's batch.size allows (~1034 bytes per 1 KiB record).
+  const n = Math.max(1, Math.floor(Number(spec.props['batch.size'] ?? 16384) / (spec.recordSize + 10)));
+  row.notes!.push(`batches of ${n} x ${spec.recordSize} B (batch.size fallback: no Runnel run)`);
+  row.metrics.rawBatchRecords = n;
+  return [{ bytes: buildBatch(valueRecords(n, spec.recordSize)), records: n }];
+}
+
+async function parallelProducers(sys: System, topic: string, spec: ProduceSpec): Promise<Metrics> {
+  const n = spec.recordsPerProducer;
+  const done = await Promise.all(
+    Array.from({ length: spec.producers }, async () => {
+      const r = await producerPerfSteady({ bootstrap: sys.bootstrap, topic, numRecords: n, warmup: warmupOf(n), recordSize: spec.recordSize, props: spec.props });
+      return { r: r.steady, all: r.overall, end: Date.now() };
+    }),
+  );
+  const results = done.map((d) => d.r);
+  // Aggregate over the union of the producers' steady-state send windows: each
+  // window ends when its process exits and lasts records/rate (JVM start-up and
+  // warm-up records excluded).
+  const windows = done.map(({ r, end }) => ({ start: end - (r.records / r.recordsPerSec) * 1000, end }));
+  const span = (Math.max(...windows.map((x) => x.end)) - Math.min(...windows.map((x) => x.start))) / 1000;
+  const records = results.reduce((a, r) => a + r.records, 0);
+  const allRecords = done.reduce((a, d) => a + d.all.records, 0);
+  const sorted = (k: 'p50' | 'p99' | 'p999') => results.map((r) => r[k]).sort((a, b) => a - b);
+  return {
+    records: allRecords,
+    steadyRecords: records,
+    recordsPerSec: records / span,
+    mbPerSec: (records * spec.recordSize) / 1048576 / span,
+    sumOfProducerRates: results.reduce((a, r) => a + r.recordsPerSec, 0),
+    avgLatencyMs: results.reduce((a, r) => a + r.avgLatencyMs, 0) / results.length,
+    p50: sorted('p50')[results.length >> 1]!,
+    p99: Math.max(...sorted('p99')),
+    p999: Math.max(...sorted('p999')),
+  };
+}
+
+// ------------------------------------------------------------------ consume ---
+
+async function runConsume(sys: System, w: WorkloadId, topic: string, spec: ProduceSpec, records: number, ctx: Ctx): Promise<Row> {
+  const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  try {
+    if (sys.name === 'raw') {
+      const r = await rawConsume({ port: sys.redisPort, streams: Array.from({ length: spec.partitions }, (_, p) => streamKey(topic, p)), recordSize: spec.recordSize });
+      Object.assign(row.metrics, { records: r.records, recordsPerSec: r.recordsPerSec, mbPerSec: r.mbPerSec });
+      row.notes!.push('XRANGE COUNT 8, one request in flight');
+      return row;
+    }
+    const r = await runJava('AssignConsumerPerf', [sys.bootstrap, topic, String(records)], {
+      classpath: [BENCH_JAVA],
+      jvmArgs: ['-Xmx1g'],
+      timeoutMs: 300_000,
+    });
+    const m = /RESULT records=(\d+) bytes=(\d+) ms=([\d.]+)/.exec(r.stdout);
+    if (!m) throw new Error(`AssignConsumerPerf printed no result (code ${r.code}):\n${r.stdout.slice(-1000)}\n${r.stderr.slice(-3000)}`);
+    const [n, bytes, ms] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (n < records) row.notes!.push(`read ${n} of ${records} records`);
+    Object.assign(row.metrics, { records: n, recordsPerSec: n / (ms / 1000), mbPerSec: bytes / 1048576 / (ms / 1000) });
+    if (sys.groups) {
+      try {
+        const cp = await consumerPerf({ bootstrap: sys.bootstrap, topic, numRecords: records, group: `bench-${randomBytes(3).toString('hex')}`, timeoutMs: 300_000 });
+        // Fetch time only: rebalance time (group join, initial rebalance delay) is reported apart.
+        row.metrics.consumerPerfRecordsPerSec = cp.fetchMs > 0 ? cp.records / (cp.fetchMs / 1000) : null;
+        row.metrics.consumerPerfMbPerSec = cp.fetchMs > 0 ? cp.mb / (cp.fetchMs / 1000) : null;
+        row.metrics.consumerPerfRebalanceMs = cp.rebalanceMs;
+      } catch (e) {
+        row.notes!.push(`ConsumerPerformance failed: ${errText(e).slice(0, 200)}`);
+      }
+    } else {
+      row.notes!.push('ConsumerPerformance skipped: no consumer-group APIs');
+    }
+  } catch (e) {
+    row.error = errText(e);
+  }
+  return row;
+}
+
+// ------------------------------------------------------------------ latency ---
+
+export async function runAckLatency(sys: System, ctx: Ctx): Promise<Row> {
+  const w: WorkloadId = 'f-ack-latency';
+  const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  const topic = topicName(w, ctx.run);
+  try {
+    await sys.createTopic(topic, 1);
+    if (sys.name === 'raw') {
+      const r = await rawAckLatencyAtRate({ port: sys.redisPort, stream: streamKey(topic, 0), rate: ctx.counts.rate, count: ctx.counts.rateRecords, batch: buildBatch(valueRecords(1, 1024)) });
+      Object.assign(row.metrics, { avgLatencyMs: r.avg, p50: r.p50, p99: r.p99, p999: r.p999, records: r.count });
+      row.notes!.push('one 1-record batch per XADD, open loop at the fixed rate');
+    } else {
+      // 3 s of warm-up at the rate, left out of the percentiles.
+      const warmup = ctx.counts.rate * 3;
+      const r = await producerPerfSteady({
+        bootstrap: sys.bootstrap,
+        topic,
+        numRecords: ctx.counts.rateRecords + warmup,
+        warmup,
+        recordSize: 1024,
+        throughput: ctx.counts.rate,
+        props: { acks: 1, 'linger.ms': 0 },
+      });
+      Object.assign(row.metrics, perfMetrics(r.steady), { maxLatencyMs: r.steady.maxLatencyMs, overallP99: r.overall.p99, overallMaxLatencyMs: r.overall.maxLatencyMs });
+      row.metrics.rate = ctx.counts.rate;
+    }
+  } catch (e) {
+    row.error = errText(e);
+  } finally {
+    await sys.deleteTopic(topic, 1).catch(() => undefined);
+  }
+  return row;
+}
+
+/** Parses EndToEndLatency's `Avg latency: X ms` and `Percentiles: 50th = a, 99th = b, 99.9th = c`. */
+export function parseEndToEnd(stdout: string): Metrics | null {
+  const avg = /Avg latency: ([\d.]+) ms/.exec(stdout);
+  const p = /Percentiles: 50th = ([\d.]+), 99th = ([\d.]+), 99\.9th = ([\d.]+)/.exec(stdout);
+  if (!avg || !p) return null;
+  return { avgLatencyMs: Number(avg[1]), p50: Number(p[1]), p99: Number(p[2]), p999: Number(p[3]) };
+}
+
+export async function runEndToEnd(sys: System, ctx: Ctx): Promise<Row> {
+  const w: WorkloadId = 'f-e2e-latency';
+  const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  const topic = topicName(w, ctx.run);
+  try {
+    await sys.createTopic(topic, 1);
+    if (sys.name === 'raw') {
+      const r = await rawEndToEnd({ port: sys.redisPort, stream: streamKey(topic, 0), count: ctx.counts.e2e, batch: buildBatch(valueRecords(1, 1024)) });
+      Object.assign(row.metrics, { avgLatencyMs: r.avg, p50: r.p50, p99: r.p99, p999: r.p999, records: r.count });
+      row.notes!.push('XADD then a blocking XREAD on a second connection returns it; one in flight');
+    } else {
+      const r = await runJava(
+        'org.apache.kafka.tools.EndToEndLatency',
+        ['--bootstrap-server', sys.bootstrap, '--topic', topic, '--num-records', String(ctx.counts.e2e), '--producer-acks', '1', '--record-size', '1024'],
+        { jvmArgs: ['-Xmx1g'], timeoutMs: 300_000 },
+      );
+      const m = parseEndToEnd(r.stdout);
+      if (!m) throw new Error(`EndToEndLatency printed no summary (code ${r.code}):\n${r.stdout.slice(-1000)}\n${r.stderr.slice(-3000)}`);
+      Object.assign(row.metrics, m, { records: ctx.counts.e2e });
+      if (r.code !== 0) {
+        const why = /UnsupportedVersionException: (.*)/.exec(r.stderr)?.[1] ?? `exit code ${r.code}`;
+        row.notes!.push(`EndToEndLatency exited ${r.code} after printing its summary (${why})`);
+      }
+    }
+  } catch (e) {
+    row.error = errText(e);
+  } finally {
+    await sys.deleteTopic(topic, 1).catch(() => undefined);
+  }
+  return row;
+}
+
+// ------------------------------------------------------------------- warm-up ---
+
+/** Unmeasured produce + consume so both JITs are warm before the first measured run. */
+export async function warmUp(sys: System, records: number): Promise<void> {
+  if (records <= 0) return;
+  const topic = topicName('warmup', 0);
+  try {
+    await sys.createTopic(topic, 1);
+    if (sys.name === 'raw') {
+      await rawProduce({ port: sys.redisPort, streams: [streamKey(topic, 0)], connections: 1, depth: DEPTH, batches: [{ bytes: buildBatch(valueRecords(100, 1024)), records: 100 }], totalRecords: records, recordSize: 1024 });
+    } else {
+      await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: records, recordSize: 1024, props: BIG_BATCH });
+      await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: Math.ceil(records / 4), recordSize: 1024 });
+      await runJava('AssignConsumerPerf', [sys.bootstrap, topic, String(records)], { classpath: [BENCH_JAVA], jvmArgs: ['-Xmx1g'], timeoutMs: 120_000 });
+    }
+  } finally {
+    await sys.deleteTopic(topic, 1).catch(() => undefined);
+  }
+}
+
+export function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

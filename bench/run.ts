@@ -1,0 +1,271 @@
+// Runnel benchmark suite: Runnel vs Apache Kafka vs the raw-Redis ceiling.
+//
+//   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
+//   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
+//
+// Options: --runs N, --only a,c,f (workload letters), --systems kafka,runnel,raw, --b-producers N,
+//          --profile / --no-profile, --no-archiver, --no-readme.
+//          --report <results.json> re-renders the tables/charts/README of a finished run.
+// See bench/README.md.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT, runCommand } from '../test/helpers/procs.js';
+import { machineInfo, softwareInfo } from './lib/machine.js';
+import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/profile.js';
+import { computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
+import { fmt } from './lib/stats.js';
+import { SYSTEM_LABEL, startKafkaSystem, startRawSystem, startRunnelSystem, type System, type SystemName } from './lib/systems.js';
+import {
+  ensureBenchJava,
+  errText,
+  FULL,
+  QUICK,
+  runAckLatency,
+  runEndToEnd,
+  runProduce,
+  warmUp,
+  WORKLOADS,
+  type Ctx,
+  type Row,
+  type WorkloadId,
+} from './lib/workloads.js';
+
+interface Args {
+  quick: boolean;
+  runs: number;
+  only: Set<string> | null;
+  systems: SystemName[];
+  profile: boolean;
+  archiver: boolean;
+  readme: boolean;
+  bProducers: number | null;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { quick: false, runs: 0, only: null, systems: [...SYSTEM_ORDER], profile: true, archiver: true, readme: true, bProducers: null };
+  let profileSet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i]!;
+    const val = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${x} needs a value`);
+      return v;
+    };
+    if (x === '--quick') a.quick = true;
+    else if (x === '--runs') a.runs = Number(val());
+    else if (x === '--only') a.only = new Set(val().split(',').map((s) => s.trim().toLowerCase()));
+    else if (x === '--systems') a.systems = val().split(',').map((s) => s.trim()) as SystemName[];
+    else if (x === '--profile') (a.profile = true), (profileSet = true);
+    else if (x === '--no-profile') (a.profile = false), (profileSet = true);
+    else if (x === '--no-archiver') a.archiver = false;
+    else if (x === '--no-readme') a.readme = false;
+    else if (x === '--b-producers') a.bProducers = Number(val());
+    else throw new Error(`unknown option ${x}`);
+  }
+  if (a.quick && !profileSet) a.profile = false;
+  if (!a.runs) a.runs = a.quick ? 1 : 3;
+  for (const s of a.systems) if (!SYSTEM_ORDER.includes(s)) throw new Error(`unknown system ${s}`);
+  return a;
+}
+
+const t0 = Date.now();
+const log = (msg: string): void => {
+  process.stderr.write(`[bench +${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${msg}\n`);
+};
+
+function summaryLine(r: Row): string {
+  if (r.error) return `ERROR ${r.error.split('\n')[0]!.slice(0, 200)}`;
+  const m = r.metrics;
+  if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
+    const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
+    const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
+    return `${fmt(m.recordsPerSec, 0)} records/s, ${fmt(m.mbPerSec, 1)} MiB/s${lat}${mem}`;
+  }
+  return `p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, p99.9 ${fmt(m.p999, 2)} ms, avg ${fmt(m.avgLatencyMs, 2)} ms`;
+}
+
+async function archiverHook(quick: boolean, counts: typeof FULL): Promise<ArchiverResult> {
+  const entry = path.join(REPO_ROOT, 'bench', 'archiver', 'bench.mjs');
+  if (!fs.existsSync(entry)) return { available: false, note: 'not available (bench/archiver has no runnable entry bench/archiver/bench.mjs)' };
+  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'archiver', 'src', 'bin.js'))) {
+    return { available: false, note: 'not available (dist/archiver/src/bin.js not built)' };
+  }
+  // bench/archiver/bench.mjs belongs to the archiver's owner and writes its own
+  // results.json; keep whatever is there.
+  const own = path.join(REPO_ROOT, 'bench', 'archiver', 'results.json');
+  const saved = fs.existsSync(own) ? fs.readFileSync(own) : null;
+  const args = [entry, '--records100', String(counts.archiver100), '--records1k', String(counts.archiver1k), '--targets', 'local'];
+  try {
+    const r = await runCommand(process.execPath, args, { timeoutMs: quick ? 150_000 : 600_000, logName: 'bench-archiver' });
+    const results = (r.stderr + '\n' + r.stdout)
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return null;
+        }
+      })
+      .filter((x): x is Record<string, unknown> => !!x && 'recordsPerSec' in x);
+    const note = `bench/archiver/bench.mjs --records100 ${counts.archiver100} --records1k ${counts.archiver1k} --targets local (one run; Redis -> zstd Parquet -> Delta on local disk, 4 partitions; S3 target skipped)`;
+    if (r.code !== 0 || results.length === 0) {
+      return { available: true, note, results, error: `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}: ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}` };
+    }
+    return { available: true, note, results };
+  } finally {
+    if (saved) fs.writeFileSync(own, saved);
+    else fs.rmSync(own, { force: true });
+  }
+}
+
+/** `--report <results.json>`: re-renders the Markdown, charts and README section of a finished run. */
+function rerender(file: string): number {
+  const r = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResult;
+  const full = r.mode === 'full' && r.systems.length === SYSTEM_ORDER.length;
+  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? path.join(REPO_ROOT, 'bench', 'README.md') : null);
+  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full ? ' and bench/README.md' : ''}`);
+  return 0;
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--report') return rerender(argv[1] ?? '');
+  const args = parseArgs(argv);
+  const base = args.quick ? QUICK : FULL;
+  // Same total records for b whatever the number of producers.
+  const counts = args.bProducers ? { ...base, bProducers: args.bProducers, bPerProducer: Math.ceil((base.bProducers * base.bPerProducer) / args.bProducers) } : base;
+  if (args.only?.has('e')) args.only.add('a').add('b');
+  // e) is measured on what a) and b) wrote.
+  const letter = (w: WorkloadId): string => (w === 'e-consume-a' ? 'a' : w === 'e-consume-b' ? 'b' : w[0]!);
+  const want = (w: WorkloadId): boolean => !args.only || args.only.has(letter(w));
+  log(`mode ${args.quick ? 'quick' : 'full'}, ${args.runs} run(s), systems ${args.systems.join(', ')}, ${os.availableParallelism()} cores`);
+
+  await ensureBenchJava();
+  const machine = machineInfo();
+  const software = await softwareInfo();
+  log(`software: ${JSON.stringify(software)}`);
+
+  const systems = new Map<SystemName, System>();
+  const rows: Row[] = [];
+  const settings: BenchResult['settings'] = {};
+  const profiles: ProfileResult[] = [];
+  let archiver: ArchiverResult = { available: false, note: 'skipped (--no-archiver)' };
+  try {
+    log('starting systems');
+    const starters: Record<SystemName, () => Promise<System>> = { kafka: startKafkaSystem, runnel: () => startRunnelSystem(), raw: startRawSystem };
+    for (const s of args.systems) {
+      systems.set(s, await starters[s]());
+      settings[s] = await systems.get(s)!.describe();
+      log(`${SYSTEM_LABEL[s]} up${systems.get(s)!.bootstrap ? ` at ${systems.get(s)!.bootstrap}` : ''}: ${JSON.stringify(settings[s])}`);
+    }
+    if (counts.warmup > 0) {
+      for (const s of systems.values()) {
+        log(`warm-up ${SYSTEM_LABEL[s.name]} (${counts.warmup} records, not measured)`);
+        await warmUp(s, counts.warmup).catch((e) => log(`warm-up ${s.name} failed: ${errText(e)}`));
+      }
+    }
+
+    const produceIds: WorkloadId[] = ['a-produce-1p', 'b-produce-16p', 'c-produce-defaults', 'd-zstd-100B', 'd-lz4-100B'];
+    for (let run = 1; run <= args.runs; run++) {
+      const ctx: Ctx = { counts, run, hints: new Map(), log };
+      // Alternate the order so no system always runs right after another one's
+      // cleanup; raw always follows Runnel (it replays what Runnel stored).
+      const order: SystemName[] = (run % 2 ? ['kafka', 'runnel', 'raw'] : ['runnel', 'raw', 'kafka']).filter((s) => systems.has(s as SystemName)) as SystemName[];
+      for (const w of produceIds.filter(want)) {
+        for (const s of order) {
+          const out = await runProduce(systems.get(s)!, w, ctx);
+          for (const r of out) {
+            rows.push(r);
+            log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+          }
+        }
+      }
+      for (const [w, fn] of [
+        ['f-ack-latency', runAckLatency],
+        ['f-e2e-latency', runEndToEnd],
+      ] as const) {
+        if (!want(w)) continue;
+        for (const s of order) {
+          const r = await fn(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+    }
+  } finally {
+    log('stopping systems');
+    for (const s of systems.values()) await s.stop().catch((e) => log(`stop ${s.name}: ${errText(e)}`));
+  }
+
+  if (args.profile && args.systems.includes('runnel')) {
+    for (const w of ['a', 'c', 'e'] as const) {
+      if (args.only && !args.only.has(w)) continue;
+      log(`profiling Runnel on workload ${w} (node --cpu-prof)`);
+      const dir = path.join(REPO_ROOT, '.cache', 'bench-prof');
+      const p = await (w === 'e' ? profileRunnelConsume(counts, dir) : profileRunnel(w, counts, dir)).catch(
+        (e): ProfileResult => ({ workload: w, file: '', recordsPerSec: null, summary: null, error: errText(e) }),
+      );
+      profiles.push(p);
+      if (p.summary) {
+        const top = p.summary.top.slice(0, 5).map((t) => `${t.fn} ${t.selfPct.toFixed(1)}%`).join(', ');
+        log(`profile ${w}: ${p.file} — GC ${p.summary.gcPct.toFixed(1)}%; top self: ${top}`);
+      } else log(`profile ${w}: ${p.error}`);
+    }
+  }
+
+  if (args.archiver && (!args.only || args.only.has('h'))) {
+    log('archiver hook (h)');
+    archiver = await archiverHook(args.quick, counts).catch((e) => ({ available: true, note: 'bench/archiver/bench.mjs', error: errText(e) }));
+    log(`archiver: ${archiver.error ? `ERROR ${archiver.error}` : archiver.note} ${JSON.stringify(archiver.results ?? [])}`);
+  }
+
+  const medians = computeMedians(rows);
+  const failures: string[] = [];
+  for (const w of WORKLOADS.filter((x) => want(x.id))) {
+    for (const s of args.systems) {
+      const v = medians[w.id]?.[s]?.[w.primary];
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        const errs = rows.filter((r) => r.workload === w.id && r.system === s && r.error).map((r) => r.error!.split('\n')[0]);
+        failures.push(`${w.id} on ${SYSTEM_LABEL[s]}: no ${w.primary}${errs.length ? ` (${errs[0]})` : ''}`);
+      }
+    }
+  }
+  if (archiver.available && !(archiver.results ?? []).length) failures.push(`h-archiver: no number (${archiver.error ?? 'no results'})`);
+
+  const result: BenchResult = {
+    timestamp: new Date().toISOString(),
+    mode: args.quick ? 'quick' : 'full',
+    runs: args.runs,
+    durationSec: (Date.now() - t0) / 1000,
+    counts,
+    machine,
+    software,
+    settings,
+    systems: args.systems,
+    rows,
+    medians,
+    profiles,
+    archiver,
+    failures,
+  };
+  const updateReadme = !args.quick && args.readme && !args.only && args.systems.length === SYSTEM_ORDER.length;
+  const out = writeOutputs(result, path.join(REPO_ROOT, 'bench', 'results'), updateReadme ? path.join(REPO_ROOT, 'bench', 'README.md') : null);
+  process.stdout.write(`\n${markdown(result, path.basename(out.md, '.md'))}\n`);
+  log(`wrote ${path.relative(REPO_ROOT, out.json)} and ${path.relative(REPO_ROOT, out.md)}${updateReadme ? ' and bench/README.md' : ''}`);
+  if (failures.length) {
+    log(`FAILED: ${failures.length} workload(s) produced no number:\n  ${failures.join('\n  ')}`);
+    return 1;
+  }
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  },
+);
