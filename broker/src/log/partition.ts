@@ -151,7 +151,7 @@ export class Partition {
     const hw = this.highWatermark;
     if (offset < this.logStartOffset || offset > hw) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
     if (offset === hw) return [];
-    const count = Math.max(1, Math.min(1000, Math.ceil(maxBytes / this.avgBatchBytes)));
+    const count = Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
     let batches: StoredBatch[];
     try {
       batches = await this.store.read(this.tp, offset, count);

@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { RunnelError } from '../../errors.js';
 import type { AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { Keys, baseOfEntryId, entryId } from './keys.js';
+import { AppendConnection, parseAppendTarget } from './append-connection.js';
 
 type RawEntry = [Buffer, Buffer[]];
 
@@ -31,6 +32,8 @@ const isFenceError = (e: unknown): boolean => e instanceof Error && /equal or sm
 export class RedisLogStore implements LogStore {
   readonly redis: Redis;
   private readonly keys: Keys;
+  /** Zero-copy append path; null for URLs it does not speak (then ioredis appends). */
+  private readonly appender: AppendConnection | null;
 
   constructor(url: string, prefix: string, options: RedisOptions = {}) {
     this.keys = new Keys(prefix);
@@ -45,6 +48,8 @@ export class RedisLogStore implements LogStore {
       ...options,
     });
     this.redis.on('error', () => { /* surfaced per command; reconnect is automatic */ });
+    const target = parseAppendTarget(url);
+    this.appender = target ? new AppendConnection(target) : null;
   }
 
   async connect(): Promise<void> {
@@ -105,7 +110,12 @@ export class RedisLogStore implements LogStore {
 
   async append(tp: TopicPartition, baseOffset: number, batch: Buffer): Promise<AppendResult> {
     try {
-      await this.redis.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
+      if (this.appender) {
+        const reply = await this.appender.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
+        if (reply instanceof Error) throw reply;
+      } else {
+        await this.redis.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
+      }
       return 'ok';
     } catch (e) {
       if (isFenceError(e)) return 'fenced';
@@ -113,17 +123,19 @@ export class RedisLogStore implements LogStore {
     }
   }
 
+  /**
+   * A sequential consumer fetches from a batch boundary, so one inclusive
+   * XRANGE usually answers; only when the first entry starts past `offset`
+   * is the batch containing it looked up with XREVRANGE.
+   */
   async read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> {
     const key = this.keys.log(tp);
     const id = entryId(offset);
     try {
-      const [containing, after] = await Promise.all([
-        this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
-        this.redis.xrangeBuffer(key, `(${id}`, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>,
-      ]);
-      const first = toBatches(containing);
-      const rest = toBatches(after);
-      return first.length ? [first[0]!, ...rest].slice(0, count) : rest;
+      const from = toBatches(await (this.redis.xrangeBuffer(key, id, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+      if (from.length > 0 && from[0]!.baseOffset === offset) return from;
+      const containing = toBatches(await (this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>));
+      return containing.length ? [containing[0]!, ...from].slice(0, count) : from;
     } catch (e) {
       throw storageError(e);
     }
@@ -174,10 +186,18 @@ export class RedisLogStore implements LogStore {
     return (await guard(this.redis.get(this.keys.clusterId))) ?? fresh;
   }
 
+  /** WAIT / WAITAOF on the connection that carried the appends, so they cover them. */
+  private async call(args: string[]): Promise<unknown> {
+    if (!this.appender) return this.redis.call(args[0]!, ...args.slice(1));
+    const reply = await this.appender.command(args);
+    if (reply instanceof Error) throw reply;
+    return reply;
+  }
+
   async waitReplicas(replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
     if (aof) {
       try {
-        const [local, remote] = (await this.redis.call('WAITAOF', '1', String(replicas), String(timeoutMs))) as [number, number];
+        const [local, remote] = (await this.call(['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];
         return { replicas: remote, aofLocal: local >= 1 };
       } catch (e) {
         // Servers without WAITAOF (Redis < 7.2) or without appendonly fall back to WAIT.
@@ -185,7 +205,7 @@ export class RedisLogStore implements LogStore {
       }
     }
     if (replicas <= 0) return { replicas: 0, aofLocal: false };
-    const n = (await guard(this.redis.call('WAIT', String(replicas), String(timeoutMs)))) as number;
+    const n = (await guard(this.call(['WAIT', String(replicas), String(timeoutMs)]))) as number;
     return { replicas: n, aofLocal: false };
   }
 
@@ -196,6 +216,7 @@ export class RedisLogStore implements LogStore {
   }
 
   async close(): Promise<void> {
+    this.appender?.close();
     this.redis.disconnect();
   }
 }

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { parseAppendTarget, parseReply } from '../../../broker/src/storage/redis/append-connection.js';
+
+describe('RESP reply parser', () => {
+  it('parses every reply type and reports incomplete input', () => {
+    const b = Buffer.from('+OK\r\n-ERR fenced\r\n:42\r\n$5\r\n12-1\n\r\n$-1\r\n*2\r\n:1\r\n:0\r\n');
+    const out: unknown[] = [];
+    let at = 0;
+    for (let r = parseReply(b, at); r; r = parseReply(b, at)) {
+      out.push(r.value);
+      at = r.next;
+    }
+    expect(out[0]).toBe('OK');
+    expect(out[1]).toBeInstanceOf(Error);
+    expect(out.slice(2)).toEqual([42, '12-1\n', null, [1, 0]]);
+    expect(at).toBe(b.length);
+    for (let cut = 1; cut < 8; cut++) expect(parseReply(Buffer.from('$5\r\nabcde\r\n').subarray(0, cut), 0)).toBeNull();
+    expect(parseReply(Buffer.from('*2\r\n:1\r\n'), 0)).toBeNull();
+  });
+
+  it('parses redis URLs it can serve and declines the rest', () => {
+    expect(parseAppendTarget('redis://:s3cret@10.0.0.5:6380/2')).toEqual({ host: '10.0.0.5', port: 6380, username: undefined, password: 's3cret', db: 2 });
+    expect(parseAppendTarget('redis://127.0.0.1')).toMatchObject({ host: '127.0.0.1', port: 6379 });
+    expect(parseAppendTarget('rediss://host:6379')).toBeNull();
+  });
+});
