@@ -7,6 +7,7 @@
 #   4. vitest --project unit
 #   5. vitest --project integration with RUNNEL_TEST_BACKEND=redis
 #   6. vitest --project integration with RUNNEL_TEST_BACKEND=valkey
+#   7. npm run bench -- --quick (smoke: each workload must yield a number)
 #      (RUNNEL_SKIP_PERF=1: the 1M-record perf test runs on redis only;
 #       RUNNEL_VALKEY_FILTER='<vitest -t pattern>' narrows this pass further)
 #
@@ -16,7 +17,7 @@
 #                                     the valkey pass is skipped.
 #   RUNNEL_GROUPS=0                   skip the consumer-group parts of the interop tests.
 #   RUNNEL_SKIP_INSTALL=1             skip step 1 (you know it is installed).
-#   RUNNEL_TEST_PHASES="unit redis valkey"  which vitest passes to run.
+#   RUNNEL_TEST_PHASES="unit redis valkey bench"  which phases to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -99,7 +100,7 @@ run_vitest() {
   if [ "$rc" != 0 ]; then FAILED_PHASES+=("$name"); fi
 }
 
-PHASES="${RUNNEL_TEST_PHASES:-unit redis valkey}"
+PHASES="${RUNNEL_TEST_PHASES:-unit redis valkey bench}"
 TARGET="${RUNNEL_TEST_TARGET:-runnel}"
 
 for phase in $PHASES; do
@@ -118,6 +119,17 @@ for phase in $PHASES; do
       filter=()
       if [ -n "${RUNNEL_VALKEY_FILTER:-}" ]; then filter=(-t "$RUNNEL_VALKEY_FILTER"); fi
       run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${filter[@]}"
+      ;;
+    bench)
+      # The benchmark's smoke mode: every workload must produce a number (never a speed threshold).
+      step "bench smoke: npm run bench -- --quick"
+      t=$(date +%s)
+      if npm run -s bench -- --quick; then
+        SUMMARY+=("bench --quick: every workload produced a number, $(elapsed "$t")")
+      else
+        SUMMARY+=("bench --quick: FAILED, $(elapsed "$t")")
+        FAILED_PHASES+=("bench")
+      fi
       ;;
     *)
       echo "unknown phase '$phase' in RUNNEL_TEST_PHASES" >&2
