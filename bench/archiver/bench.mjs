@@ -2,7 +2,7 @@
 // Archiver benchmark: Redis stream -> ZSTD Parquet -> Delta, to local disk and to an S3 server.
 //
 //   npm run build && bash test/setup/install-archiver.sh
-//   node bench/archiver/bench.mjs [--records100 N] [--records1k N] [--targets local,s3] [--workers N]
+//   node bench/archiver/bench.mjs [--records100 N] [--records1k N] [--targets local,s3] [--workers N] [--partitions N]
 //
 // For 100-byte and 1 KiB records it fills a fresh redis-server with Kafka RecordBatch v2
 // entries (1000 records per batch, uncompressed, realistic half-random values), runs one
@@ -33,6 +33,7 @@ const N1K = Number(args.records1k ?? 300_000);
 const TARGETS = (args.targets ?? 'local,s3').split(',');
 const WORKERS = args.workers ?? String(Math.max(1, os.availableParallelism() - 1));
 const PER_BATCH = 1000;
+const PARTITIONS = Number(args.partitions ?? 4);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function freePort() {
@@ -150,7 +151,7 @@ async function run(target, size, records) {
   const s3 = target === 's3' ? await startS3() : null;
   const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-bench-lake-'));
   const topic = `bench${size}`;
-  const partitions = 4;
+  const partitions = PARTITIONS;
   const { perPart, payload, stored } = await fill(redis.client, topic, partitions, records, size);
   const env = {
     ...process.env,
