@@ -30,6 +30,8 @@ export interface BrokerConfig {
   replicaWaitMs: number;
   /** How many stream entries to scan back from the tail to rebuild idempotent-producer state. */
   producerStateScanEntries: number;
+  /** ... and at most this many bytes of them. */
+  producerStateScanBytes: number;
   deleteTopicEnable: boolean;
   /** Leadership lease TTL: a killed broker's partitions move after at most this plus one tick. */
   brokerLeaseMs: number;
@@ -81,6 +83,7 @@ const SETTINGS: Setting[] = [
   { key: 'redis.acks.all.waitaof', field: 'acksAllWaitAof', kind: 'bool', default: 'false' },
   { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },
   { key: 'producer.state.scan.entries', field: 'producerStateScanEntries', kind: 'int', default: '2000' },
+  { key: 'producer.state.scan.bytes', field: 'producerStateScanBytes', kind: 'int', default: '33554432' },
   { key: 'delete.topic.enable', field: 'deleteTopicEnable', kind: 'bool', default: 'true' },
   { key: 'broker.lease.ms', field: 'brokerLeaseMs', kind: 'int', default: '3000' },
   { key: 'leadership.tick.ms', field: 'leadershipTickMs', kind: 'int', default: '500' },

@@ -40,7 +40,7 @@ export class Partition {
   epochStarts = new Map<number, number>();
   readonly unit: LeaseUnit;
 
-  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly scanEntries: number) {
+  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly scan: { entries: number; bytes: number }) {
     this.unit = { kind: 'partition', topic: tp.topic, partition: tp.partition };
   }
 
@@ -72,18 +72,27 @@ export class Partition {
     this.needsLoad = false;
   }
 
-  /** Rebuilds idempotent-producer state from the newest batches, as Kafka does from its log. */
+  /**
+   * Rebuilds idempotent-producer state from the newest batches, as Kafka does
+   * from its log. Bounded by entries and bytes: a producer silent for longer
+   * than that window is forgotten and treated as new (KIP-360), as Kafka does
+   * after producer.id.expiration.ms; retries arrive within seconds.
+   */
   private async rebuildProducers(): Promise<void> {
     this.producers.clear();
     let before = this.nextOffset - 1;
-    let scanned = 0;
-    while (before >= 0 && scanned < this.scanEntries) {
-      const page = await this.store.readBackwards(this.tp, before, Math.min(BACKSCAN_PAGE, this.scanEntries - scanned));
+    let entries = 0;
+    let bytes = 0;
+    while (before >= 0 && entries < this.scan.entries && bytes < this.scan.bytes) {
+      const byBytes = Math.floor((this.scan.bytes - bytes) / Math.max(1, this.avgBatchBytes));
+      const pageSize = Math.max(1, Math.min(BACKSCAN_PAGE, this.scan.entries - entries, byBytes));
+      const page = await this.store.readBackwards(this.tp, before, pageSize);
       if (page.length === 0) break;
       for (const b of page) {
         this.producers.recordOlder({ ...readHeader(b.bytes), baseOffset: b.baseOffset });
+        bytes += b.bytes.length;
       }
-      scanned += page.length;
+      entries += page.length;
       before = page[page.length - 1]!.baseOffset - 1;
     }
   }
