@@ -24,3 +24,22 @@ describe('RESP reply parser', () => {
     expect(parseAppendTarget('rediss://host:6379')).toBeNull();
   });
 });
+
+describe('AppendConnection', () => {
+  it('fails pending commands when the server stops answering, and reconnects afterwards', async () => {
+    const net = await import('node:net');
+    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    let answer = false;
+    const server = net.createServer((sock) => {
+      sock.on('data', () => { if (answer) sock.write('$3\r\n5-1\r\n'); });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    const conn = new AppendConnection({ host: '127.0.0.1', port }, 200);
+    await expect(conn.xadd('k', '5-1', 'b', Buffer.alloc(10))).rejects.toThrow(/no reply/);
+    answer = true;
+    expect(await conn.xadd('k', '5-1', 'b', Buffer.alloc(10))).toBe('5-1');
+    conn.close();
+    server.close();
+  });
+});

@@ -10,7 +10,11 @@ type Reply = string | number | null | Error | Reply[];
 interface Pending {
   resolve(r: Reply): void;
   reject(e: Error): void;
+  sentAt: number;
 }
+
+/** A reply slower than this means Redis is gone without closing the socket: drop the connection. */
+const REPLY_TIMEOUT_MS = 10_000;
 
 export interface AppendTarget {
   host: string;
@@ -52,14 +56,33 @@ export class AppendConnection {
   private buf: Buffer = Buffer.alloc(0);
   private corked = false;
   private closed = false;
+  private watchdog: NodeJS.Timeout | null = null;
 
-  constructor(private readonly target: AppendTarget) {}
+  constructor(private readonly target: AppendTarget, private readonly replyTimeoutMs = REPLY_TIMEOUT_MS) {}
+
+  /** Fails every pending command when the oldest has waited too long (a silent network partition). */
+  private watch(): void {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(() => {
+      const oldest = this.pending[0];
+      if (!oldest) {
+        clearInterval(this.watchdog!);
+        this.watchdog = null;
+        return;
+      }
+      if (Date.now() - oldest.sentAt > this.replyTimeoutMs && this.socket) {
+        this.teardown(this.socket, new Error(`no reply from redis within ${this.replyTimeoutMs} ms`));
+      }
+    }, Math.max(50, Math.floor(this.replyTimeoutMs / 4)));
+    this.watchdog.unref();
+  }
 
   private connect(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = new Promise<void>((resolve, reject) => {
       const s = net.connect({ host: this.target.host, port: this.target.port });
       s.setNoDelay(true);
+      s.setKeepAlive(true, 5_000);
       const fail = (e: Error): void => {
         this.teardown(s, e);
         reject(e);
@@ -89,8 +112,9 @@ export class AppendConnection {
   }
 
   private teardown(s: net.Socket, e: Error): void {
-    if (this.socket === s) this.socket = null;
     s.destroy();
+    if (this.socket !== s) return; // an older socket closing late: its commands were failed already
+    this.socket = null;
     this.buf = Buffer.alloc(0);
     this.corked = false;
     const waiting = this.pending.splice(0);
@@ -117,8 +141,9 @@ export class AppendConnection {
 
   private send(parts: Array<string | Buffer>, s: net.Socket): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.push({ resolve, reject });
+      this.pending.push({ resolve, reject, sentAt: Date.now() });
       this.write(s, parts);
+      this.watch();
     });
   }
 
