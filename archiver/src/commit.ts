@@ -1,0 +1,185 @@
+// Committing a topic buffer: encode to Parquet in the worker pool, upload, then
+// one Delta commit (put-if-absent) with the data files and one `txn` action per
+// source partition (appId `runnel/<topic>/<partition>`, version = last archived offset).
+//
+// Exactly-once does not rely on the leases: a commit is only made if, in the
+// table state just before it, each of its partitions' txn version is still the
+// one its batches continue from. Otherwise the commit is abandoned and the
+// partition restarts from the txn version in the log.
+import { randomUUID } from 'node:crypto';
+import { RunnelError } from '../../broker/src/errors.js';
+import type { ArchiverContext } from './context.js';
+import { crashPoint } from './crash-points.js';
+import type { Action, AddFile } from './delta/actions.js';
+import { appIdOf } from './keys.js';
+import { DELTA_SCHEMA, deltaStats } from './parquet/columns.js';
+import type { PartState, TopicArchiver } from './topic-state.js';
+
+export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
+
+const PUBLISH_ARCHIVED = `local c = redis.call('hget', KEYS[1], 'archived')
+if (not c) or tonumber(c) < tonumber(ARGV[1]) then redis.call('hset', KEYS[1], 'archived', ARGV[1]) return 1 end
+return 0`;
+
+/** Raise each partition's `archived` watermark in Redis to `v` (never lowers it). */
+export async function publishArchived(ctx: ArchiverContext, topic: string, items: { p: number; v: number }[]) {
+  const pl = ctx.redis.pipeline();
+  for (const it of items) pl.eval(PUBLISH_ARCHIVED, 1, ctx.keys.meta(topic, it.p), String(it.v));
+  await pl.exec();
+}
+
+/** Drop the buffer and restart every partition from its txn version in the table log. */
+async function resetTable(ctx: ArchiverContext, t: TopicArchiver) {
+  t.buf = [];
+  t.bufBytes = 0;
+  t.bufStart = 0;
+  try {
+    await t.table.update();
+  } catch (e) {
+    t.loaded = false;
+    await t.table.load();
+    t.loaded = true;
+  }
+  for (const ps of t.parts.values()) {
+    const v = t.table.state.txns.get(appIdOf(t.topic, ps.partition))?.version ?? -1;
+    ps.committed = ps.base = ps.last = v;
+    ps.pendingTs = [];
+    ps.epoch++;
+  }
+}
+
+/** Write what `t` has buffered as data files and commit them with the partitions' new txn versions. */
+export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<void> {
+  const batches = t.buf;
+  const storedBytes = t.bufBytes;
+  t.buf = [];
+  t.bufBytes = 0;
+  t.bufStart = 0;
+  const adv: { ps: PartState; base: number; last: number }[] = [];
+  for (const ps of t.parts.values()) {
+    if (ps.last > ps.base) {
+      adv.push({ ps, base: ps.base, last: ps.last });
+      ps.base = ps.last;
+    }
+  }
+  if (!adv.length) return;
+  try {
+    let files: { add: AddFile; bytes: Uint8Array }[] = [];
+    let records = 0;
+    if (batches.length) {
+      const meta = new Float64Array(batches.length * 2);
+      batches.forEach((b, i) => {
+        meta[i * 2] = b.p;
+        meta[i * 2 + 1] = b.skipUpTo;
+      });
+      const enc = await ctx.pool.encode({ batches: batches.map((b) => b.bytes), meta, verifyCrc: false }); // verified when read
+      records = enc.records;
+      const now = Date.now();
+      files = enc.files.map((f) => ({
+        bytes: f.bytes,
+        add: {
+          path: `date=${f.date}/part-${randomUUID()}.zstd.parquet`,
+          partitionValues: { date: f.date },
+          size: f.bytes.length,
+          modificationTime: now,
+          dataChange: true,
+          stats: deltaStats(f.stats),
+        },
+      }));
+      const outBytes = enc.files.reduce((s, f) => s + f.bytes.length, 0);
+      const r = storedBytes > 0 ? outBytes / storedBytes : 1;
+      t.ratio = t.ratioKnown ? 0.5 * t.ratio + 0.5 * r : r;
+      t.ratioKnown = true;
+      crashPoint('before-upload');
+      await mapLimit(files, 4, async (f) => {
+        await ctx.store.put(`${t.topic}/${f.add.path}`, f.bytes);
+        crashPoint('mid-upload');
+      });
+      crashPoint('after-upload');
+      ctx.stats.bytesWritten += outBytes;
+    }
+    let conflicts = 0;
+    const outcome = await t.table.commit((state) => {
+      conflicts++;
+      for (const a of adv) {
+        const cur = state.txns.get(appIdOf(t.topic, a.ps.partition))?.version ?? -1;
+        if (cur !== a.base) return null;
+      }
+      const actions: Action[] = [];
+      if (!state.metaData) actions.push(...tableHeader(ctx, t.topic));
+      const now = Date.now();
+      for (const a of adv) actions.push({ txn: { appId: appIdOf(t.topic, a.ps.partition), version: a.last, lastUpdated: now } });
+      for (const f of files) actions.push({ add: f.add });
+      return actions;
+    }, 'WRITE');
+    ctx.stats.commitConflicts += Math.max(0, conflicts - 1);
+    if (outcome.status === 'aborted') {
+      ctx.stats.commitsAborted++;
+      ctx.log.warn(new RunnelError('ARCHIVER_COMMIT_ABORTED', `${t.topic}: ${adv.map((a) => a.ps.partition).join(',')}`).message);
+      await resetTable(ctx, t);
+      return;
+    }
+    crashPoint('after-commit');
+    ctx.stats.commits++;
+    ctx.stats.filesWritten += files.length;
+    ctx.stats.recordsArchived += records;
+    const published: { p: number; v: number }[] = [];
+    for (const a of adv) {
+      if (t.parts.get(a.ps.partition) === a.ps) {
+        a.ps.committed = a.last;
+        while (a.ps.pendingTs.length && a.ps.pendingTs[0]![0] <= a.last) a.ps.pendingTs.shift();
+      }
+      published.push({ p: a.ps.partition, v: a.last });
+    }
+    ctx.log.debug('committed', { topic: t.topic, version: outcome.version, files: files.length, records });
+    await publishArchived(ctx, t.topic, published).catch((e) => ctx.log.warn('cannot publish archived offsets', { err: e as Error }));
+    await maybeCheckpoint(ctx, t, outcome.version);
+  } catch (e) {
+    ctx.stats.errors++;
+    ctx.log.warn(new RunnelError('ARCHIVER_LAKE_UNAVAILABLE', `${t.topic}: ${(e as Error).message}`).message);
+    t.backoffUntil = Date.now() + 1000;
+    await resetTable(ctx, t);
+  }
+}
+
+function tableHeader(ctx: ArchiverContext, topic: string): Action[] {
+  return [
+    { protocol: { ...PROTOCOL } },
+    {
+      metaData: {
+        id: randomUUID(),
+        name: topic,
+        description: `Kafka topic ${topic} archived by Runnel`,
+        format: { provider: 'parquet', options: {} },
+        schemaString: JSON.stringify(DELTA_SCHEMA),
+        partitionColumns: ['date'],
+        configuration: ctx.topicId(topic) ? { 'runnel.topicId': ctx.topicId(topic)! } : {},
+        createdTime: Date.now(),
+      },
+    },
+  ];
+}
+
+/** Write a checkpoint when `version` is a multiple of the checkpoint interval; failures are only logged. */
+export async function maybeCheckpoint(ctx: ArchiverContext, t: TopicArchiver, version: number) {
+  if (version <= 0 || version % ctx.config.checkpointInterval !== 0) return;
+  // the state must be exactly `version` (it is: commit just applied it)
+  if (t.table.state.version !== version) return;
+  try {
+    crashPoint('before-checkpoint');
+    await t.table.checkpoint(Date.now() - ctx.config.vacuumRetentionMs);
+    crashPoint('after-checkpoint');
+    ctx.stats.checkpoints++;
+    ctx.log.debug('checkpoint written', { topic: t.topic, version });
+  } catch (e) {
+    ctx.log.warn('checkpoint failed', { topic: t.topic, version, err: e as Error });
+  }
+}
+
+async function mapLimit<T>(items: T[], limit: number, fn: (t: T) => Promise<void>) {
+  let i = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (i < items.length) await fn(items[i++]!);
+  });
+  await Promise.all(workers);
+}

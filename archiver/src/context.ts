@@ -1,0 +1,31 @@
+// What the archiver's parts (membership, reader, commit, maintenance) share.
+// The Archiver implements it.
+import type { Redis } from 'ioredis';
+import type { ArchiverConfig } from './config.js';
+import type { Keys } from './keys.js';
+import type { Leases } from './lease.js';
+import type { Logger } from './log.js';
+import type { ArchiverStats } from './metrics.js';
+import type { ParquetPool } from './parquet/pool.js';
+import type { TransactionHooks } from './records/transactions.js';
+import type { ObjectStore } from './storage/index.js';
+import type { TopicArchiver } from './topic-state.js';
+
+export interface ArchiverContext {
+  readonly config: ArchiverConfig;
+  readonly hooks: TransactionHooks;
+  readonly keys: Keys;
+  readonly store: ObjectStore;
+  readonly redis: Redis;
+  readonly pool: ParquetPool;
+  readonly log: Logger;
+  readonly leases: Leases;
+  readonly stats: ArchiverStats;
+  readonly topics: Map<string, TopicArchiver>;
+  /** true once stop() has begun */
+  readonly stopping: boolean;
+  /** id of the topic as registered in Redis, if known */
+  topicId(topic: string): string | undefined;
+  /** end the main loop's current sleep */
+  wakeUp(): void;
+}

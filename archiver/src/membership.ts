@@ -1,0 +1,150 @@
+// Which partitions this process archives: topics registered in Redis, the archiver
+// group, rendezvous assignment, and the partition leases (see lease.ts).
+import { RunnelError } from '../../broker/src/errors.js';
+import { publishArchived } from './commit.js';
+import type { ArchiverContext } from './context.js';
+import { appIdOf } from './keys.js';
+import { rendezvousOwner } from './lease.js';
+import { refreshLogEnds } from './reader.js';
+import { TopicArchiver, type TopicInfo } from './topic-state.js';
+
+export class Membership {
+  private topicInfo = new Map<string, TopicInfo>();
+  private members: string[] = [];
+  private readonly adopting = new Set<string>();
+
+  constructor(private readonly ctx: ArchiverContext) {}
+
+  topicId(topic: string): string | undefined {
+    return this.topicInfo.get(topic)?.id;
+  }
+
+  async refreshTopics(): Promise<void> {
+    const all = await this.ctx.redis.hgetall(this.ctx.keys.topics());
+    const next = new Map<string, TopicInfo>();
+    for (const [name, json] of Object.entries(all)) {
+      if (name.startsWith('__')) continue; // internal topics are not archived
+      if (this.ctx.config.topics && !this.ctx.config.topics.includes(name)) continue;
+      try {
+        const info = JSON.parse(json) as { partitions?: number; id?: string };
+        if (typeof info.partitions === 'number' && info.partitions > 0) next.set(name, { partitions: info.partitions, id: info.id });
+      } catch {
+        this.ctx.log.warn('unreadable topic entry', { topic: name });
+      }
+    }
+    this.topicInfo = next;
+  }
+
+  private assigned(): { topic: string; p: number }[] {
+    const out: { topic: string; p: number }[] = [];
+    const members = this.members.length ? this.members : [this.ctx.config.archiverId];
+    for (const [topic, info] of this.topicInfo) {
+      for (let p = 0; p < info.partitions; p++) {
+        if (rendezvousOwner(members, `${topic}/${p}`) === this.ctx.config.archiverId) out.push({ topic, p });
+      }
+    }
+    return out;
+  }
+
+  async tick(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx.stopping) return;
+    this.members = await ctx.leases.heartbeat();
+    // renew what we hold
+    const held: { topic: string; p: number }[] = [];
+    for (const t of ctx.topics.values()) for (const p of t.parts.keys()) held.push({ topic: t.topic, p });
+    const adopting = [...this.adopting].map((k) => {
+      const i = k.lastIndexOf('/');
+      return { topic: k.slice(0, i), p: Number(k.slice(i + 1)) };
+    });
+    const ok = await ctx.leases.renew([...held, ...adopting]);
+    held.forEach((h, i) => {
+      if (!ok[i]) {
+        ctx.log.warn(new RunnelError('ARCHIVER_LEASE_LOST', `${h.topic}/${h.p}`).message);
+        this.dropPartition(h.topic, h.p);
+      }
+    });
+    // release partitions that moved to another member or whose topic is gone
+    const want = new Set(this.assigned().map((a) => `${a.topic}/${a.p}`));
+    for (const t of ctx.topics.values()) {
+      for (const p of [...t.parts.keys()]) {
+        if (!want.has(`${t.topic}/${p}`)) {
+          this.dropPartition(t.topic, p);
+          await ctx.leases.release(t.topic, p).catch(() => {});
+        }
+      }
+    }
+    // acquire newly assigned partitions; adoption (log replay) runs in the background so a
+    // slow replay never delays lease renewal
+    for (const a of this.assigned()) {
+      const t = ctx.topics.get(a.topic);
+      const key = `${a.topic}/${a.p}`;
+      if (t?.parts.has(a.p) || this.adopting.has(key)) continue;
+      if (!(await ctx.leases.acquire(a.topic, a.p))) continue;
+      this.adopting.add(key);
+      void this.adoptPartition(a.topic, a.p)
+        .catch(async (e) => {
+          ctx.stats.errors++;
+          ctx.log.warn('cannot adopt partition', { topic: a.topic, partition: a.p, err: e as Error });
+          await ctx.leases.release(a.topic, a.p).catch(() => {});
+        })
+        .finally(() => this.adopting.delete(key));
+    }
+    await refreshLogEnds(ctx).catch(() => {});
+  }
+
+  private topic(name: string): TopicArchiver {
+    let t = this.ctx.topics.get(name);
+    if (!t) {
+      t = new TopicArchiver(name, this.ctx.store, {
+        write: (a) => this.ctx.pool.writeCheckpoint(a),
+        read: (b) => this.ctx.pool.readCheckpoint(b),
+      });
+      this.ctx.topics.set(name, t);
+    }
+    return t;
+  }
+
+  private async adoptPartition(topic: string, p: number) {
+    const ctx = this.ctx;
+    const t = this.topic(topic);
+    await t.withLock(async () => {
+      if (ctx.stopping) return;
+      if (!t.loaded) {
+        await t.table.load();
+        t.loaded = true;
+      } else {
+        await t.table.update();
+      }
+      // a table written for an earlier topic with the same name: its txn versions do not apply
+      const tableTopicId = t.table.state.metaData?.configuration?.['runnel.topicId'];
+      const topicId = this.topicInfo.get(topic)?.id;
+      if (tableTopicId && topicId && tableTopicId !== topicId) {
+        throw new RunnelError(
+          'ARCHIVER_DELTA_LOG_INVALID',
+          `table ${topic} belongs to topic id ${tableTopicId}, the topic now has id ${topicId} (re-created?): archive it to another lake path or remove the old table`,
+        );
+      }
+      const v = t.table.state.txns.get(appIdOf(topic, p))?.version ?? -1;
+      t.parts.set(p, { partition: p, committed: v, base: v, last: v, epoch: 0, logEnd: null, pendingTs: [], stalled: false });
+      if (v >= 0) await publishArchived(ctx, topic, [{ p, v }]);
+      ctx.log.info('partition adopted', { topic, partition: p, resumeAfter: v, tableVersion: t.table.state.version });
+    });
+    ctx.wakeUp();
+  }
+
+  private dropPartition(topic: string, p: number) {
+    const t = this.ctx.topics.get(topic);
+    const ps = t?.parts.get(p);
+    if (!t || !ps) return;
+    t.parts.delete(p);
+    ps.epoch++;
+    const keep = t.buf.filter((b) => b.p !== p);
+    if (keep.length !== t.buf.length) {
+      t.buf = keep;
+      t.bufBytes = keep.reduce((s, b) => s + b.bytes.length, 0);
+      if (!keep.length) t.bufStart = 0;
+    }
+    this.ctx.log.info('partition released', { topic, partition: p });
+  }
+}

@@ -1,0 +1,140 @@
+// Reading the owned partitions: pipelined XRANGE into each topic's buffer, and
+// the log end offsets the lag is measured against.
+import { RunnelError } from '../../broker/src/errors.js';
+import type { ArchiverContext } from './context.js';
+import { CorruptBatchError, parseBatchHeader, verifyCrc } from './records/batch.js';
+import type { PartState, TopicArchiver } from './topic-state.js';
+
+/** Stored bytes a topic buffer may hold before reading pauses. */
+export function readLimitBytes(ctx: ArchiverContext): number {
+  return Math.min(ctx.config.targetFileBytes * 8, 256 * 1024 * 1024);
+}
+
+/** One pipelined XRANGE over all owned partitions with room in their table buffer. */
+export async function pollOnce(ctx: ArchiverContext): Promise<number> {
+  const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
+  for (const t of ctx.topics.values()) {
+    if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) continue;
+    // fetch about what still fits in this file, not COUNT huge batches that would be dropped
+    const budget = Math.min(ctx.config.targetFileBytes / t.ratio, readLimitBytes(ctx)) - t.bufBytes;
+    const count = Math.max(1, Math.min(ctx.config.readCount, Math.ceil(budget / Math.max(1, t.avgBatch) / Math.max(1, t.parts.size))));
+    for (const ps of t.parts.values()) {
+      if (ps.stalled) continue;
+      const lso = await ctx.hooks.lastStableOffset(t.topic, ps.partition);
+      if (lso !== null && ps.last + 1 >= lso) continue;
+      reqs.push({ t, ps, epoch: ps.epoch, lso, count });
+    }
+  }
+  if (!reqs.length) return 0;
+  const pl = ctx.redis.pipeline();
+  for (const r of reqs) {
+    pl.xrangeBuffer(
+      ctx.keys.log(r.t.topic, r.ps.partition),
+      r.ps.last < 0 ? '-' : `(${r.ps.last}-1`,
+      '+',
+      'COUNT',
+      r.count,
+    );
+  }
+  const res = (await pl.exec()) ?? [];
+  let total = 0;
+  for (let i = 0; i < reqs.length; i++) {
+    const { t, ps, epoch, lso, count } = reqs[i]!;
+    const [err, v] = res[i] ?? [new Error('no reply'), null];
+    if (err) throw err;
+    if (t.parts.get(ps.partition) !== ps || ps.epoch !== epoch) continue; // reset or dropped meanwhile
+    const entries = v as [Buffer, Buffer[]][];
+    let stoppedAtLso = false;
+    let full = false;
+    for (const [idBuf, fields] of entries) {
+      if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) {
+        full = true; // leave the rest for the next file
+        break;
+      }
+      const b = fieldB(fields);
+      const id = idBuf.toString();
+      let h;
+      try {
+        if (!b) throw new CorruptBatchError(`entry ${id} has no field b`);
+        h = parseBatchHeader(b);
+        // checked here (hardware CRC-32C, ~GB/s) so a corrupt batch stalls only its partition
+        if (ctx.config.verifyCrc) verifyCrc(b, h);
+      } catch (e) {
+        ps.stalled = true;
+        ctx.stats.errors++;
+        ctx.log.error(new RunnelError('ARCHIVER_CORRUPT_BATCH', `${t.topic}/${ps.partition} entry ${id}: ${(e as Error).message}`).message);
+        break;
+      }
+      const lastOffset = h.baseOffset + h.lastOffsetDelta;
+      if (lso !== null && lastOffset >= lso) {
+        stoppedAtLso = true;
+        break;
+      }
+      if (lastOffset <= ps.last) continue;
+      if (h.baseOffset > ps.last + 1) {
+        // trimmed before it was archived, or a compacted/rewritten log: the lake has a hole here
+        ctx.log.warn(new RunnelError('ARCHIVER_OFFSET_GAP', `${t.topic}/${ps.partition}: next batch starts at ${h.baseOffset}, expected ${ps.last + 1}`).message);
+      }
+      total++;
+      if (!t.bufStart) t.bufStart = Date.now();
+      const aborted =
+        h.isTransactional &&
+        (await ctx.hooks.isAbortedBatch({
+          topic: t.topic,
+          partition: ps.partition,
+          baseOffset: h.baseOffset,
+          lastOffset,
+          producerId: h.producerId,
+          producerEpoch: h.producerEpoch,
+          isTransactional: h.isTransactional,
+        }));
+      if (!h.isControl && !aborted) {
+        // copy (redis-parser may return slices of its reusable bufferPool) into an own
+        // ArrayBuffer that is later transferred to the worker thread
+        const bytes = new Uint8Array(b!);
+        t.buf.push({ p: ps.partition, bytes, lastOffset, skipUpTo: ps.last });
+        t.bufBytes += bytes.length;
+        t.avgBatch = t.avgBatch ? 0.9 * t.avgBatch + 0.1 * bytes.length : bytes.length;
+        ps.pendingTs.push([lastOffset, h.timestampType === 1 ? h.maxTimestamp : h.baseTimestamp]);
+      }
+      ps.last = lastOffset;
+    }
+    if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
+  }
+  return total;
+}
+
+/** Log end offset of every owned partition, from the last entry of its stream. */
+export async function refreshLogEnds(ctx: ArchiverContext) {
+  const reqs: { ps: PartState; topic: string }[] = [];
+  const pl = ctx.redis.pipeline();
+  for (const t of ctx.topics.values())
+    for (const ps of t.parts.values()) {
+      reqs.push({ ps, topic: t.topic });
+      pl.xrevrangeBuffer(ctx.keys.log(t.topic, ps.partition), '+', '-', 'COUNT', 1);
+    }
+  if (!reqs.length) return;
+  const res = (await pl.exec()) ?? [];
+  res.forEach(([err, v], i) => {
+    if (err) return;
+    const entries = v as [Buffer, Buffer[]][];
+    const e = entries[0];
+    if (!e) return;
+    const b = fieldB(e[1]);
+    if (!b) return;
+    try {
+      const h = parseBatchHeader(b);
+      reqs[i]!.ps.logEnd = h.baseOffset + h.lastOffsetDelta + 1;
+    } catch {
+      /* reported by the reader */
+    }
+  });
+}
+
+function fieldB(fields: Buffer[]): Buffer | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const f = fields[i]!;
+    if (f.length === 1 && f[0] === 0x62) return fields[i + 1];
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+// Per-topic state of one archiver process: the Delta table, the buffer of stored
+// batches read from the owned partitions, and each partition's read/commit positions.
+import { DeltaTable, type CheckpointCodec } from './delta/table.js';
+import type { ObjectStore } from './storage/index.js';
+
+export interface PartState {
+  partition: number;
+  /** last offset known to be committed (txn version), -1 none */
+  committed: number;
+  /** txn version the current buffer continues from */
+  base: number;
+  /** last offset read (buffered or skipped) */
+  last: number;
+  epoch: number;
+  logEnd: number | null;
+  /** [lastOffset, timestampMs] of read-but-uncommitted batches (lag in seconds) */
+  pendingTs: [number, number][];
+  stalled: boolean;
+}
+
+export interface Buffered {
+  p: number;
+  /** own ArrayBuffer: transferred to the worker without another copy */
+  bytes: Uint8Array;
+  lastOffset: number;
+  skipUpTo: number;
+}
+
+export interface TopicInfo {
+  partitions: number;
+  id?: string;
+}
+
+export class TopicArchiver {
+  readonly table: DeltaTable;
+  loaded = false;
+  readonly parts = new Map<number, PartState>();
+  buf: Buffered[] = [];
+  bufBytes = 0;
+  bufStart = 0;
+  ratio = 1;
+  ratioKnown = false;
+  /** moving average of stored batch size, to size XRANGE COUNT */
+  avgBatch = 0;
+  busy: Promise<void> | null = null;
+  lock: Promise<unknown> = Promise.resolve();
+  lastOptimize = Date.now();
+  lastVacuum = Date.now();
+  sinceCheckpoint = 0;
+  backoffUntil = 0;
+  partitions = 0;
+  constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {
+    this.table = new DeltaTable(store, topic, codec);
+  }
+  estimated() {
+    return this.bufBytes * this.ratio;
+  }
+  /** serialize table-state operations */
+  withLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => {});
+    return run;
+  }
+}
