@@ -1,0 +1,59 @@
+// ListGroups, DescribeGroups and DeleteGroups.
+import { ErrorCode } from '../errors.js';
+import type { GroupDescription } from './coordinator-types.js';
+import { EMPTY, type GroupState } from './group.js';
+import type { GroupRegistry } from './group-registry.js';
+import { storeErrorCode } from './replies.js';
+
+export class GroupAdmin {
+  constructor(private readonly reg: GroupRegistry) {}
+
+  async listGroups(statesFilter: string[] = []): Promise<Array<{ groupId: string; protocolType: string; state: GroupState }>> {
+    const ids = await this.reg.knownIds();
+    const wanted = new Set(statesFilter.map((s) => s.toLowerCase()));
+    const local = [...ids].filter((id) => this.reg.isLocal(id));
+    const groups = await Promise.all(local.map((id) => this.reg.getGroup(id)));
+    const out: Array<{ groupId: string; protocolType: string; state: GroupState }> = [];
+    for (const g of groups) {
+      if (!g || g.is('Dead')) continue;
+      if (wanted.size > 0 && !wanted.has(g.state.toLowerCase())) continue;
+      out.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
+    }
+    return out.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+  }
+
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const g = await this.reg.getGroup(groupId);
+    if (!g) return { groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
+    const stable = g.is('Stable');
+    return {
+      groupId,
+      state: g.state,
+      protocolType: g.protocolType ?? '',
+      protocolData: stable ? g.protocolName ?? '' : '',
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+        metadata: stable ? m.metadataFor(g.protocolName) : EMPTY,
+        assignment: stable ? m.assignment : EMPTY,
+      })),
+    };
+  }
+
+  /** DeleteGroups: only empty groups go, with their offsets. */
+  async deleteGroup(groupId: string): Promise<number> {
+    const g = await this.reg.getGroup(groupId);
+    if (!g || g.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
+    if (!g.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
+    const since = g.stateTimestamp;
+    g.transition('Dead', this.reg.clock.now());
+    try {
+      await this.reg.store.deleteGroup(groupId);
+    } catch (e) {
+      g.transition('Empty', since);
+      return storeErrorCode(e);
+    }
+    this.reg.cancelTimers(g);
+    this.reg.forget(g);
+    return ErrorCode.NONE;
+  }
+}

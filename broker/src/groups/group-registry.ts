@@ -1,0 +1,182 @@
+// The groups this coordinator has loaded: loading them from the GroupStore
+// (one load per group at a time), creating, persisting and forgetting them.
+import { ErrorCode } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Clock } from './clock.js';
+import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './coordinator-types.js';
+import { subscribedTopics } from './consumer-protocol.js';
+import { EMPTY, Group, Member } from './group.js';
+import type { GroupStore, StoredGroup } from './group-store.js';
+import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
+
+/** Topics the members of a consumer group subscribe to; null when any member's subscription is unknown. */
+export function computeSubscribed(g: Group): Set<string> | null {
+  if (g.protocolType !== 'consumer') return null;
+  const out = new Set<string>();
+  for (const m of g.members.values()) {
+    const topics = subscribedTopics(m.metadataFor(g.protocolName));
+    if (topics === null) return null;
+    for (const t of topics) out.add(t);
+  }
+  return out;
+}
+
+export class GroupRegistry {
+  readonly settings: CoordinatorSettings;
+  readonly logger: Logger | undefined;
+  readonly isLocal: (groupId: string) => boolean;
+  private readonly groups = new Map<string, Group>();
+  private readonly loading = new Map<string, Promise<Group | null>>();
+  private stoppedFlag = false;
+
+  /** `onLoaded` runs for each group loaded from the store, once it is registered. */
+  constructor(
+    readonly store: GroupStore,
+    readonly clock: Clock,
+    opts: CoordinatorOptions,
+    private readonly onLoaded: (g: Group) => void,
+  ) {
+    this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.logger = opts.logger;
+    this.isLocal = opts.isLocal ?? (() => true);
+  }
+
+  get stopped(): boolean {
+    return this.stoppedFlag;
+  }
+
+  /** Unloads every group; later loads find nothing. */
+  stop(): void {
+    this.stoppedFlag = true;
+    for (const id of [...this.groups.keys()]) this.unload(id);
+  }
+
+  /** Forgets a group and answers its waiting JoinGroup/SyncGroup requests with NOT_COORDINATOR. */
+  unload(groupId: string): void {
+    const g = this.groups.get(groupId);
+    if (!g) return;
+    this.groups.delete(groupId);
+    this.cancelTimers(g);
+    for (const m of g.members.values()) {
+      invokeJoin(m, joinError(m.memberId, ErrorCode.NOT_COORDINATOR));
+      invokeSync(m, syncError(ErrorCode.NOT_COORDINATOR));
+    }
+  }
+
+  loadedIds(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  loaded(groupId: string): Group | undefined {
+    return this.groups.get(groupId);
+  }
+
+  /** Loaded groups and those the store knows. */
+  async knownIds(): Promise<Set<string>> {
+    const ids = new Set<string>(this.groups.keys());
+    for (const id of await this.store.listGroupIds()) ids.add(id);
+    return ids;
+  }
+
+  /** Forgets `g` if it is still the registered incarnation of its group. */
+  forget(g: Group): void {
+    if (this.groups.get(g.groupId) === g) this.groups.delete(g.groupId);
+  }
+
+  alive(g: Group): boolean {
+    return this.groups.get(g.groupId) === g;
+  }
+
+  async getGroup(groupId: string): Promise<Group | null> {
+    const g = this.groups.get(groupId);
+    if (g) return g;
+    let p = this.loading.get(groupId);
+    if (!p) {
+      p = this.load(groupId).finally(() => this.loading.delete(groupId));
+      this.loading.set(groupId, p);
+    }
+    return p;
+  }
+
+  async getOrCreate(groupId: string): Promise<Group> {
+    const g = await this.getGroup(groupId);
+    if (g) return g;
+    let created = this.groups.get(groupId);
+    if (!created) {
+      created = new Group(groupId, this.clock.now());
+      this.groups.set(groupId, created);
+    }
+    return created;
+  }
+
+  private async load(groupId: string): Promise<Group | null> {
+    const loaded = await this.store.load(groupId);
+    const existing = this.groups.get(groupId);
+    if (existing) return existing;
+    if (this.stoppedFlag || (!loaded.group && loaded.offsets.size === 0)) return null;
+    const s = loaded.group;
+    const g = new Group(groupId, s?.stateTimestamp ?? this.clock.now());
+    for (const [k, v] of loaded.offsets) g.offsets.set(k, v);
+    if (s) {
+      g.protocolType = s.protocolType;
+      g.protocolName = s.protocolName;
+      g.generation = s.generation;
+      for (const sm of s.members) {
+        const m = new Member(sm.memberId, sm.groupInstanceId, sm.clientId, sm.clientHost, sm.sessionTimeoutMs, sm.rebalanceTimeoutMs,
+          s.protocolType ?? '', s.protocolName !== null ? [{ name: s.protocolName, metadata: sm.metadata }] : []);
+        m.assignment = sm.assignment;
+        g.add(m);
+      }
+      g.protocolType = s.protocolType;
+      if (s.leader !== null && g.members.has(s.leader)) g.leader = s.leader;
+      g.state = g.size > 0 ? 'Stable' : 'Empty';
+      g.subscribed = computeSubscribed(g);
+    }
+    this.groups.set(groupId, g);
+    this.onLoaded(g);
+    this.logger?.info('group loaded', { group: groupId, state: g.state, generation: g.generation, members: g.size, offsets: g.offsets.size });
+    return g;
+  }
+
+  snapshot(g: Group, assignment?: Map<string, Buffer>): StoredGroup {
+    return {
+      groupId: g.groupId,
+      protocolType: g.protocolType,
+      protocolName: g.protocolName,
+      generation: g.generation,
+      leader: g.leader,
+      stateTimestamp: g.stateTimestamp,
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+        sessionTimeoutMs: m.sessionTimeoutMs, rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        metadata: m.metadataFor(g.protocolName),
+        assignment: assignment ? assignment.get(m.memberId) ?? EMPTY : m.assignment,
+      })),
+    };
+  }
+
+  persistInBackground(g: Group): void {
+    this.store.saveGroup(this.snapshot(g)).catch((e) => this.logger?.warn('storing group failed', { group: g.groupId, err: String(e) }));
+  }
+
+  /** A group created by a request that then failed, with nothing worth keeping, is forgotten. */
+  dropIfUnused(g: Group): void {
+    if (this.alive(g) && g.is('Empty') && g.generation === 0 && g.size === 0 && g.pendingMembers.size === 0 && g.offsets.size === 0 && g.protocolType === null) {
+      this.groups.delete(g.groupId);
+      this.cancelTimers(g);
+    }
+  }
+
+  cancelTimers(g: Group): void {
+    g.joinTimer?.();
+    g.joinTimer = null;
+    g.syncTimer?.();
+    g.syncTimer = null;
+    for (const c of g.pendingMembers.values()) c();
+    g.pendingMembers.clear();
+    for (const m of g.members.values()) {
+      m.sessionTimer?.();
+      m.sessionTimer = null;
+    }
+  }
+}
