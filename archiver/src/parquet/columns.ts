@@ -170,17 +170,7 @@ export class ColumnSet {
   headerOffsets = new Int32Array(65);
   hkey = new BinCol(256);
   hval = new BinCol(256);
-  stats: FileStats = {
-    numRecords: 0,
-    minPartition: Infinity,
-    maxPartition: -Infinity,
-    minOffset: Infinity,
-    maxOffset: -Infinity,
-    minTimestampMs: Infinity,
-    maxTimestampMs: -Infinity,
-    keyNulls: 0,
-    valueNulls: 0,
-  };
+  stats: FileStats = emptyFileStats();
   constructor(capBytes = 64 * 1024) {
     this.key = new BinCol(Math.max(1024, capBytes >> 4));
     this.value = new BinCol(Math.max(1024, capBytes));
@@ -328,4 +318,19 @@ export function deltaStats(s: FileStats): string {
     maxValues: { partition: s.maxPartition, offset: s.maxOffset, timestamp: isoMs(s.maxTimestampMs) },
     nullCount: { partition: 0, offset: 0, timestamp: 0, timestamp_type: 0, key: s.keyNulls, value: s.valueNulls },
   });
+}
+
+/** Stats of a file with no rows yet; min/max fold in as rows are added. */
+export function emptyFileStats(): FileStats {
+  return {
+    numRecords: 0,
+    minPartition: Infinity,
+    maxPartition: -Infinity,
+    minOffset: Infinity,
+    maxOffset: -Infinity,
+    minTimestampMs: Infinity,
+    maxTimestampMs: -Infinity,
+    keyNulls: 0,
+    valueNulls: 0,
+  };
 }

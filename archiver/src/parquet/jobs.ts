@@ -3,7 +3,7 @@
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
 import { decodeBatch } from '../records/batch.js';
-import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, type FileStats } from './columns.js';
+import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, emptyFileStats, type FileStats } from './columns.js';
 
 export interface EncodeJob {
   /** stored batches, each in its own (transferable) ArrayBuffer */
@@ -76,17 +76,7 @@ export interface CompactJob {
 /** Merge several data files of one date partition into one file (row order kept). */
 export function compactFiles(job: CompactJob): { bytes: Uint8Array; stats: FileStats } {
   const batches: arrow.RecordBatch[] = [];
-  const stats: FileStats = {
-    numRecords: 0,
-    minPartition: Infinity,
-    maxPartition: -Infinity,
-    minOffset: Infinity,
-    maxOffset: -Infinity,
-    minTimestampMs: Infinity,
-    maxTimestampMs: -Infinity,
-    keyNulls: 0,
-    valueNulls: 0,
-  };
+  const stats: FileStats = emptyFileStats();
   for (const f of job.files) {
     const t = readParquetTable(f);
     for (const b of t.batches) {
