@@ -15,6 +15,8 @@ import { describeClusterHandler } from './describe-cluster.js';
 import { offsetForLeaderEpochHandler } from './offset-for-leader-epoch.js';
 import { deleteRecordsHandler } from './delete-records.js';
 import { saslHandshakeHandler } from './sasl-handshake.js';
+import { describeProducersHandler } from './describe-producers.js';
+import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { findCoordinatorHandler } from './find-coordinator.js';
 import { joinGroupHandler } from './join-group.js';
 import { syncGroupHandler } from './sync-group.js';
@@ -44,6 +46,8 @@ export function buildHandlers(): Handler[] {
     offsetForLeaderEpochHandler,
     deleteRecordsHandler,
     saslHandshakeHandler,
+    describeProducersHandler,
+    describeLogDirsHandler,
     findCoordinatorHandler,
     joinGroupHandler,
     syncGroupHandler,

@@ -1,0 +1,39 @@
+import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './types.js';
+
+/**
+ * One "log dir": the Redis behind this broker, named `redis:<key prefix>`.
+ * Partition sizes are the streams' MEMORY USAGE, for the partitions this
+ * broker leads (Kafka reports the replicas a broker hosts).
+ */
+export const describeLogDirsHandler: Handler = {
+  api: DescribeLogDirs,
+  minVersion: 1,
+  maxVersion: 4,
+  async handle(req, _ctx, b) {
+    const wanted = req.topics as Array<{ topic: string; partitions: number[] }> | null;
+    const all = await b.log.allTopics();
+    const selected = wanted === null
+      ? all.map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitions }, (_, i) => i) }))
+      : wanted;
+    const topics = [];
+    for (const w of selected) {
+      const t = all.find((x) => x.name === w.topic);
+      if (!t) continue;
+      const partitions = [];
+      for (const index of w.partitions) {
+        if (index < 0 || index >= t.partitions) continue;
+        const p = b.log.partitionOf(t, index);
+        if (!b.cluster.leads(p.unit)) continue;
+        partitions.push({ partitionIndex: index, partitionSize: await b.store.sizeBytes(p.tp), offsetLag: 0, isFutureKey: false });
+      }
+      if (partitions.length) topics.push({ name: t.name, partitions });
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      results: [{ errorCode: ErrorCode.NONE, logDir: `redis:${b.config.keyPrefix}`, topics, totalBytes: -1, usableBytes: -1 }],
+    };
+  },
+};

@@ -1,0 +1,33 @@
+import { DescribeProducers } from '../protocol/messages/describe-producers.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { Handler } from './types.js';
+
+/** Idempotent-producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
+export const describeProducersHandler: Handler = {
+  api: DescribeProducers,
+  minVersion: 0,
+  maxVersion: 0,
+  async handle(req, _ctx, b) {
+    const topics = [];
+    for (const rt of req.topics as Array<{ name: string; partitionIndexes: number[] }>) {
+      const partitions = [];
+      for (const index of rt.partitionIndexes) {
+        const out = { partitionIndex: index, errorCode: ErrorCode.NONE as number, errorMessage: null as string | null, activeProducers: [] as unknown[] };
+        try {
+          const p = await b.log.partition(rt.name, index);
+          await p.ensureLoaded();
+          out.activeProducers = p.producers.describe().map((s) => ({
+            producerId: s.producerId, producerEpoch: s.epoch, lastSequence: s.lastSequence, lastTimestamp: -1, coordinatorEpoch: -1, currentTxnStartOffset: -1,
+          }));
+        } catch (e) {
+          if (!(e instanceof KafkaError)) throw e;
+          out.errorCode = e.code;
+          out.errorMessage = e.message;
+        }
+        partitions.push(out);
+      }
+      topics.push({ name: rt.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+};
