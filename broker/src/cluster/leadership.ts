@@ -71,10 +71,6 @@ export class Leadership {
     return this.live.length ? this.live : [this.opts.self];
   }
 
-  brokerById(id: number): BrokerInfo | undefined {
-    return this.liveBrokers().find((b) => b.nodeId === id);
-  }
-
   /** This broker may act as leader of the unit right now. */
   leads(u: LeaseUnit): boolean {
     const h = this.held.get(unitKey(u));

@@ -56,49 +56,48 @@ export const fetchHandler: Handler = {
   },
 };
 
+/**
+ * Reads every partition at once (one Redis round trip in parallel, not one
+ * per partition in turn), then hands out the byte budget in request order:
+ * the first non-empty partition always keeps one whole batch (KIP-74), later
+ * ones keep what still fits.
+ */
 async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
-  let budget = maxBytes;
-  let total = 0;
-  let first = true;
-  const reads = slots.map(async (s) => {
+  const read = await Promise.all(slots.map(async (s) => {
     const p = s.partition;
-    if (!p) return;
+    if (!p) return [];
     try {
       await p.ensureLoaded();
+      if (s.req.currentLeaderEpoch >= 0 && s.req.currentLeaderEpoch !== p.leaderEpoch) {
+        s.out.errorCode = s.req.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
+        return [];
+      }
+      return (await p.read(s.req.fetchOffset, Math.max(1, Math.min(s.req.partitionMaxBytes, maxBytes)))).map((x) => x.bytes);
     } catch (e) {
       s.out.errorCode = storageCode(e);
-      return;
+      return [];
     }
-    if (s.req.currentLeaderEpoch >= 0 && s.req.currentLeaderEpoch !== p.leaderEpoch) {
-      s.out.errorCode = s.req.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
-    }
-  });
-  await Promise.all(reads);
-  // Byte budget is handed out in request order; the first non-empty partition always gets one whole batch (KIP-74).
-  for (const s of slots) {
+  }));
+  let budget = maxBytes;
+  let total = 0;
+  slots.forEach((s, i) => {
     const p = s.partition;
-    if (!p || s.out.errorCode !== ErrorCode.NONE) continue;
+    if (!p || s.out.errorCode !== ErrorCode.NONE) return;
+    // Reported after the read, so no record handed out lies above the high watermark.
     s.out.highWatermark = p.highWatermark;
     s.out.lastStableOffset = p.highWatermark;
     s.out.logStartOffset = p.logStartOffset;
-    s.out.records = [];
+    const kept: Buffer[] = [];
     s.bytes = 0;
-    if (budget <= 0 && !first) continue;
-    const limit = Math.min(s.req.partitionMaxBytes, budget);
-    try {
-      const batches = await p.read(s.req.fetchOffset, first ? Math.max(limit, 1) : limit);
-      if (batches.length === 0) continue;
-      if (!first && batches[0]!.bytes.length > limit) continue;
-      const bufs = batches.map((x) => x.bytes);
-      s.out.records = bufs;
-      for (const buf of bufs) s.bytes += buf.length;
-      budget -= s.bytes;
-      total += s.bytes;
-      first = false;
-    } catch (e) {
-      s.out.errorCode = storageCode(e);
+    for (const buf of read[i]!) {
+      if (s.bytes + buf.length > budget && (total > 0 || kept.length > 0)) break;
+      kept.push(buf);
+      s.bytes += buf.length;
     }
-  }
+    s.out.records = kept;
+    budget -= s.bytes;
+    total += s.bytes;
+  });
   return total;
 }
 

@@ -2,7 +2,7 @@
 // idempotent-producer checks and fetch wake-ups. All durable state is in the
 // LogStore; this object can be dropped and rebuilt from the log tail.
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
-import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime, type BatchHeader } from '../record-batch/batch.js';
+import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
 import type { LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { ProducerStateTable } from './producer-state.js';
@@ -202,9 +202,5 @@ export class Partition {
   private wake(): void {
     if (this.waiters.size === 0) return;
     for (const w of [...this.waiters]) w();
-  }
-
-  headerOf(b: StoredBatch): BatchHeader {
-    return { ...readHeader(b.bytes), baseOffset: b.baseOffset };
   }
 }

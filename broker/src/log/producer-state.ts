@@ -28,8 +28,6 @@ const nextSeq = (seq: number): number => (seq === 2147483647 ? 0 : seq + 1);
 export class ProducerStateTable {
   private readonly producers = new Map<number, ProducerEntry>();
 
-  get size(): number { return this.producers.size; }
-
   check(h: BatchHeader): SequenceCheck {
     if (h.producerId < 0) return { kind: 'append' };
     const entry = this.producers.get(h.producerId);

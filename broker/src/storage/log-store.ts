@@ -52,10 +52,7 @@ export interface LogStore {
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]>;
   /** Batches with baseOffset <= offset, newest first, at most `count` (for tail scans). */
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]>;
-  /** First batch whose maxTimestamp >= ts is found by the caller; this returns batches by position. */
-  first(tp: TopicPartition, count: number): Promise<StoredBatch[]>;
   setLogStartOffset(tp: TopicPartition, offset: number): Promise<void>;
-  setLeaderEpoch(tp: TopicPartition, epoch: number): Promise<void>;
   /** Removes whole batches whose baseOffset < minBaseOffset. */
   trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number>;
   /** Approximate bytes held by the partition's stream. */

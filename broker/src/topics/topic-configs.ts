@@ -41,10 +41,6 @@ const DEFS: TopicConfigDef[] = [
 
 const BY_NAME = new Map(DEFS.map((d) => [d.name, d]));
 
-export function isKnownTopicConfig(name: string): boolean {
-  return BY_NAME.has(name);
-}
-
 /** Returns an error message, or null if the value is acceptable. */
 export function validateTopicConfig(name: string, value: string | null): string | null {
   const def = BY_NAME.get(name);

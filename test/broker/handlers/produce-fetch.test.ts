@@ -45,6 +45,23 @@ describe('produce and fetch handlers', () => {
     expect(p.records[0].readBigInt64BE(0)).toBe(2n);
   });
 
+  it('hands the byte budget out in request order, always one whole batch first (KIP-74)', async () => {
+    const b = services();
+    await b.log.createTopic('t', 2, {});
+    for (const index of [0, 1]) {
+      const req = { ...produceReq('t', buildBatch([{ key: null, value: Buffer.alloc(2000, index) }])) };
+      req.topicData[0]!.partitionData[0]!.index = index;
+      await produceHandler.handle(req, ctx(9), b);
+    }
+    const req = fetchReq('t', 0);
+    req.maxBytes = 1000;
+    req.topics[0]!.partitions.push({ ...req.topics[0]!.partitions[0]!, partition: 1 });
+    const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    expect(parts[0].records.length).toBe(1); // over the limit, but the first batch is always served
+    expect(parts[1].records.length).toBe(0); // budget spent
+    expect(parts[1].highWatermark).toBe(1);
+  });
+
   it('answers OFFSET_OUT_OF_RANGE past the high watermark', async () => {
     const b = services();
     await b.log.createTopic('t', 1, {});

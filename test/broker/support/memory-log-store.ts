@@ -49,9 +49,7 @@ export class MemoryLogStore implements LogStore {
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
     return this.part(tp).batches.filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
   }
-  async first(tp: TopicPartition, count: number) { return this.part(tp).batches.slice(0, count); }
   async setLogStartOffset(tp: TopicPartition, o: number) { this.part(tp).logStartOffset = o; }
-  async setLeaderEpoch(tp: TopicPartition, e: number) { this.part(tp).leaderEpoch = e; }
   async trimBefore(tp: TopicPartition, min: number) {
     const p = this.part(tp);
     const before = p.batches.length;

@@ -149,20 +149,8 @@ export class RedisLogStore implements LogStore {
     }
   }
 
-  async first(tp: TopicPartition, count: number): Promise<StoredBatch[]> {
-    try {
-      return toBatches(await (this.redis.xrangeBuffer(this.keys.log(tp), '-', '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
-    } catch (e) {
-      throw storageError(e);
-    }
-  }
-
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
     await guard(this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset)));
-  }
-
-  async setLeaderEpoch(tp: TopicPartition, epoch: number): Promise<void> {
-    await guard(this.redis.hset(this.keys.meta(tp), 'leaderEpoch', String(epoch)));
   }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
