@@ -1,21 +1,18 @@
-// Redis keys the archiver reads and writes (see docs/redis-keys.md, "Archiver" section).
+// Redis keys the archiver reads and writes: names come from common/keys.ts
+// (docs/redis-keys.md, "Archiver keys"); this adapter keeps the archiver's
+// (topic, partition) call style.
+import { Keys as SharedKeys } from '../../common/keys.js';
+
 export class Keys {
-  constructor(readonly prefix = 'rn') {}
-  topics() {
-    return `${this.prefix}:topics`;
+  private readonly k: SharedKeys;
+  constructor(readonly prefix = 'rn') {
+    this.k = new SharedKeys(prefix);
   }
-  log(topic: string, p: number) {
-    return `${this.prefix}:{${topic}/${p}}:log`;
-  }
-  meta(topic: string, p: number) {
-    return `${this.prefix}:{${topic}/${p}}:meta`;
-  }
-  lease(topic: string, p: number) {
-    return `${this.prefix}:{${topic}/${p}}:archiver-lease`;
-  }
-  members() {
-    return `${this.prefix}:archivers`;
-  }
+  topics(): string { return this.k.topics; }
+  log(topic: string, p: number): string { return this.k.log({ topic, partition: p }); }
+  meta(topic: string, p: number): string { return this.k.meta({ topic, partition: p }); }
+  lease(topic: string, p: number): string { return this.k.archiverLease({ topic, partition: p }); }
+  members(): string { return this.k.archivers; }
 }
 
 /** Delta `txn.appId` of a source partition: `runnel/<topic>/<partition>`. */

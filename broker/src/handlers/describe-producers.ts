@@ -17,7 +17,7 @@ export const describeProducersHandler: Handler = {
           const p = await b.log.partition(rt.name, index);
           await p.ensureLoaded();
           out.activeProducers = p.producers.describe().map((s) => ({
-            producerId: s.producerId, producerEpoch: s.epoch, lastSequence: s.lastSequence, lastTimestamp: -1, coordinatorEpoch: -1, currentTxnStartOffset: -1,
+            producerId: s.producerId, producerEpoch: s.epoch, lastSequence: s.lastSequence, lastTimestamp: s.lastTimestamp, coordinatorEpoch: -1, currentTxnStartOffset: -1,
           }));
         } catch (e) {
           if (!(e instanceof KafkaError)) throw e;

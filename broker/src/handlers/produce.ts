@@ -1,7 +1,7 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
 import { splitAndValidate } from '../record-batch/batch.js';
-import type { Partition } from '../log/partition.js';
+import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices, Handler } from './types.js';
 
@@ -69,23 +69,36 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   let p: Partition = b.log.partitionOf(topic, index);
   if (!b.cluster.leads(p.unit)) p = await b.log.ledPartition(topic, index);
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
-  let first: PartitionResult | null = null;
-  for (const batch of batches) {
-    const out = await p.append(batch, { logAppendTime });
-    if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
-    first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
-  }
-
-  if (acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof)) {
-    const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
-    try {
-      const w = await b.store.waitReplicas(minIsr - 1, b.config.acksAllWaitAof, timeout);
-      if (w.replicas < minIsr - 1) {
-        return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
-      }
-    } catch (e) {
-      return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e instanceof Error ? e.message : String(e));
+  // acks=all with Redis replicas or WAITAOF: the records stay invisible to
+  // consumers until WAIT/WAITAOF confirms them (the high watermark follows durability).
+  const waits = acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof);
+  const pending: PendingAppend[] = [];
+  try {
+    let first: PartitionResult | null = null;
+    for (const batch of batches) {
+      const out = await p.append(batch, { logAppendTime, deferVisibility: waits });
+      if (out.pending) pending.push(out.pending);
+      if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
+      first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
     }
+    if (waits) {
+      const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
+      try {
+        const w = await b.store.waitReplicas(minIsr - 1, b.config.acksAllWaitAof, timeout);
+        if (w.replicas < minIsr - 1) {
+          return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
+        }
+        if (b.config.acksAllWaitAof && !w.aofLocal) {
+          return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `the Redis primary did not confirm the AOF fsync within ${timeout} ms`);
+        }
+      } catch (e) {
+        return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e instanceof Error ? e.message : String(e));
+      }
+    }
+    return first!;
+  } finally {
+    // Records stored but not confirmed (an error answer) stay in the log, as in
+    // Kafka after NOT_ENOUGH_REPLICAS_AFTER_APPEND; they become visible here.
+    for (const e of pending) p.settle(e);
   }
-  return first!;
 }

@@ -12,23 +12,44 @@ export interface AppendOutcome {
   errorMessage: string | null;
   baseOffset: number;
   logAppendTime: number;
+  /** Set when visibility was deferred: call settle() once the acks level's durability is confirmed. */
+  pending: PendingAppend | null;
 }
 
 export interface AppendOptions {
   logAppendTime: boolean;
+  /**
+   * The records become visible to consumers only after settle(): acks=all
+   * with WAIT/WAITAOF. Otherwise they are visible once Redis stored them.
+   */
+  deferVisibility?: boolean;
 }
 
-const BACKSCAN_PAGE = 64;
+/** An append in flight, in log order; the high watermark moves over a prefix of settled ones. */
+export interface PendingAppend {
+  readonly end: number;
+  stored: boolean;
+  settled: boolean;
+  failed: boolean;
+}
+
+export interface PartitionOptions {
+  producerIdExpirationMs: number;
+}
 
 export class Partition {
   nextOffset = 0;
-  /** End of the acknowledged log: consumers read below it. */
+  /** End of the visible log: every offset below it is stored with the durability its acks level promised. */
   highWatermark = 0;
   logStartOffset = 0;
+  /** The epoch this broker writes with; the append script rejects any other. */
   leaderEpoch = 0;
   archivedOffset = -1;
-  readonly producers = new ProducerStateTable();
-  private inflight = 0;
+  readonly producers: ProducerStateTable;
+  /** Appends not yet settled or failed, oldest first. */
+  private readonly queue: PendingAppend[] = [];
+  /** Epoch of the lease this broker took; null when running without leases (adopts the stored epoch). */
+  private leaseEpoch: number | null = null;
   private needsLoad = true;
   private loading: Promise<void> | null = null;
   private idle: Array<() => void> = [];
@@ -40,8 +61,9 @@ export class Partition {
   epochStarts = new Map<number, number>();
   readonly unit: LeaseUnit;
 
-  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly scan: { entries: number; bytes: number }) {
+  constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly opts: PartitionOptions = { producerIdExpirationMs: 86_400_000 }) {
     this.unit = { kind: 'partition', topic: tp.topic, partition: tp.partition };
+    this.producers = new ProducerStateTable(opts.producerIdExpirationMs);
   }
 
   get ready(): boolean { return !this.needsLoad; }
@@ -54,57 +76,41 @@ export class Partition {
     return this.loading;
   }
 
+  /**
+   * Reads the stored log end, offsets and producer states. Waits for appends
+   * in flight first, so the stored end is final. Everything stored counts as
+   * visible: it survived whatever made this broker reload.
+   */
   private async load(): Promise<void> {
-    while (this.inflight > 0) await new Promise<void>((r) => this.idle.push(r));
-    const tail = await this.store.tail(this.tp);
+    while (this.queue.length > 0) await new Promise<void>((r) => this.idle.push(r));
+    const [tail, producers] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp)]);
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
-    this.leaderEpoch = tail.leaderEpoch;
-    if (tail.last) {
+    if (this.leaseEpoch === null) this.leaderEpoch = tail.leaderEpoch;
+    if (tail.last) this.avgBatchBytes = Math.max(64, tail.last.bytes.length);
+    if (tail.nextOffset !== null) {
+      this.nextOffset = tail.nextOffset;
+    } else if (tail.last) {
       const h = readHeader(tail.last.bytes);
       this.nextOffset = lastOffsetOf({ ...h, baseOffset: tail.last.baseOffset }) + 1;
-      this.avgBatchBytes = Math.max(64, tail.last.bytes.length);
     } else {
       this.nextOffset = tail.logStartOffset;
     }
     this.highWatermark = this.nextOffset;
-    await this.rebuildProducers();
+    this.producers.load(producers);
     this.needsLoad = false;
   }
 
   /**
-   * Rebuilds idempotent-producer state from the newest batches, as Kafka does
-   * from its log. Bounded by entries and bytes: a producer silent for longer
-   * than that window is forgotten and treated as new (KIP-360), as Kafka does
-   * after producer.id.expiration.ms; retries arrive within seconds.
-   */
-  private async rebuildProducers(): Promise<void> {
-    this.producers.clear();
-    let before = this.nextOffset - 1;
-    let entries = 0;
-    let bytes = 0;
-    while (before >= 0 && entries < this.scan.entries && bytes < this.scan.bytes) {
-      const byBytes = Math.floor((this.scan.bytes - bytes) / Math.max(1, this.avgBatchBytes));
-      const pageSize = Math.max(1, Math.min(BACKSCAN_PAGE, this.scan.entries - entries, byBytes));
-      const page = await this.store.readBackwards(this.tp, before, pageSize);
-      if (page.length === 0) break;
-      for (const b of page) {
-        this.producers.recordOlder({ ...readHeader(b.bytes), baseOffset: b.baseOffset });
-        bytes += b.bytes.length;
-      }
-      entries += page.length;
-      before = page[page.length - 1]!.baseOffset - 1;
-    }
-  }
-
-  /**
    * Called right after this broker took the partition's lease with a freshly
-   * bumped epoch: reload the tail, then record where the epoch starts.
+   * bumped epoch: writes from now on carry that epoch (older leaders are
+   * fenced by it), then the tail is reloaded and the epoch's start recorded.
    */
   async takeLeadership(epoch: number, history: { recordEpochStart(t: string, p: number, e: number, o: number): Promise<void>; epochHistory(t: string, p: number): Promise<Map<number, number>> }): Promise<void> {
+    this.leaseEpoch = epoch;
+    this.leaderEpoch = epoch;
     this.needsLoad = true;
     await this.ensureLoaded();
-    this.leaderEpoch = epoch;
     await history.recordEpochStart(this.tp.topic, this.tp.partition, epoch, this.nextOffset);
     this.epochStarts = await history.epochHistory(this.tp.topic, this.tp.partition);
   }
@@ -117,38 +123,77 @@ export class Partition {
   async append(batch: Buffer, opts: AppendOptions): Promise<AppendOutcome> {
     if (this.needsLoad) await this.ensureLoaded();
     const h = readHeader(batch);
-    const seq = this.producers.check(h);
-    if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1 };
-    if (seq.kind === 'error') return { errorCode: seq.code, errorMessage: seq.message, baseOffset: -1, logAppendTime: -1 };
+    const now = Date.now();
+    const seq = this.producers.check(h, now);
+    if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1, pending: null };
+    if (seq.kind === 'error') return { errorCode: seq.code, errorMessage: seq.message, baseOffset: -1, logAppendTime: -1, pending: null };
 
     const base = this.nextOffset;
-    const now = opts.logAppendTime ? Date.now() : -1;
+    const end = base + h.lastOffsetDelta + 1;
+    const appendTime = opts.logAppendTime ? now : -1;
     stampBatch(batch, base, this.leaderEpoch);
-    if (opts.logAppendTime) stampLogAppendTime(batch, now);
-    this.nextOffset = base + h.lastOffsetDelta + 1;
-    this.producers.record(h, base);
-    this.inflight++;
+    if (opts.logAppendTime) stampLogAppendTime(batch, appendTime);
+    this.nextOffset = end;
+    const state = this.producers.record(h, base, now);
+    const entry: PendingAppend = { end, stored: false, settled: false, failed: false };
+    this.queue.push(entry);
     try {
-      const result = await this.store.append(this.tp, base, batch);
+      const result = await this.store.append(this.tp, {
+        epoch: this.leaderEpoch, baseOffset: base, nextOffset: end, batch,
+        producer: state === null ? null : { id: h.producerId, state },
+      });
       if (result === 'fenced') {
         this.needsLoad = true;
-        return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: 'append fenced: another writer moved the log tail', baseOffset: -1, logAppendTime: -1 };
+        this.fail(entry);
+        return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: 'append fenced: this broker no longer leads the partition in its epoch, or the log end moved', baseOffset: -1, logAppendTime: -1, pending: null };
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
-      const end = base + h.lastOffsetDelta + 1;
-      if (end > this.highWatermark) this.highWatermark = end;
-      this.wake();
-      return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: now };
+      entry.stored = true;
+      if (!opts.deferVisibility) this.settle(entry);
+      return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: appendTime, pending: opts.deferVisibility ? entry : null };
     } catch (e) {
       this.needsLoad = true;
-      return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: e instanceof Error ? e.message : String(e), baseOffset: -1, logAppendTime: -1 };
-    } finally {
-      if (--this.inflight === 0 && this.idle.length) {
-        const idle = this.idle;
-        this.idle = [];
-        for (const r of idle) r();
+      this.fail(entry);
+      return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: e instanceof Error ? e.message : String(e), baseOffset: -1, logAppendTime: -1, pending: null };
+    }
+  }
+
+  /** The durability the append's acks level promised is confirmed: it may become visible. */
+  settle(entry: PendingAppend): void {
+    if (entry.settled || entry.failed) return;
+    entry.settled = true;
+    this.advance();
+  }
+
+  private fail(entry: PendingAppend): void {
+    entry.failed = true;
+    this.advance();
+  }
+
+  /** Moves the high watermark over the settled prefix of the queue; failed appends never become visible. */
+  private advance(): void {
+    let moved = false;
+    while (this.queue.length > 0 && (this.queue[0]!.settled || this.queue[0]!.failed)) {
+      const e = this.queue.shift()!;
+      if (e.settled && !this.needsLoad && e.end > this.highWatermark) {
+        this.highWatermark = e.end;
+        moved = true;
       }
     }
+    if (moved) this.wake();
+    if (this.queue.length === 0 && this.idle.length) {
+      const idle = this.idle;
+      this.idle = [];
+      for (const r of idle) r();
+    }
+  }
+
+  /** Forgets producers silent for producer.id.expiration.ms, here and in the store (only while leading in this epoch). */
+  async expireProducers(now = Date.now()): Promise<number> {
+    if (this.needsLoad) return 0;
+    const ids = this.producers.expire(now);
+    if (ids.length === 0) return 0;
+    return this.store.expireProducers(this.tp, this.leaderEpoch, now - this.opts.producerIdExpirationMs, ids);
   }
 
   /**

@@ -23,12 +23,26 @@ export interface StoredBatch {
 export interface PartitionTail {
   /** Last stored batch, or null when the stream is empty. */
   last: StoredBatch | null;
+  /** The stored log end (next offset to assign); null where none is stored yet (derive it from `last`). */
+  nextOffset: number | null;
   logStartOffset: number;
   leaderEpoch: number;
   /** Highest offset the archiver has committed to the lake, -1 if none. */
   archivedOffset: number;
 }
 
+/** One fenced append: stored only if `epoch` is the partition's leader epoch and `baseOffset` its log end. */
+export interface AppendRequest {
+  epoch: number;
+  baseOffset: number;
+  /** baseOffset + lastOffsetDelta + 1: the log end after this batch. */
+  nextOffset: number;
+  batch: Buffer;
+  /** The batch's producer id and that producer's new idempotence state, stored with the batch; null if none. */
+  producer: { id: number; state: string } | null;
+}
+
+/** 'fenced': the writer's epoch is not current or the log does not end at baseOffset; nothing was stored. */
 export type AppendResult = 'ok' | 'fenced';
 
 export interface LogStore {
@@ -43,11 +57,12 @@ export interface LogStore {
 
   // ---- partition log
   tail(tp: TopicPartition): Promise<PartitionTail>;
-  /**
-   * Fenced append: stores batch at baseOffset. 'fenced' means the stream
-   * already holds an entry at or beyond baseOffset (another writer moved the tail).
-   */
-  append(tp: TopicPartition, baseOffset: number, batch: Buffer): Promise<AppendResult>;
+  /** Fenced, atomic append of one batch with its producer state (see AppendRequest). */
+  append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult>;
+  /** Stored idempotent-producer states: producer id -> encoded state. */
+  producerStates(tp: TopicPartition): Promise<Map<number, string>>;
+  /** Removes the named producers whose last append is before cutoffMs, if `epoch` is still current; returns how many. */
+  expireProducers(tp: TopicPartition, epoch: number, cutoffMs: number, producerIds: number[]): Promise<number>;
   /** The batch containing `offset` (if any) and following batches, at most `count`. */
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]>;
   /** Batches with baseOffset <= offset, newest first, at most `count` (for tail scans). */

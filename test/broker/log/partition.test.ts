@@ -2,37 +2,67 @@ import { describe, expect, it } from 'vitest';
 import { Partition } from '../../../broker/src/log/partition.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { buildBatch } from '../../helpers/batches.js';
+import { ErrorCode } from '../../../broker/src/errors.js';
+
+const history = () => ({ recordEpochStart: async () => undefined, epochHistory: async () => new Map<number, number>() });
 
 const tp = { topic: 't', partition: 0 };
 const batch = (pid: number, seq: number) => buildBatch([{ key: null, value: Buffer.alloc(1000, 1) }], { producerId: pid, producerEpoch: 0, baseSequence: seq });
 
 describe('Partition', () => {
-  it('rebuilds producer state from a bounded tail scan and still detects recent duplicates', async () => {
+  it('keeps producer state durable: a retry after thousands of other batches and a reload is still a duplicate', async () => {
     const store = new MemoryLogStore();
-    const writer = new Partition(tp, store, { entries: 2000, bytes: 1 << 30 });
-    for (let seq = 0; seq < 100; seq++) expect((await writer.append(batch(7, seq), { logAppendTime: false })).baseOffset).toBe(seq);
-
-    let bytesRead = 0;
-    const counting = Object.create(store) as MemoryLogStore;
-    counting.readBackwards = async (...args) => {
-      const page = await store.readBackwards(...args);
-      for (const b of page) bytesRead += b.bytes.length;
-      return page;
-    };
-    const reloaded = new Partition(tp, counting, { entries: 2000, bytes: 10_000 });
+    const writer = new Partition(tp, store);
+    expect((await writer.append(batch(7, 0), { logAppendTime: false })).baseOffset).toBe(0);
+    for (let i = 0; i < 3000; i++) await writer.append(batch(100 + i, 0), { logAppendTime: false });
+    const reloaded = new Partition(tp, store);
     await reloaded.ensureLoaded();
-    expect(reloaded.nextOffset).toBe(100);
-    expect(bytesRead).toBeLessThan(10_000 + 2 * 1100);
-    // a retry of the newest batch is answered with its original offset, not appended again
-    const dup = await reloaded.append(batch(7, 99), { logAppendTime: false });
-    expect(dup).toMatchObject({ errorCode: 0, baseOffset: 99 });
-    expect(reloaded.nextOffset).toBe(100);
-    // the next sequence continues
-    expect((await reloaded.append(batch(7, 100), { logAppendTime: false })).baseOffset).toBe(100);
+    expect(reloaded.nextOffset).toBe(3001);
+    const dup = await reloaded.append(batch(7, 0), { logAppendTime: false });
+    expect(dup).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect(reloaded.nextOffset).toBe(3001);
+    expect((await reloaded.append(batch(7, 1), { logAppendTime: false })).baseOffset).toBe(3001);
+  });
+
+  it('fences a writer whose epoch is not current, and one whose base is not the stored log end', async () => {
+    const store = new MemoryLogStore();
+    const stale = new Partition(tp, store);
+    await stale.takeLeadership(1, history());
+    store.parts.get('t/0')!.leaderEpoch = 1;
+    expect((await stale.append(batch(-1, 0), { logAppendTime: false })).baseOffset).toBe(0);
+    const fresh = new Partition(tp, store);
+    store.parts.get('t/0')!.leaderEpoch = 2;
+    await fresh.takeLeadership(2, history());
+    expect((await fresh.append(batch(-1, 0), { logAppendTime: false })).baseOffset).toBe(1);
+    const out = await stale.append(batch(-1, 0), { logAppendTime: false });
+    expect(out.errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    // a reload does not adopt the newer epoch: the stale writer stays fenced
+    expect((await stale.append(batch(-1, 0), { logAppendTime: false })).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    expect(store.parts.get('t/0')!.batches.map((b) => b.baseOffset)).toEqual([0, 1]);
+    // someone else moved the log end: the leader is fenced once, reloads, and continues densely
+    store.parts.get('t/0')!.next = 5;
+    store.parts.get('t/0')!.batches.push({ baseOffset: 2, bytes: batch(-1, 0) });
+    expect((await fresh.append(batch(-1, 0), { logAppendTime: false })).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    expect((await fresh.append(batch(-1, 0), { logAppendTime: false })).baseOffset).toBe(5);
+  });
+
+  it('moves the high watermark only over settled appends, in order', async () => {
+    const store = new MemoryLogStore();
+    const p = new Partition(tp, store);
+    const a = await p.append(batch(-1, 0), { logAppendTime: false, deferVisibility: true });
+    const b = await p.append(batch(-1, 0), { logAppendTime: false });
+    expect(a.pending).not.toBeNull();
+    expect(p.nextOffset).toBe(2);
+    expect(p.highWatermark).toBe(0); // b is stored, but a before it is not yet confirmed
+    expect(await p.read(0, 1 << 20)).toEqual([]);
+    p.settle(a.pending!);
+    expect(p.highWatermark).toBe(2);
+    expect((await p.read(0, 1 << 20)).map((x) => x.baseOffset)).toEqual([0, 1]);
+    expect(b.pending).toBeNull();
   });
 
   it('reports the end offset of earlier leader epochs from the epoch history', () => {
-    const p = new Partition(tp, new MemoryLogStore(), { entries: 10, bytes: 1000 });
+    const p = new Partition(tp, new MemoryLogStore());
     p.leaderEpoch = 5;
     p.highWatermark = 300;
     p.epochStarts = new Map([[1, 0], [3, 120], [5, 250]]);

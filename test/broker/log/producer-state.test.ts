@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProducerStateTable } from '../../../broker/src/log/producer-state.js';
+import { ProducerStateTable, decodeProducer } from '../../../broker/src/log/producer-state.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 import type { BatchHeader } from '../../../broker/src/record-batch/batch.js';
 
@@ -44,10 +44,30 @@ describe('ProducerStateTable', () => {
     expect(t.check(h(1, 0, 0)).kind).toBe('append');
   });
 
-  it('rebuilds from batches seen newest-first', () => {
+  it('round-trips through the stored form and keeps detecting duplicates', () => {
     const t = new ProducerStateTable();
-    for (let i = 9; i >= 0; i--) t.recordOlder({ ...h(5, 1, i * 2, 2), baseOffset: i * 2 });
-    expect(t.check(h(5, 1, 18, 2))).toEqual({ kind: 'duplicate', baseOffset: 18 });
-    expect(t.check(h(5, 1, 20, 2)).kind).toBe('append');
+    let stored = '';
+    for (let seq = 0; seq < 20; seq += 2) stored = t.record(h(5, 1, seq, 2), seq, 1000)!;
+    expect(decodeProducer(stored)).toEqual({ epoch: 1, lastAppendMs: 1000, batches: [10, 12, 14, 16, 18].map((f) => ({ firstSeq: f, lastSeq: f + 1, baseOffset: f })) });
+    const reloaded = new ProducerStateTable();
+    reloaded.load(new Map([[5, stored]]), 2000);
+    expect(reloaded.check(h(5, 1, 18, 2), 2000)).toEqual({ kind: 'duplicate', baseOffset: 18 });
+    expect(reloaded.check(h(5, 1, 10, 2), 2000)).toEqual({ kind: 'duplicate', baseOffset: 10 });
+    expect(reloaded.check(h(5, 1, 24, 2), 2000).kind).toBe('error');
+    expect(reloaded.check(h(5, 0, 20, 2), 2000)).toMatchObject({ kind: 'error', code: ErrorCode.INVALID_PRODUCER_EPOCH });
+    expect(reloaded.check(h(5, 1, 20, 2), 2000).kind).toBe('append');
+  });
+
+  it('forgets a producer after producer.id.expiration.ms, then accepts it as new (KIP-360)', () => {
+    const t = new ProducerStateTable(60_000);
+    t.record(h(9, 0, 0, 1), 0, 1_000);
+    t.record(h(8, 0, 0, 1), 1, 50_000);
+    expect(t.check(h(9, 0, 5), 60_999).kind).toBe('error'); // still known: gap
+    expect(t.expire(61_000)).toEqual([9]);
+    expect(t.check(h(9, 0, 5), 61_000).kind).toBe('append'); // unknown now: any sequence
+    expect(t.describe().map((d) => d.producerId)).toEqual([8]);
+    const reloaded = new ProducerStateTable(60_000);
+    reloaded.load(new Map([[9, '1000 0 0:0:0'], [8, '50000 0 0:0:1']]), 61_000);
+    expect(reloaded.describe().map((d) => d.producerId)).toEqual([8]);
   });
 });

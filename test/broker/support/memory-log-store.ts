@@ -1,9 +1,9 @@
 // In-memory LogStore for fast unit tests of handlers and partition logic.
 // Never the proof that a feature works: integration tests use real Redis.
 import { RunnelError } from '../../../broker/src/errors.js';
-import type { AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
+import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
 
-interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number }
+interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string> }
 
 export class MemoryLogStore implements LogStore {
   topics = new Map<string, TopicRecord>();
@@ -14,7 +14,7 @@ export class MemoryLogStore implements LogStore {
   private part(tp: TopicPartition): PartitionData {
     const k = `${tp.topic}/${tp.partition}`;
     let p = this.parts.get(k);
-    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1 }));
+    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map() }));
     return p;
   }
   private check(): void { if (this.failing) throw new RunnelError('STORAGE_UNAVAILABLE', 'store down'); }
@@ -30,15 +30,30 @@ export class MemoryLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     this.check();
     const p = this.part(tp);
-    return { last: p.batches[p.batches.length - 1] ?? null, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived };
+    return { last: p.batches[p.batches.length - 1] ?? null, nextOffset: p.next, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived };
   }
-  async append(tp: TopicPartition, base: number, batch: Buffer): Promise<AppendResult> {
+  /** Same fence as append.lua: current epoch and base offset == stored log end. */
+  async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
     this.check();
     const p = this.part(tp);
     const last = p.batches[p.batches.length - 1];
-    if (last && last.baseOffset >= base) return 'fenced';
-    p.batches.push({ baseOffset: base, bytes: Buffer.from(batch) });
+    const next = p.next ?? (last ? last.baseOffset + last.bytes.readInt32BE(23) + 1 : p.logStartOffset);
+    if (req.epoch !== p.leaderEpoch || req.baseOffset !== next) return 'fenced';
+    p.batches.push({ baseOffset: req.baseOffset, bytes: Buffer.from(req.batch) });
+    p.next = req.nextOffset;
+    if (req.producer) p.producers.set(req.producer.id, req.producer.state);
     return 'ok';
+  }
+  async producerStates(tp: TopicPartition) { this.check(); return new Map(this.part(tp).producers); }
+  async expireProducers(tp: TopicPartition, epoch: number, cutoffMs: number, ids: number[]) {
+    const p = this.part(tp);
+    if (epoch !== p.leaderEpoch) return 0;
+    let n = 0;
+    for (const id of ids) {
+      const s = p.producers.get(id);
+      if (s !== undefined && Number(s.split(' ')[0]) < cutoffMs) { p.producers.delete(id); n++; }
+    }
+    return n;
   }
   async read(tp: TopicPartition, offset: number, count: number) {
     const bs = this.part(tp).batches;

@@ -1,8 +1,10 @@
-// The hot write path: a dedicated Redis connection that sends
-// `XADD <key> <id> b <batch>` with the batch written to the socket as its own
-// Buffer (no copy into a command buffer), coalesces the commands of one event
-// loop turn into a single write, and parses the few reply types it needs.
-// WAIT / WAITAOF go over the same connection, so they cover these appends.
+// The hot write path: a dedicated Redis connection that sends the fenced
+// append (`EVALSHA <append.lua> ... <batch> ...`) with the batch written to
+// the socket as its own Buffer (no copy into a command buffer), coalesces the
+// commands of one event loop turn into a single write, and parses the few
+// reply types it needs. WAIT / WAITAOF go over the same connection, so they
+// cover these appends. Commands given as `setup` (SCRIPT LOAD) run first on
+// every new connection, before anything queued behind them.
 import net from 'node:net';
 
 type Reply = string | number | null | Error | Reply[];
@@ -58,7 +60,7 @@ export class AppendConnection {
   private closed = false;
   private watchdog: NodeJS.Timeout | null = null;
 
-  constructor(private readonly target: AppendTarget, private readonly replyTimeoutMs = REPLY_TIMEOUT_MS) {}
+  constructor(private readonly target: AppendTarget, private readonly replyTimeoutMs = REPLY_TIMEOUT_MS, private readonly setup: string[][] = []) {}
 
   /** Fails every pending command when the oldest has waited too long (a silent network partition). */
   private watch(): void {
@@ -99,6 +101,7 @@ export class AppendConnection {
           setup.push(this.command(this.target.username ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password]));
         }
         if (this.target.db) setup.push(this.command(['SELECT', String(this.target.db)]));
+        for (const cmd of this.setup) setup.push(this.command(cmd));
         Promise.all(setup).then((rs) => {
           const err = rs.find((r) => r instanceof Error);
           if (err) fail(err as Error);
@@ -153,10 +156,24 @@ export class AppendConnection {
     return this.send([`*${args.length}\r\n${args.map(bulk).join('')}`], s);
   }
 
-  /** XADD key id field value; resolves to the reply (the id, or an Error from Redis). */
-  async xadd(key: string, id: string, field: string, value: Buffer): Promise<Reply> {
+  /**
+   * A command whose arguments may be Buffers: each Buffer goes to the socket
+   * as it is; the string arguments around it are joined into one header.
+   */
+  async commandParts(args: Array<string | Buffer>): Promise<Reply> {
     const s = this.socket ?? (await this.ready());
-    return this.send([`*5\r\n$4\r\nXADD\r\n${bulk(key)}${bulk(id)}${bulk(field)}$${value.length}\r\n`, value, CRLF], s);
+    const parts: Array<string | Buffer> = [];
+    let head = `*${args.length}\r\n`;
+    for (const a of args) {
+      if (typeof a === 'string') {
+        head += bulk(a);
+      } else {
+        parts.push(`${head}$${a.length}\r\n`, a);
+        head = '\r\n';
+      }
+    }
+    parts.push(head);
+    return this.send(parts, s);
   }
 
   close(): void {

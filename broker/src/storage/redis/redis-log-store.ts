@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RunnelError } from '../../errors.js';
-import type { AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import { luaSource } from './lua.js';
 import { Keys, baseOfEntryId, entryId } from './keys.js';
 import { AppendConnection, parseAppendTarget } from './append-connection.js';
 
 type RawEntry = [Buffer, Buffer[]];
-
-const BATCH_FIELD = 'b';
 
 function toBatches(entries: RawEntry[] | null | undefined): StoredBatch[] {
   if (!entries) return [];
@@ -26,11 +25,20 @@ function fieldValue(fields: Buffer[]): Buffer {
   throw new RunnelError('STORAGE_CORRUPT', 'stream entry without a batch field');
 }
 
-/** Redis rejects an XADD id at or below the stream's last id with this message. */
-const isFenceError = (e: unknown): boolean => e instanceof Error && /equal or smaller than the target stream top item/.test(e.message);
+/** append.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
+const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.test(e.message);
+
+const APPEND_LUA = luaSource('append');
+const APPEND_SHA = createHash('sha1').update(APPEND_LUA).digest('hex');
+const EXPIRE_LUA = luaSource('expire-producers');
+
+type ScriptRedis = Redis & {
+  appendBatch(log: string, meta: string, producers: string, ...args: Array<string | Buffer>): Promise<number>;
+  expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
+};
 
 export class RedisLogStore implements LogStore {
-  readonly redis: Redis;
+  readonly redis: ScriptRedis;
   private readonly keys: Keys;
   /** Zero-copy append path; null for URLs it does not speak (then ioredis appends). */
   private readonly appender: AppendConnection | null;
@@ -46,10 +54,13 @@ export class RedisLogStore implements LogStore {
       retryStrategy: (times) => Math.min(100 * times, 1000),
       lazyConnect: true,
       ...options,
-    });
+    }) as ScriptRedis;
     this.redis.on('error', () => { /* surfaced per command; reconnect is automatic */ });
+    this.redis.defineCommand('appendBatch', { numberOfKeys: 3, lua: APPEND_LUA });
+    this.redis.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
     const target = parseAppendTarget(url);
-    this.appender = target ? new AppendConnection(target) : null;
+    // Every new append connection loads the script before any append is sent on it.
+    this.appender = target ? new AppendConnection(target, undefined, [['SCRIPT', 'LOAD', APPEND_LUA]]) : null;
   }
 
   async connect(): Promise<void> {
@@ -97,28 +108,52 @@ export class RedisLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     const [last, meta] = await guard(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
-      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived'),
+      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived', 'next'),
     ]));
     const batches = toBatches(last);
     return {
       last: batches[0] ?? null,
+      nextOffset: meta[3] === null ? null : Number(meta[3]),
       logStartOffset: meta[0] === null ? 0 : Number(meta[0]),
       leaderEpoch: meta[1] === null ? 0 : Number(meta[1]),
       archivedOffset: meta[2] === null ? -1 : Number(meta[2]),
     };
   }
 
-  async append(tp: TopicPartition, baseOffset: number, batch: Buffer): Promise<AppendResult> {
+  /** One EVALSHA of append.lua per batch (see that file): epoch and log-end fence, XADD, producer state. */
+  async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
+    const keys = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)];
+    const pid = req.producer ? String(req.producer.id) : '';
+    const state = req.producer ? req.producer.state : '';
     try {
       if (this.appender) {
-        const reply = await this.appender.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
-        if (reply instanceof Error) throw reply;
+        const reply = await this.appender.commandParts(['EVALSHA', APPEND_SHA, '3', ...keys, String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.batch, pid, state]);
+        if (reply instanceof Error) {
+          // SCRIPT FLUSH behind our back: reload it; this append fails retriably and the partition reloads.
+          if (/^NOSCRIPT/.test(reply.message)) void this.appender.command(['SCRIPT', 'LOAD', APPEND_LUA]).catch(() => undefined);
+          throw reply;
+        }
       } else {
-        await this.redis.xadd(this.keys.log(tp), entryId(baseOffset), BATCH_FIELD, batch);
+        await this.redis.appendBatch(keys[0]!, keys[1]!, keys[2]!, String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.batch, pid, state);
       }
       return 'ok';
     } catch (e) {
       if (isFenceError(e)) return 'fenced';
+      throw storageError(e);
+    }
+  }
+
+  async producerStates(tp: TopicPartition): Promise<Map<number, string>> {
+    const all = await guard(this.redis.hgetall(this.keys.producers(tp)));
+    return new Map(Object.entries(all).map(([pid, s]) => [Number(pid), s]));
+  }
+
+  async expireProducers(tp: TopicPartition, epoch: number, cutoffMs: number, producerIds: number[]): Promise<number> {
+    if (producerIds.length === 0) return 0;
+    try {
+      return await this.redis.expireProducers(this.keys.meta(tp), this.keys.producers(tp), String(epoch), String(cutoffMs), ...producerIds.map(String));
+    } catch (e) {
+      if (isFenceError(e)) return 0;
       throw storageError(e);
     }
   }

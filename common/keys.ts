@@ -1,0 +1,70 @@
+// Redis key names shared by the broker and the archiver: a public, versioned
+// contract (docs/redis-keys.md, layout version 2).
+//
+// Every key starts with `<prefix>:` and a one-letter kind, so no user-chosen
+// name can reach another kind's key:
+//   <prefix>:p:{<topic>/<partition>}:<suffix>   one topic-partition
+//   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
+//   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
+//   <prefix>:<name>                             cluster-wide keys (no braces)
+// Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
+// character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
+// distinct ids give distinct keys and a well-formed hash tag).
+
+export interface PartitionRef {
+  topic: string;
+  partition: number;
+}
+
+/** Key layout version written to `<prefix>:layout`; a store with another version is refused. */
+export const KEY_LAYOUT_VERSION = 2;
+
+export function escapeGroupId(id: string): string {
+  return id.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+export class Keys {
+  constructor(readonly prefix = 'rn') {}
+
+  // ---- cluster-wide
+  get layout(): string { return `${this.prefix}:layout`; }
+  get topics(): string { return `${this.prefix}:topics`; }
+  get topicIds(): string { return `${this.prefix}:topic-ids`; }
+  get producerId(): string { return `${this.prefix}:producer-id`; }
+  get clusterId(): string { return `${this.prefix}:cluster-id`; }
+  get brokers(): string { return `${this.prefix}:brokers`; }
+  get brokerLeases(): string { return `${this.prefix}:broker-leases`; }
+  get groupIndex(): string { return `${this.prefix}:groups`; }
+  get archivers(): string { return `${this.prefix}:archivers`; }
+
+  // ---- one topic-partition (hash tag {<topic>/<partition>})
+  tag(tp: PartitionRef): string { return `{${tp.topic}/${tp.partition}}`; }
+  private part(tp: PartitionRef, suffix: string): string { return `${this.prefix}:p:${this.tag(tp)}:${suffix}`; }
+  log(tp: PartitionRef): string { return this.part(tp, 'log'); }
+  meta(tp: PartitionRef): string { return this.part(tp, 'meta'); }
+  leader(tp: PartitionRef): string { return this.part(tp, 'leader'); }
+  epochs(tp: PartitionRef): string { return this.part(tp, 'epochs'); }
+  producers(tp: PartitionRef): string { return this.part(tp, 'producers'); }
+  archiverLease(tp: PartitionRef): string { return this.part(tp, 'archiver-lease'); }
+  /** Every key owned by one partition (topic deletion removes them all). */
+  partitionKeys(tp: PartitionRef): string[] {
+    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), this.producers(tp), this.archiverLease(tp)];
+  }
+
+  // ---- one group-coordinator slot (hash tag {<slot>})
+  coordinatorLease(slot: number): string { return `${this.prefix}:c:{${slot}}:leader`; }
+  coordinatorEpoch(slot: number): string { return `${this.prefix}:c:{${slot}}:epoch`; }
+
+  // ---- one consumer group (hash tag {<escaped id>})
+  groupTag(groupId: string): string { return `{${escapeGroupId(groupId)}}`; }
+  groupMeta(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:meta`; }
+  groupOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:offsets`; }
+}
+
+/** Stream entry id of the batch whose base offset is `base`. */
+export const entryId = (base: number): string => `${base}-1`;
+
+export function baseOfEntryId(id: Buffer | string): number {
+  const s = typeof id === 'string' ? id : id.toString('latin1');
+  return Number(s.slice(0, s.indexOf('-')));
+}
