@@ -26,6 +26,21 @@ describe('RESP reply parser', () => {
 });
 
 describe('AppendConnection', () => {
+  it('writes Buffer arguments as their own chunks inside one well-formed RESP array', async () => {
+    const net = await import('node:net');
+    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    let got = Buffer.alloc(0);
+    const server = net.createServer((sock) => {
+      sock.on('data', (d) => { got = Buffer.concat([got, d]); sock.write('+OK\r\n'); });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const conn = new AppendConnection({ host: '127.0.0.1', port: (server.address() as { port: number }).port });
+    expect(await conn.commandParts(['EVALSHA', 'ab', Buffer.from('xy'), '', Buffer.from('z')])).toBe('OK');
+    expect(got.toString()).toBe('*5\r\n$7\r\nEVALSHA\r\n$2\r\nab\r\n$2\r\nxy\r\n$0\r\n\r\n$1\r\nz\r\n');
+    conn.close();
+    server.close();
+  });
+
   it('fails pending commands when the server stops answering, and reconnects afterwards', async () => {
     const net = await import('node:net');
     const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
@@ -36,9 +51,9 @@ describe('AppendConnection', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
     const conn = new AppendConnection({ host: '127.0.0.1', port }, 200);
-    await expect(conn.xadd('k', '5-1', 'b', Buffer.alloc(10))).rejects.toThrow(/no reply/);
+    await expect(conn.commandParts(['XADD', 'k', '5-1', 'b', Buffer.alloc(10)])).rejects.toThrow(/no reply/);
     answer = true;
-    expect(await conn.xadd('k', '5-1', 'b', Buffer.alloc(10))).toBe('5-1');
+    expect(await conn.commandParts(['XADD', 'k', '5-1', 'b', Buffer.alloc(10)])).toBe('5-1');
     conn.close();
     server.close();
   });
