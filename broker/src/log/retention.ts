@@ -1,6 +1,7 @@
 // Enforces retention.ms and retention.bytes on led partitions by moving the
-// log start offset and trimming whole batches (XTRIM MINID). Archived topics
-// are never trimmed past what the archiver has committed to the lake.
+// log start offset and trimming whole batches (XTRIM MINID), and expires idle
+// idempotent producers. Archived topics are never trimmed past what the
+// archiver has committed to the lake.
 import type { Logger } from '../logger.js';
 import type { LogManager } from './log-manager.js';
 import type { Partition } from './partition.js';
@@ -32,11 +33,13 @@ export class RetentionTask {
         const retentionMs = this.log.configNumber(t, 'retention.ms');
         const retentionBytes = this.log.configNumber(t, 'retention.bytes');
         const archived = this.log.configValue(t, 'archive.enable') === 'true';
-        if (retentionMs < 0 && retentionBytes < 0) continue;
         for (let i = 0; i < t.partitions; i++) {
-          const p = this.log.partitionOf(t, i);
-          if (!this.log.leadership.leads(p.unit)) continue; // only the leader trims
-          await this.enforce(p, retentionMs, retentionBytes, archived, now);
+          const p = this.log.cachedPartition(t.name, i);
+          if (!p || !this.log.leadership.leads(p.unit)) continue; // only the leader trims and expires
+          // Idempotent producers silent for producer.id.expiration.ms are forgotten (Kafka's producer expiry).
+          const expired = await p.expireProducers(now);
+          if (expired > 0) this.logger.info('producers expired', { topic: t.name, partition: i, count: expired });
+          if (retentionMs >= 0 || retentionBytes >= 0) await this.enforce(p, retentionMs, retentionBytes, archived, now);
         }
       }
     } catch (e) {

@@ -1,0 +1,92 @@
+// Start-up checks of the Redis server under the log. A setting that would
+// silently lose acknowledged data, or a durability promise the server cannot
+// keep, stops the broker with a clear message instead of surfacing later as
+// missing records.
+import type { Redis } from 'ioredis';
+import { RunnelError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { KEY_LAYOUT_VERSION, type Keys } from './keys.js';
+
+export interface ServerCheckOptions {
+  /** redis.acks.all.waitaof: acks=all waits for the primary's AOF fsync. */
+  waitAof: boolean;
+  /** redis.allow.eviction: start even though maxmemory-policy may evict keys. */
+  allowEviction: boolean;
+}
+
+export interface RedisServerFacts {
+  version: string;
+  maxmemoryPolicy: string;
+  aofEnabled: boolean;
+  appendfsync: string | null;
+  save: string | null;
+  hasWaitAof: boolean;
+}
+
+function infoField(info: string, name: string): string | null {
+  const m = new RegExp(`^${name}:(.*)$`, 'm').exec(info);
+  return m ? m[1]!.trim() : null;
+}
+
+/** CONFIG GET may be disabled (managed services): null then. */
+async function configGet(redis: Redis, name: string): Promise<string | null> {
+  try {
+    const r = (await redis.call('CONFIG', 'GET', name)) as string[];
+    return r.length >= 2 ? r[1]! : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function readServerFacts(redis: Redis): Promise<RedisServerFacts> {
+  const info = await redis.info();
+  const waitaof = (await redis.call('COMMAND', 'INFO', 'WAITAOF')) as unknown[];
+  return {
+    version: infoField(info, 'valkey_version') ? `valkey ${infoField(info, 'valkey_version')}` : `redis ${infoField(info, 'redis_version') ?? '?'}`,
+    maxmemoryPolicy: infoField(info, 'maxmemory_policy') ?? (await configGet(redis, 'maxmemory-policy')) ?? 'unknown',
+    aofEnabled: infoField(info, 'aof_enabled') === '1',
+    appendfsync: await configGet(redis, 'appendfsync'),
+    save: await configGet(redis, 'save'),
+    hasWaitAof: Array.isArray(waitaof) && waitaof[0] !== null && waitaof[0] !== undefined,
+  };
+}
+
+/** Throws RunnelError(CONFIG_INVALID) when Runnel must not run on this server as configured. */
+export async function checkRedisServer(redis: Redis, keys: Keys, opts: ServerCheckOptions, logger: Logger): Promise<RedisServerFacts> {
+  const f = await readServerFacts(redis);
+  logger.info('redis persistence', {
+    server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
+  });
+  if (!f.aofEnabled) {
+    logger.warn('redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)');
+  }
+  if (f.maxmemoryPolicy !== 'noeviction') {
+    const why = `redis maxmemory-policy is ${f.maxmemoryPolicy}: under memory pressure Redis would evict log streams, leases or offsets and silently lose acknowledged data; set maxmemory-policy noeviction`;
+    if (!opts.allowEviction) throw new RunnelError('CONFIG_INVALID', `${why} (or start with redis.allow.eviction=true to accept the loss)`);
+    logger.warn(`DATA LOSS RISK: ${why}; starting anyway because redis.allow.eviction=true`);
+  }
+  if (opts.waitAof && !f.hasWaitAof) {
+    throw new RunnelError('CONFIG_INVALID', `redis.acks.all.waitaof=true needs WAITAOF (Redis/Valkey 7.2 or newer); the server is ${f.version}`);
+  }
+  if (opts.waitAof && !f.aofEnabled) {
+    throw new RunnelError('CONFIG_INVALID', 'redis.acks.all.waitaof=true needs the server to run with appendonly yes');
+  }
+  await checkKeyLayout(redis, keys);
+  return f;
+}
+
+/** The key layout is a versioned contract: a store written with another layout is refused, never misread. */
+async function checkKeyLayout(redis: Redis, keys: Keys): Promise<void> {
+  const want = String(KEY_LAYOUT_VERSION);
+  let have = await redis.get(keys.layout);
+  if (have === null) {
+    if ((await redis.hlen(keys.topics)) > 0) {
+      throw new RunnelError('CONFIG_INVALID', `the Redis keys under prefix "${keys.prefix}" were written by a Runnel before key layout ${want} (docs/redis-keys.md); use a fresh Redis database or another key.prefix`);
+    }
+    await redis.set(keys.layout, want, 'NX');
+    have = await redis.get(keys.layout);
+  }
+  if (have !== want) {
+    throw new RunnelError('CONFIG_INVALID', `the Redis keys under prefix "${keys.prefix}" use key layout ${have}; this broker speaks layout ${want}`);
+  }
+}
