@@ -1,0 +1,156 @@
+// Issue 8: SIGKILL of redis-server under a running acks=all idempotent Java
+// producer (keyed records, 4 partitions) and a concurrent consumer.
+//
+//  - appendonly yes + appendfsync always / everysec: redis writes the AOF
+//    (write(2)) before it sends the reply, so a SIGKILL of the redis process
+//    alone loses nothing acknowledged in either mode. Every acknowledged
+//    record must be in the log exactly once, at its acknowledged offset,
+//    offsets dense, the raw stream chained (base = previous base + count), and
+//    every record the consumer read must still be there. (A machine crash
+//    with everysec can lose up to ~1 s of acknowledged writes; a process kill
+//    cannot show that, so no test here claims it.)
+//  - appendonly no, save "": a SIGKILL loses everything. The broker must
+//    notice: no crash, no stale offsets (the first append after the restart
+//    gets offset 0), and a new consumer sees only post-restart records.
+//
+// Kafka has no equivalent of killing the storage under a live broker: the
+// file is skipped with RUNNEL_TEST_TARGET=kafka.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { sleep, waitFor } from '../../helpers/procs.js';
+import { targetKindFromEnv } from '../../helpers/target.js';
+import { buildBatch } from '../../helpers/batches.js';
+import { WireClient } from '../../helpers/wire.js';
+import {
+  chainProblems, javaProducer, rawLog, rawRecords, readAll, readButLost, startConsumer, verifyLog, wireCreateTopic, wireProduce,
+  type ConcurrentConsumer, type LogRecord,
+} from '../../helpers/faults.js';
+
+const onKafka = targetKindFromEnv() === 'kafka';
+const PARTITIONS = 4;
+
+let redis: RedisServer | undefined;
+let broker: RunnelBroker | undefined;
+let consumer: ConcurrentConsumer | undefined;
+
+afterEach(async () => {
+  await consumer?.stop().catch(() => undefined);
+  await broker?.stop().catch(() => undefined);
+  await redis?.stop().catch(() => undefined);
+  consumer = undefined;
+  broker = undefined;
+  redis = undefined;
+});
+
+/** SIGKILL redis-server, then start it again on the same port and data dir. */
+async function crashRedis(r: RedisServer, downMs: number): Promise<void> {
+  await r.kill();
+  await sleep(downMs);
+  await r.restart();
+}
+
+/** The raw streams agree with what kcat served: same records at the same offsets, chained batches. */
+async function checkRawStreams(url: string, topic: string, log: LogRecord[]): Promise<void> {
+  for (let p = 0; p < PARTITIONS; p++) {
+    const entries = await rawLog(url, topic, p);
+    expect(chainProblems(entries), `partition ${p} stream chain`).toEqual([]);
+    const raw = rawRecords(entries).map((r) => `${r.offset} ${r.key} ${r.value}`);
+    const served = log.filter((r) => r.partition === p).map((r) => `${r.offset} ${r.key} ${r.value}`);
+    expect(raw, `partition ${p}: raw stream vs fetched`).toEqual(served);
+  }
+}
+
+describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent producer (no Kafka equivalent)', () => {
+  for (const appendfsync of ['always', 'everysec'] as const) {
+    it(`appendonly yes, appendfsync ${appendfsync}: nothing acknowledged is lost or duplicated, nothing read is lost`, async () => {
+      redis = await startRedis({ appendonly: true, appendfsync });
+      broker = await startRunnel({ redisUrl: redis.url, args: ['--set', 'redis.replica.wait.ms=2000'] });
+      const topic = `kill-${appendfsync}`;
+      expect(await wireCreateTopic(broker.port, topic, PARTITIONS)).toBe(0);
+      consumer = startConsumer(broker.bootstrap, topic);
+
+      const n = 14_000;
+      const run = javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: n, throughput: 2000, repeatingKeys: 50, valuePrefix: 7 });
+      // two crashes while records flow (the consumer proves they flow)
+      await waitFor('records flowing', () => consumer!.records().length > 1500, { timeoutMs: 60_000, intervalMs: 100 });
+      const killedAt = Date.now();
+      await crashRedis(redis, 200);
+      const back1 = Date.now() - killedAt;
+      await waitFor('records flowing again', () => consumer!.records().length > 5000, { timeoutMs: 60_000, intervalMs: 100 });
+      await crashRedis(redis, 500);
+      const res = await run;
+
+      expect(res.failed.map((e) => String(e.exception ?? e.message)), 'send errors').toEqual([]);
+      expect(res.acked.length).toBe(n);
+      expect(broker.proc().running()).toBe(true);
+
+      const log = await readAll(broker.bootstrap, topic);
+      expect(verifyLog(log, res.acked)).toEqual([]);
+      expect(log.length).toBe(n); // exactly once: nothing beyond the acknowledged records
+      await checkRawStreams(redis.url, topic, log);
+
+      // visibility: everything the concurrent consumer was served is still in the log at that offset
+      await waitFor('consumer caught up', () => consumer!.records().length >= log.length, { timeoutMs: 30_000, intervalMs: 200 });
+      const read = consumer.records();
+      expect(readButLost(read, log)).toEqual([]);
+      console.log(`appendfsync ${appendfsync}: ${n} acknowledged, ${log.length} stored, consumer read ${read.length}; redis back ${back1} ms after SIGKILL`);
+    });
+  }
+
+  it('no persistence (appendonly no, save ""): everything is lost; the broker restarts offsets at 0 and serves only new records', async () => {
+    redis = await startRedis({ appendonly: false });
+    // auto-created topics get the same partition count, so a lost topic record comes back the same
+    broker = await startRunnel({ redisUrl: redis.url, args: ['--set', `num.partitions=${PARTITIONS}`] });
+    const topic = 'kill-nopersist';
+    expect(await wireCreateTopic(broker.port, topic, PARTITIONS)).toBe(0);
+    consumer = startConsumer(broker.bootstrap, topic);
+
+    const before = await javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: 3000, throughput: 3000, repeatingKeys: 50, valuePrefix: 1 });
+    expect(before.acked.length).toBe(3000);
+    await waitFor('consumer read the first generation', () => consumer!.records().length >= 3000, { timeoutMs: 30_000 });
+    const endsBefore = new Map<number, number>();
+    for (const a of before.acked) endsBefore.set(a.partition, Math.max(endsBefore.get(a.partition) ?? 0, a.offset + 1));
+    expect([...endsBefore.values()].every((e) => e > 0)).toBe(true);
+
+    await crashRedis(redis, 200);
+    expect((await redis.command('INFO persistence')).includes('aof_enabled:0')).toBe(true);
+    await sleep(1500); // the broker sees the connection drop and reconnects
+
+    // wire-level probes: the first append that succeeds on each partition must get offset 0
+    let c = await WireClient.connect(broker.port);
+    const firstBase = new Map<number, number>();
+    const errorsSeen = new Map<number, Array<number | string>>();
+    for (let p = 0; p < PARTITIONS; p++) {
+      const deadline = Date.now() + 30_000;
+      while (!firstBase.has(p) && Date.now() < deadline) {
+        try {
+          const r = await wireProduce(c, topic, p, buildBatch([{ key: Buffer.from('probe'), value: Buffer.from(`probe-${p}`) }]), -1);
+          if (r.errorCode === 0) firstBase.set(p, r.baseOffset);
+          else { errorsSeen.set(p, [...(errorsSeen.get(p) ?? []), r.errorCode]); await sleep(200); }
+        } catch (e) {
+          errorsSeen.set(p, [...(errorsSeen.get(p) ?? []), String(e)]);
+          c.close();
+          await sleep(200);
+          c = await WireClient.connect(broker.port);
+        }
+      }
+    }
+    c.close();
+    console.log(`no persistence: first post-restart base offsets ${JSON.stringify([...firstBase])} (ends before the crash ${JSON.stringify([...endsBefore])}); errors before success ${JSON.stringify([...errorsSeen])}`);
+    expect([...firstBase.keys()].sort()).toEqual([...Array(PARTITIONS).keys()]);
+    for (let p = 0; p < PARTITIONS; p++) expect(firstBase.get(p), `partition ${p}: first offset after the wipe`).toBe(0);
+
+    const after = await javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: 3000, throughput: 3000, repeatingKeys: 50, valuePrefix: 2 });
+    expect(after.acked.length).toBe(3000);
+    expect(broker.proc().running()).toBe(true);
+
+    const log = await readAll(broker.bootstrap, topic);
+    expect(log.filter((r) => r.value.startsWith('1.')), 'pre-crash records served after a wipe').toEqual([]);
+    expect(verifyLog(log, after.acked)).toEqual([]);
+    expect(log.length).toBe(3000 + PARTITIONS);
+    await checkRawStreams(redis.url, topic, log);
+    const oldConsumerSawNew = consumer.records().filter((r) => r.value.startsWith('2.')).length;
+    console.log(`no persistence: consumer that ran through the wipe read ${oldConsumerSawNew} of 3000 post-restart records`);
+  });
+});
