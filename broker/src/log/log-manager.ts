@@ -154,7 +154,7 @@ export class LogManager {
     const key = `${t.name}\u0000${index}`;
     let p = this.partitions.get(key);
     if (!p) {
-      p = new Partition({ topic: t.name, partition: index }, this.store, { entries: this.config.producerStateScanEntries, bytes: this.config.producerStateScanBytes });
+      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs });
       this.partitions.set(key, p);
     }
     return p;
