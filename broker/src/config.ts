@@ -28,10 +28,10 @@ export interface BrokerConfig {
   acksAllWaitAof: boolean;
   /** Timeout for WAIT / WAITAOF under acks=all, capped by the request's timeout. */
   replicaWaitMs: number;
-  /** How many stream entries to scan back from the tail to rebuild idempotent-producer state. */
-  producerStateScanEntries: number;
-  /** ... and at most this many bytes of them. */
-  producerStateScanBytes: number;
+  /** An idempotent producer silent for this long is forgotten (Kafka's producer.id.expiration.ms). */
+  producerIdExpirationMs: number;
+  /** Start even though Redis may evict keys (maxmemory-policy other than noeviction): data loss. */
+  redisAllowEviction: boolean;
   deleteTopicEnable: boolean;
   /** Leadership lease TTL: a killed broker's partitions move after at most this plus one tick. */
   brokerLeaseMs: number;
@@ -82,8 +82,8 @@ const SETTINGS: Setting[] = [
   { key: 'min.insync.replicas', field: 'minInsyncReplicas', kind: 'int', default: '1' },
   { key: 'redis.acks.all.waitaof', field: 'acksAllWaitAof', kind: 'bool', default: 'false' },
   { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },
-  { key: 'producer.state.scan.entries', field: 'producerStateScanEntries', kind: 'int', default: '2000' },
-  { key: 'producer.state.scan.bytes', field: 'producerStateScanBytes', kind: 'int', default: '33554432' },
+  { key: 'producer.id.expiration.ms', field: 'producerIdExpirationMs', kind: 'int', default: '86400000' },
+  { key: 'redis.allow.eviction', field: 'redisAllowEviction', kind: 'bool', default: 'false' },
   { key: 'delete.topic.enable', field: 'deleteTopicEnable', kind: 'bool', default: 'true' },
   { key: 'broker.lease.ms', field: 'brokerLeaseMs', kind: 'int', default: '3000' },
   { key: 'leadership.tick.ms', field: 'leadershipTickMs', kind: 'int', default: '500' },
