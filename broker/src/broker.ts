@@ -2,6 +2,7 @@
 import type { BrokerConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
+import { checkRedisServer } from './storage/redis/server-checks.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
@@ -34,6 +35,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }
   const store = new RedisLogStore(url, config.keyPrefix);
   await connectWithRetry(store, logger);
+  await checkRedisServer(store.redis, store.keyNames, { waitAof: config.acksAllWaitAof, allowEviction: config.redisAllowEviction }, logger)
+    .catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
   const clusterId = await store.clusterId();
   const log = new LogManager(store, config);
   await log.refreshTopics();
