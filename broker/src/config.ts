@@ -52,6 +52,22 @@ export interface BrokerConfig {
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Largest partition count of one topic (Runnel's name; Kafka has no such setting). */
+  topicMaxPartitions: number;
+  /** Largest total partition count over all topics (Runnel's name). */
+  clusterMaxPartitions: number;
+  /** Largest Fetch response the broker builds, whatever the request's max_bytes (Kafka's fetch.max.bytes). */
+  fetchMaxBytes: number;
+  /** Connections with no request or response for this long are closed (Kafka's connections.max.idle.ms). */
+  connectionsMaxIdleMs: number;
+  /** Client connections accepted at once; more are closed at accept (Kafka's max.connections). */
+  maxConnections: number;
+  /** Request bytes read but not yet answered, all connections together; above it no socket is read (Kafka's queued.max.request.bytes). */
+  queuedMaxRequestBytes: number;
+  /** A request frame must arrive completely within this long of its first byte (Runnel's name). */
+  socketPartialRequestTimeoutMs: number;
+  /** Response bytes a connection may have waiting for the client to read; above it that connection is not read (Runnel's name). */
+  socketMaxUnsentBytes: number;
 }
 
 interface Setting {
@@ -99,13 +115,28 @@ const SETTINGS: Setting[] = [
   { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
   { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
+  { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
+  { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
+  { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
+  { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },
+  { key: 'max.connections', field: 'maxConnections', kind: 'int', default: '1000' },
+  { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
+  { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
+  { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
 ];
 
-/** Broker settings exposed through DescribeConfigs on the BROKER resource. */
-export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string; isDefault: boolean }> {
+/**
+ * Settings that may hold a password (Kafka's PASSWORD config type): DescribeConfigs
+ * reports them with isSensitive=true and a null value, whatever their value.
+ */
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url']);
+
+/** Broker settings exposed through DescribeConfigs on the BROKER resource; sensitive ones carry no value. */
+export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string | null; isDefault: boolean; sensitive: boolean }> {
   return SETTINGS.map((s) => {
     const value = String(cfg[s.field]);
-    return { key: s.key, value, isDefault: value === s.default };
+    const sensitive = SENSITIVE_KEYS.has(s.key);
+    return { key: s.key, value: sensitive ? null : value, isDefault: value === s.default, sensitive };
   });
 }
 

@@ -27,6 +27,11 @@ export class Dispatcher {
     }
   }
 
+  /** The broker settings the handlers run with (the listener takes its limits from them). */
+  get config(): BrokerServices['config'] {
+    return this.broker.config;
+  }
+
   handlers(): Handler[] {
     return [...this.byKey.values()].sort((a, b) => a.api.apiKey - b.api.apiKey);
   }

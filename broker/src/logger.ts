@@ -8,12 +8,22 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON line per event on stderr. */
+// `scheme://user:password@` (or `scheme://:password@`, `scheme://token@`) in
+// any logged text: URLs reach the log through settings, error messages and
+// stack traces, and their credentials must not.
+const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^\s/"'\\]*@/gi; // greedy: a password may hold '@'
+
+/** The text with the credentials of every URL in it replaced by `***`. */
+export function redactSecrets(text: string): string {
+  return text.replace(URL_CREDENTIALS, '$1***@');
+}
+
+/** One JSON line per event on stderr; URL credentials are redacted. */
 export function createLogger(level: Level, component: string): Logger {
   const min = ORDER[level] ?? ORDER.info;
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[lvl] < min) return;
-    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, component, msg, ...fields })}\n`);
+    process.stderr.write(`${redactSecrets(JSON.stringify({ t: new Date().toISOString(), level: lvl, component, msg, ...fields }))}\n`);
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -1,5 +1,6 @@
 import { CreatePartitions } from '../protocol/messages/create-partitions.js';
 import { ErrorCode } from '../errors.js';
+import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
 import type { Handler } from './types.js';
 
 export const createPartitionsHandler: Handler = {
@@ -11,13 +12,27 @@ export const createPartitionsHandler: Handler = {
     for (const rt of req.topics as Array<{ name: string; count: number }>) {
       const t = await b.log.topic(rt.name);
       const result = (errorCode: number, errorMessage: string | null) => ({ name: rt.name, errorCode, errorMessage });
-      if (!t) results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${rt.name}' does not exist.`));
-      else if (rt.count <= t.partitions) {
-        results.push(result(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${t.partitions} partitions, which is higher than the requested ${rt.count}.`));
-      } else {
-        if (!req.validateOnly) await b.log.updateTopic({ ...t, partitions: rt.count });
-        results.push(result(ErrorCode.NONE, null));
+      if (!t) {
+        results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${rt.name}' does not exist.`));
+        continue;
       }
+      if (quarantinedCount(t) !== null) {
+        results.push(result(ErrorCode.INVALID_PARTITIONS, `Topic '${rt.name}' has an unusable stored partition count; delete it.`));
+        continue;
+      }
+      if (rt.count <= t.partitions) {
+        results.push(result(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${t.partitions} partitions, which is higher than the requested ${rt.count}.`));
+        continue;
+      }
+      // The limits are checked before anything is written; the cluster total is read only for plausible counts.
+      const others = rt.count > b.config.topicMaxPartitions ? 0 : totalPartitions(await b.log.allTopics());
+      const limit = partitionLimitError(b.config, rt.name, rt.count, rt.count - t.partitions, others);
+      if (limit) {
+        results.push(result(limit.code, limit.message));
+        continue;
+      }
+      if (!req.validateOnly) await b.log.updateTopic({ ...t, partitions: rt.count });
+      results.push(result(ErrorCode.NONE, null));
     }
     return { throttleTimeMs: 0, results };
   },

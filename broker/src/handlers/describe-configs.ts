@@ -45,7 +45,8 @@ async function describe(b: BrokerServices, r: Resource, synonyms: boolean, docs:
       value: c.value,
       readOnly: true,
       configSource: c.isDefault ? SOURCE_ID.DEFAULT_CONFIG : SOURCE_ID.STATIC_BROKER_CONFIG,
-      isSensitive: false,
+      // Kafka never returns the value of a sensitive config (PASSWORD type), only that it is set.
+      isSensitive: c.sensitive,
       synonyms: [],
       configType: 0,
       documentation: null,

@@ -8,11 +8,12 @@ interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fet
 interface FetchTopicReq { topic: string; topicId: string; partitions: FetchPartitionReq[] }
 
 interface Slot {
-  topicIdx: number;
   req: FetchPartitionReq;
   partition: Partition | null;
   out: Record<string, unknown>;
   bytes: number;
+  /** The topic's max.message.bytes: the most one stored batch of it can hold. */
+  maxBatchBytes: number;
 }
 
 export const fetchHandler: Handler = {
@@ -23,14 +24,21 @@ export const fetchHandler: Handler = {
     const byId = ctx.apiVersion >= 13;
     const topics: Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> = [];
     const slots: Slot[] = [];
+    // Kafka keys a fetch by topic-partition (a LinkedHashMap built from the
+    // request), so a partition named twice is fetched and answered once, at its
+    // first position. Reading it once per mention would multiply the memory a
+    // single request costs by the number of mentions.
+    const seen = new Set<string>();
     for (const rt of req.topics as FetchTopicReq[]) {
       const t: TopicRecord | null = byId ? await b.log.topicById(rt.topicId) : await b.log.topic(rt.topic);
       const entry = { topic: t?.name ?? rt.topic, topicId: t?.id ?? rt.topicId, partitions: [] as Record<string, unknown>[] };
-      topics.push(entry);
       for (const rp of rt.partitions) {
+        const key = `${byId ? rt.topicId : rt.topic}\u0000${rp.partition}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         const out: Record<string, unknown> = { partitionIndex: rp.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
         entry.partitions.push(out);
-        const slot: Slot = { topicIdx: topics.length - 1, req: rp, partition: null, out, bytes: 0 };
+        const slot: Slot = { req: rp, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0 };
         if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if (rp.partition < 0 || rp.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else {
@@ -42,9 +50,11 @@ export const fetchHandler: Handler = {
         }
         slots.push(slot);
       }
+      if (entry.partitions.length > 0 || rt.partitions.length === 0) topics.push(entry);
     }
 
-    const maxBytes = req.maxBytes > 0 ? req.maxBytes : 2147483647;
+    // Kafka: the response is bounded by min(request max_bytes, fetch.max.bytes).
+    const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : b.config.fetchMaxBytes, b.config.fetchMaxBytes);
     let total = await readAll(slots, maxBytes);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     while (total < Math.max(1, req.minBytes) && Date.now() < deadline && !slots.some((s) => s.out.errorCode !== ErrorCode.NONE)) {
@@ -57,48 +67,81 @@ export const fetchHandler: Handler = {
 };
 
 /**
- * Reads every partition at once (one Redis round trip in parallel, not one
- * per partition in turn), then hands out the byte budget in request order:
- * the first non-empty partition always keeps one whole batch (KIP-74), later
- * ones keep what still fits.
+ * Reads the partitions in request order under one byte budget that is applied
+ * BEFORE Redis is asked: partitions go in waves whose limits fit together in
+ * what is left of the budget, each wave is read in parallel (one round trip),
+ * and the next wave gets what the previous ones left. A partition is charged
+ * at least its topic's max.message.bytes, because a read always returns the
+ * first batch whole (KIP-74), so what one fetch holds in memory stays within
+ * the budget plus at most one batch. The first non-empty partition always
+ * keeps one whole batch; later ones keep what still fits.
  */
 async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
-  const read = await Promise.all(slots.map(async (s) => {
-    const p = s.partition;
-    if (!p) return [];
-    try {
-      await p.ensureLoaded();
-      if (s.req.currentLeaderEpoch >= 0 && s.req.currentLeaderEpoch !== p.leaderEpoch) {
-        s.out.errorCode = s.req.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
-        return [];
-      }
-      return (await p.read(s.req.fetchOffset, Math.max(1, Math.min(s.req.partitionMaxBytes, maxBytes)))).map((x) => x.bytes);
-    } catch (e) {
-      s.out.errorCode = storageCode(e);
-      return [];
-    }
-  }));
+  await Promise.all(slots.map(prepare));
+  const live = slots.filter((s) => s.partition && s.out.errorCode === ErrorCode.NONE);
+  for (const s of live) {
+    s.out.records = [];
+    s.bytes = 0;
+  }
   let budget = maxBytes;
   let total = 0;
-  slots.forEach((s, i) => {
-    const p = s.partition;
-    if (!p || s.out.errorCode !== ErrorCode.NONE) return;
-    // Reported after the read, so no record handed out lies above the high watermark.
+  let next = 0;
+  while (next < live.length && (budget > 0 || total === 0)) {
+    const wave: Array<{ s: Slot; limit: number }> = [];
+    let charged = 0;
+    for (; next < live.length; next++) {
+      const s = live[next]!;
+      const limit = Math.max(1, Math.min(s.req.partitionMaxBytes, budget - charged));
+      const charge = Math.max(limit, s.maxBatchBytes);
+      if (wave.length > 0 && charged + charge > budget) break;
+      wave.push({ s, limit });
+      charged += charge;
+    }
+    const read = await Promise.all(wave.map(({ s, limit }) => readOne(s, limit)));
+    wave.forEach(({ s }, k) => {
+      const kept: Buffer[] = [];
+      for (const buf of read[k]!) {
+        if (s.bytes + buf.length > budget && (total > 0 || kept.length > 0)) break;
+        kept.push(buf);
+        s.bytes += buf.length;
+      }
+      s.out.records = kept;
+      budget -= s.bytes;
+      total += s.bytes;
+    });
+  }
+  for (const s of live) {
+    const p = s.partition!;
+    if (s.out.errorCode !== ErrorCode.NONE) continue;
+    // Reported after the reads, so no record handed out lies above the high watermark.
     s.out.highWatermark = p.highWatermark;
     s.out.lastStableOffset = p.highWatermark;
     s.out.logStartOffset = p.logStartOffset;
-    const kept: Buffer[] = [];
-    s.bytes = 0;
-    for (const buf of read[i]!) {
-      if (s.bytes + buf.length > budget && (total > 0 || kept.length > 0)) break;
-      kept.push(buf);
-      s.bytes += buf.length;
-    }
-    s.out.records = kept;
-    budget -= s.bytes;
-    total += s.bytes;
-  });
+  }
   return total;
+}
+
+/** Loads the partition's state and checks the client's leader epoch. */
+async function prepare(s: Slot): Promise<void> {
+  const p = s.partition;
+  if (!p || s.out.errorCode !== ErrorCode.NONE) return;
+  try {
+    await p.ensureLoaded();
+    if (s.req.currentLeaderEpoch >= 0 && s.req.currentLeaderEpoch !== p.leaderEpoch) {
+      s.out.errorCode = s.req.currentLeaderEpoch > p.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
+    }
+  } catch (e) {
+    s.out.errorCode = storageCode(e);
+  }
+}
+
+async function readOne(s: Slot, limit: number): Promise<Buffer[]> {
+  try {
+    return (await s.partition!.read(s.req.fetchOffset, limit)).map((x) => x.bytes);
+  } catch (e) {
+    s.out.errorCode = storageCode(e);
+    return [];
+  }
 }
 
 function storageCode(e: unknown): number {

@@ -4,6 +4,7 @@ import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { BrokerServices, Handler } from './types.js';
+import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata } from './cluster-view.js';
 
 export const metadataHandler: Handler = {
@@ -43,6 +44,10 @@ async function resolve(rt: { name: string | null; topicId: string }, autoCreate:
 }
 
 async function describeTopic(t: TopicRecord, b: BrokerServices): Promise<Record<string, unknown>> {
+  // A stored record with an unusable partition count is not served (the broker logged it); never enumerate it.
+  if (quarantinedCount(t) !== null || !usablePartitionCount(t.partitions, b.config)) {
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: t.name, topicId: t.id, isInternal: false, partitions: [] };
+  }
   // A partition nobody leads yet (a new topic) is claimed now if it is ours, instead of at the next leadership tick.
   await Promise.all(Array.from({ length: t.partitions }, (_, p) => {
     const unit = { kind: 'partition' as const, topic: t.name, partition: p };

@@ -8,6 +8,7 @@ import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition } from './partition.js';
+import { guardStoredTopic, partitionLimitError, totalPartitions } from '../topics/partition-limits.js';
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 const MAX_TOPIC_NAME = 249;
@@ -39,7 +40,8 @@ export class LogManager {
   constructor(readonly store: LogStore, readonly config: BrokerConfig) {}
 
   async refreshTopics(): Promise<TopicRecord[]> {
-    const all = await this.store.listTopics();
+    // A stored record with an absurd partition count is quarantined (served with no partitions), never enumerated.
+    const all = (await this.store.listTopics()).map((t) => guardStoredTopic(t, this.config));
     const next = new Map(all.map((t) => [t.name, t]));
     for (const [name, old] of this.topics) {
       const now = next.get(name);
@@ -85,8 +87,16 @@ export class LogManager {
     return again ? this.topics.get(again) ?? null : null;
   }
 
-  /** Creates a topic; throws KafkaError(TOPIC_ALREADY_EXISTS) if it exists. */
+  /** Creates a topic; throws KafkaError(TOPIC_ALREADY_EXISTS) if it exists, KafkaError(POLICY_VIOLATION) past the partition limits. */
   async createTopic(name: string, partitions: number, configs: Record<string, string>, validateOnly = false): Promise<TopicRecord> {
+    if (partitions > this.config.topicMaxPartitions || partitions > this.config.clusterMaxPartitions) {
+      // Checked before the cluster total is read, so no count is ever enumerated.
+      const limit = partitionLimitError(this.config, name, partitions, partitions, 0)!;
+      throw new KafkaError(limit.code, limit.message);
+    }
+    const existing = totalPartitions((await this.allTopics()).filter((x) => x.name !== name));
+    const limit = partitionLimitError(this.config, name, partitions, partitions, existing);
+    if (limit) throw new KafkaError(limit.code, limit.message);
     const t: TopicRecord = { name, id: randomUUID(), partitions, configs, created: Date.now() };
     if (validateOnly) {
       if (await this.store.getTopic(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
@@ -103,7 +113,12 @@ export class LogManager {
     try {
       return await this.createTopic(name, this.config.numPartitions, {});
     } catch (e) {
-      if (e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS) return this.store.getTopic(name);
+      if (e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS) {
+        const t = await this.store.getTopic(name);
+        return t ? guardStoredTopic(t, this.config) : null;
+      }
+      // Past a partition limit the topic is simply not created: the client sees UNKNOWN_TOPIC_OR_PARTITION.
+      if (e instanceof KafkaError && e.code === ErrorCode.POLICY_VIOLATION) return null;
       throw e;
     }
   }

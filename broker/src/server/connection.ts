@@ -1,18 +1,54 @@
 // Thin socket adapter: bytes -> Framer -> Dispatcher -> bytes. Requests are
 // dispatched as they arrive (so a pipelining producer keeps several appends in
 // flight), and responses leave strictly in request order, as Kafka requires.
+//
+// What one connection may hold is bounded:
+// - request bytes read but not answered count against the server-wide
+//   queued.max.request.bytes pool; while it is spent, nothing is read;
+// - at most MAX_IN_FLIGHT requests are dispatched at once;
+// - a Fetch is dispatched only when nothing else is in flight and the client
+//   has read what was sent (consumers send one fetch per connection anyway),
+//   so a client that pipelines fetches and never reads holds one response;
+// - while more than socket.max.unsent.bytes of responses wait for the client
+//   to read them, no request is dispatched and the socket is not read;
+// - a frame must arrive whole within socket.partial.request.timeout.ms of its
+//   first byte, and a connection with nothing in flight and no traffic for
+//   connections.max.idle.ms is closed (both checked by the server's sweep).
 import type { Socket } from 'node:net';
 import { Framer } from './framer.js';
+import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
 
 const MAX_IN_FLIGHT = 32;
+const FETCH_API_KEY = 1;
+
+export interface ConnectionLimits {
+  maxFrameBytes: number;
+  maxUnsentBytes: number;
+  idleMs: number;
+  partialRequestTimeoutMs: number;
+}
+
+interface InFlight {
+  result: Promise<DispatchResult>;
+  /** Request bytes (prefix included) released once answered. */
+  bytes: number;
+}
 
 export class Connection {
   private readonly framer: Framer;
-  private readonly inFlight: Array<Promise<DispatchResult>> = [];
+  /** Whole frames read but not dispatched yet, in arrival order. */
+  private readonly queued: Buffer[] = [];
+  private readonly inFlight: InFlight[] = [];
   private writing = false;
   private closed = false;
+  /** Request bytes this connection holds in the pool. */
+  private held = 0;
+  private lastActivity = Date.now();
+  /** When the first byte of the frame being assembled arrived; null when none is. */
+  private partialSince: number | null = null;
+  private readonly wake = (): void => this.updateReading();
   /** Kafka reports it as "/<address>" in DescribeGroups. */
   private readonly clientHost: string;
 
@@ -21,45 +57,90 @@ export class Connection {
     readonly id: number,
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
-    maxFrameBytes: number,
+    private readonly limits: ConnectionLimits,
+    private readonly pool: RequestBytesPool,
   ) {
-    this.framer = new Framer(maxFrameBytes);
+    this.framer = new Framer(limits.maxFrameBytes);
     this.clientHost = `/${socket.remoteAddress ?? ''}`;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('drain', () => {
+      this.lastActivity = Date.now();
+      this.pump();
+    });
     socket.on('error', () => this.close());
-    socket.on('close', () => { this.closed = true; });
+    socket.on('close', () => this.close());
+    this.updateReading();
   }
 
   private onData(chunk: Buffer): void {
     if (this.closed) return;
+    const now = Date.now();
+    this.lastActivity = now;
+    this.pool.acquire(chunk.length);
+    this.held += chunk.length;
     const res = this.framer.push(chunk);
     if (res.kind === 'error') {
       this.abort(res.reason);
       return;
     }
-    for (const frame of res.frames) {
+    if (res.frames.length > 0) this.partialSince = this.framer.pendingBytes > 0 ? now : null;
+    else if (this.framer.pendingBytes > 0 && this.partialSince === null) this.partialSince = now;
+    for (const frame of res.frames) this.queued.push(frame);
+    this.pump();
+  }
+
+  /** Dispatches queued frames in arrival order as far as the limits allow, then decides whether to read on. */
+  private pump(): void {
+    while (!this.closed && this.queued.length > 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged()) {
+      const frame = this.queued[0]!;
+      if (frame.length >= 2 && frame.readInt16BE(0) === FETCH_API_KEY && (this.inFlight.length > 0 || this.socket.writableNeedDrain)) break;
+      this.queued.shift();
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.
-      this.inFlight.push(this.dispatcher.dispatch(frame, this.id, this.clientHost).catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult));
+      const result = this.dispatcher.dispatch(frame, this.id, this.clientHost)
+        .catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult);
+      this.inFlight.push({ result, bytes: frame.length + 4 });
     }
-    if (this.inFlight.length >= MAX_IN_FLIGHT) this.socket.pause();
-    if (!this.writing) void this.flush();
+    this.updateReading();
+    if (!this.writing && this.inFlight.length > 0) void this.flush();
+  }
+
+  /**
+   * More than socket.max.unsent.bytes wait for the client. Only counted once a
+   * write() has reported a full buffer ('drain' then follows and resumes us),
+   * so the effective bound is at least the socket's 16 KiB high-water mark.
+   */
+  private outputBacklogged(): boolean {
+    return this.socket.writableNeedDrain && this.socket.writableLength > this.limits.maxUnsentBytes;
+  }
+
+  /** Reads from the socket only while every bound has room. */
+  private updateReading(): void {
+    if (this.closed) return;
+    const poolFull = this.pool.exhausted();
+    const read = !poolFull && this.queued.length === 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged();
+    if (read && this.socket.isPaused()) this.socket.resume();
+    else if (!read && !this.socket.isPaused()) this.socket.pause();
+    if (poolFull) this.pool.onAvailable(this.wake);
   }
 
   private async flush(): Promise<void> {
     this.writing = true;
     try {
       while (this.inFlight.length && !this.closed) {
-        const result = await this.inFlight[0]!;
-        this.inFlight.shift();
+        const head = this.inFlight[0]!;
+        const result = await head.result;
         if (this.closed) return;
-        if (this.inFlight.length < MAX_IN_FLIGHT / 2 && this.socket.isPaused()) this.socket.resume();
+        this.inFlight.shift();
+        this.release(head.bytes);
         if (result.kind === 'close') {
           this.abort(result.reason);
           return;
         }
         if (result.kind === 'response') this.write(result.chunks);
+        this.lastActivity = Date.now();
+        this.pump();
       }
     } finally {
       this.writing = false;
@@ -76,6 +157,25 @@ export class Connection {
     this.socket.uncork();
   }
 
+  private release(n: number): void {
+    const k = Math.min(n, this.held);
+    this.held -= k;
+    this.pool.release(k);
+  }
+
+  /** Called periodically by the server: enforces the partial-frame and idle timeouts. */
+  sweep(now: number): void {
+    if (this.closed) return;
+    if (this.partialSince !== null && now - this.partialSince > this.limits.partialRequestTimeoutMs) {
+      this.abort(`request frame not complete within socket.partial.request.timeout.ms=${this.limits.partialRequestTimeoutMs} (${this.framer.pendingBytes} bytes received)`);
+      return;
+    }
+    if (this.inFlight.length === 0 && now - this.lastActivity > this.limits.idleMs) {
+      this.logger.debug('closing idle connection', { connection: this.id, idleMs: now - this.lastActivity });
+      this.close();
+    }
+  }
+
   private abort(reason: string): void {
     this.logger.warn('closing connection', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`, reason });
     this.close();
@@ -84,7 +184,10 @@ export class Connection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.queued.length = 0;
     this.inFlight.length = 0;
+    this.pool.forget(this.wake);
+    this.release(this.held);
     this.socket.destroy();
   }
 }

@@ -7,7 +7,8 @@ export type FrameResult =
 
 export class Framer {
   private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** Bytes received that belong to no complete frame yet (a partial frame or prefix). */
+  pendingBytes = 0;
   private need = -1; // body length of the frame being assembled, -1 while reading a prefix
 
   constructor(private readonly maxFrameBytes: number) {}
