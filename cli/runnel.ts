@@ -22,6 +22,11 @@ async function main(): Promise<void> {
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
+    // Another process took this node id over while this one was paused or cut off: it has stopped; exit non-zero.
+    void broker.superseded.then((holder) => {
+      process.stderr.write(`node.id ${cfg.nodeId} was taken over by broker instance ${holder}; this broker stopped\n`);
+      process.exit(1);
+    });
     return;
   }
   if (command === 'apis') {

@@ -1,4 +1,5 @@
 // Wires one broker process together: store, log manager, dispatcher, server, retention.
+import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
@@ -19,11 +20,18 @@ import { GroupCoordinator } from './groups/coordinator.js';
 import { systemClock } from './groups/clock.js';
 import { RedisGroupStore } from './storage/redis/redis-group-store.js';
 import { isLocalCoordinator } from './handlers/cluster-view.js';
+import { usablePartitionCount } from './topics/partition-limits.js';
 
 export interface RunningBroker {
   port: number;
   services: BrokerServices;
   stop(): Promise<void>;
+  /**
+   * Resolves if another process took this broker's node id over (this one was
+   * paused or cut off from Redis past its lease); the broker has stopped by
+   * then and the process should exit non-zero.
+   */
+  superseded: Promise<string>;
 }
 
 export async function startBroker(config: BrokerConfig, logger: Logger = createLogger(config.logLevel, 'broker')): Promise<RunningBroker> {
@@ -44,10 +52,15 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const port = await server.listen(config.host, config.port);
   if (config.advertisedPort === 0 || config.port === 0) config.advertisedPort = port;
   const clusterStore = new RedisClusterStore(store.redis, store.keyNames);
+  // This process's identity in registrations and leases: a restarted or duplicate process never passes for this one.
+  const instance = `${config.nodeId}:${randomBytes(8).toString('hex')}`;
+  let onSuperseded: (holder: string) => void = () => undefined;
+  const superseded = new Promise<string>((resolve) => { onSuperseded = resolve; });
   const cluster = new Leadership(
     clusterStore,
     {
       self: { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort, rack: config.rack || null },
+      instance,
       leaseTtlMs: config.brokerLeaseMs,
       tickMs: config.leadershipTickMs,
       coordinatorSlots: config.coordinatorSlots,
@@ -64,6 +77,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         if (u.kind === 'partition') log.release(u.topic, u.partition);
         else groups.unloadWhere((g) => cluster.coordinatorSlot(g) === u.slot);
       },
+      onSuperseded: (holder) => onSuperseded(holder),
     },
     logger,
   );
@@ -80,26 +94,44 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     },
     logger,
     isLocal: (g) => isLocalCoordinator(services, g),
+    coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
   });
   const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups };
+  try {
+    // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
+    await cluster.start();
+  } catch (e) {
+    await server.close();
+    await store.close();
+    await embedded?.stop();
+    throw e;
+  }
   server.setDispatcher(new Dispatcher(buildHandlers(), services));
-  await cluster.start();
   const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
   groups.start();
-  logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, clusterId });
-  return {
-    port,
-    services,
-    async stop() {
+  logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, instance, clusterId });
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
       retention.stop();
       groups.stop();
       await server.close();
       await cluster.stop();
       await store.close();
       await embedded?.stop();
-    },
+    })();
+    return stopping;
+  };
+  return {
+    port,
+    services,
+    stop,
+    superseded: superseded.then(async (holder) => {
+      await stop();
+      return holder;
+    }),
   };
 }
 
@@ -124,6 +156,8 @@ function brokerProbes(b: BrokerServices, store: RedisLogStore): HttpProbes {
 async function leaseUnits(log: LogManagerType, slots: number): Promise<LeaseUnit[]> {
   const units: LeaseUnit[] = [];
   for (const t of await log.allTopics()) {
+    // Never enumerate a count past topic.max.partitions (a hostile or corrupt record): such a topic gets no leadership.
+    if (!usablePartitionCount(t.partitions, log.config)) continue;
     for (let p = 0; p < t.partitions; p++) units.push({ kind: 'partition', topic: t.name, partition: p });
   }
   for (let slot = 0; slot < slots; slot++) units.push({ kind: 'coordinator', slot });

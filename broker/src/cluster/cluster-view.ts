@@ -9,6 +9,8 @@ export interface ClusterView extends LeadershipView {
   /** Epoch of a partition led by another broker, as last observed. */
   observedEpoch(u: LeaseUnit): number;
   coordinatorSlot(key: string): number;
+  /** Coordinator epoch of a slot this broker coordinates right now (fences group writes), else null. */
+  coordinatorEpoch(slot: number): number | null;
 }
 
 /** A one-broker cluster that leads everything (unit tests, embedded tools). */
@@ -21,5 +23,6 @@ export function soloCluster(self: BrokerInfo): ClusterView {
     leaderOf: () => self.nodeId,
     observedEpoch: () => 0,
     coordinatorSlot: () => 0,
+    coordinatorEpoch: () => 0,
   };
 }

@@ -5,12 +5,22 @@
 // holds, and hands over units that now belong elsewhere a few per tick, so
 // joins and departures move leadership gradually. A killed broker's units are
 // taken over once its leases expire (lease TTL + one tick).
+//
+// Registrations and leases are held by this process's *instance*
+// (`<nodeId>:<random>`): a second process with the same node id fails to
+// start (registration.ts), and a process that finds its registration taken
+// by a newer instance (it was paused past its lease) gives everything up.
+// A coordinator slot lease comes with the slot's coordinator epoch, which
+// fences the group writes of a coordinator that lost the slot.
 import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-store.js';
 import type { Logger } from '../logger.js';
+import { claimNodeId } from './registration.js';
 import { rendezvous } from './rendezvous.js';
 
 export interface LeadershipOptions {
   self: BrokerInfo;
+  /** This process's identity in registrations and leases: `<nodeId>:<random>`, unique per process. */
+  instance: string;
   leaseTtlMs: number;
   tickMs: number;
   coordinatorSlots: number;
@@ -22,12 +32,20 @@ export interface Held {
   since: number;
   /** Local deadline after which this broker stops acting as leader unless renewed. */
   validUntil: number;
+  /** Coordinator slots: the slot's coordinator epoch taken with the lease (0 for partitions). */
+  epoch: number;
 }
 
 export interface LeadershipEvents {
   /** Called after a partition lease is taken (the partition must reload and bump its epoch). */
   onAcquire(unit: LeaseUnit & { kind: 'partition' }): Promise<void>;
   onRelease(unit: LeaseUnit): void;
+  /**
+   * This process's registration was taken over by another instance with the
+   * same node id (this one was paused or cut off past its lease): every unit
+   * has been given up and the leadership loop has stopped.
+   */
+  onSuperseded?(holder: string): void;
 }
 
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
@@ -50,8 +68,13 @@ export class Leadership {
   ) {}
 
   get nodeId(): number { return this.opts.self.nodeId; }
+  get instance(): string { return this.opts.instance; }
 
+  /** Claims the node id (fails with NodeIdInUseError if another live process holds it), then starts ticking. */
   async start(): Promise<void> {
+    await claimNodeId(this.store, {
+      self: this.opts.self, instance: this.opts.instance, leaseTtlMs: this.opts.leaseTtlMs, pollMs: this.opts.tickMs, logger: this.logger,
+    });
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.opts.tickMs);
     this.timer.unref();
@@ -64,7 +87,7 @@ export class Leadership {
     // Graceful shutdown hands everything over at once and leaves the cluster.
     const releases = [...this.held.keys()].map((k) => this.releaseKey(k));
     await Promise.allSettled(releases);
-    await this.store.unregisterBroker(this.nodeId).catch(() => undefined);
+    await this.store.unregisterBroker(this.nodeId, this.instance).catch(() => undefined);
   }
 
   liveBrokers(): BrokerInfo[] {
@@ -75,6 +98,12 @@ export class Leadership {
   leads(u: LeaseUnit): boolean {
     const h = this.held.get(unitKey(u));
     return h !== undefined && Date.now() < h.validUntil;
+  }
+
+  /** Coordinator epoch of a slot this broker coordinates right now, else null. */
+  coordinatorEpoch(slot: number): number | null {
+    const u: LeaseUnit = { kind: 'coordinator', slot };
+    return this.leads(u) ? this.held.get(unitKey(u))!.epoch : null;
   }
 
   /** The leader as last observed (this broker if held), or null. */
@@ -112,14 +141,15 @@ export class Leadership {
   private async tryAcquire(u: LeaseUnit): Promise<boolean> {
     const key = unitKey(u);
     const started = Date.now();
-    if (!(await this.store.acquireLease(u, this.nodeId, this.opts.leaseTtlMs))) return false;
+    const taken = await this.store.acquireLease(u, this.instance, this.opts.leaseTtlMs);
+    if (!taken) return false;
     try {
       if (u.kind === 'partition') await this.events.onAcquire(u);
     } catch (e) {
-      await this.store.releaseLease(u, this.nodeId).catch(() => undefined);
+      await this.store.releaseLease(u, this.instance).catch(() => undefined);
       throw e;
     }
-    this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * 0.8 });
+    this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * 0.8, epoch: taken.epoch });
     this.observed.set(key, this.nodeId);
     this.logger.info('leadership acquired', { unit: key });
     return true;
@@ -129,8 +159,17 @@ export class Leadership {
     const u = parseKey(key);
     this.held.delete(key);
     this.events.onRelease(u);
-    await this.store.releaseLease(u, this.nodeId);
+    await this.store.releaseLease(u, this.instance);
     this.logger.info('leadership released', { unit: key });
+  }
+
+  /** Another instance registered this node id: give up every unit and stop (see LeadershipEvents.onSuperseded). */
+  private async superseded(holder: string): Promise<void> {
+    this.logger.error('node id taken over by another instance; giving up leadership', { nodeId: this.nodeId, instance: this.instance, holder });
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.held.keys()].map((k) => this.releaseKey(k)));
+    this.events.onSuperseded?.(holder);
   }
 
   async tick(): Promise<void> {
@@ -142,7 +181,8 @@ export class Leadership {
   private async runTick(): Promise<void> {
     const now = Date.now();
     try {
-      await this.store.registerBroker(this.opts.self, now + this.opts.leaseTtlMs);
+      const reg = await this.store.registerBroker(this.opts.self, this.instance, now + this.opts.leaseTtlMs, now);
+      if (!reg.ok) return await this.superseded(reg.holder);
       this.live = await this.store.liveBrokers(now);
       if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
       const units = await this.units();
@@ -152,21 +192,22 @@ export class Leadership {
       units.forEach((u, i) => {
         const key = unitKey(u);
         const holder = holders[i]?.holder ?? null;
+        const instance = holders[i]?.instance ?? null;
         this.observedEpochs.set(key, holders[i]?.epoch ?? 0);
         const desired = this.desiredLeader(u);
-        if (holder === this.nodeId) {
+        if (instance === this.instance) {
           if (desired !== this.nodeId && handoffs < this.opts.handoffPerTick) {
             handoffs++;
             work.push(this.releaseKey(key));
             return;
           }
           const renewAt = Date.now();
-          work.push(this.store.renewLease(u, this.nodeId, this.opts.leaseTtlMs).then((ok) => {
+          work.push(this.store.renewLease(u, this.instance, this.opts.leaseTtlMs).then((ok) => {
             const h = this.held.get(key);
             if (ok && h) h.validUntil = renewAt + this.opts.leaseTtlMs * 0.8;
             else if (ok && !h) {
-              // Held in Redis but not locally (e.g. restart with the same id): give it back cleanly.
-              return this.store.releaseLease(u, this.nodeId);
+              // Held in Redis but not locally (a failed takeover): give it back cleanly.
+              return this.store.releaseLease(u, this.instance);
             } else if (!ok && h) {
               this.held.delete(key);
               this.events.onRelease(u);
@@ -182,6 +223,9 @@ export class Leadership {
         if (holder === null) {
           this.observed.delete(key);
           if (desired === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
+        } else if (holder === this.nodeId) {
+          // A dead predecessor with this node id still holds it until its lease expires: nobody leads it now.
+          this.observed.delete(key);
         } else this.observed.set(key, holder);
       });
       await Promise.all(work);

@@ -1,9 +1,9 @@
 // ListGroups, DescribeGroups and DeleteGroups.
 import { ErrorCode } from '../errors.js';
 import type { GroupDescription } from './coordinator-types.js';
-import { EMPTY, type GroupState } from './group.js';
+import { EMPTY, type Group, type GroupState } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
-import { storeErrorCode } from './replies.js';
+import { isNotCoordinator, storeErrorCode } from './replies.js';
 
 export class GroupAdmin {
   constructor(private readonly reg: GroupRegistry) {}
@@ -12,7 +12,11 @@ export class GroupAdmin {
     const ids = await this.reg.knownIds();
     const wanted = new Set(statesFilter.map((s) => s.toLowerCase()));
     const local = [...ids].filter((id) => this.reg.isLocal(id));
-    const groups = await Promise.all(local.map((id) => this.reg.getGroup(id)));
+    // A group a newer coordinator has taken meanwhile is that coordinator's to list.
+    const groups = await Promise.all(local.map((id) => this.reg.getGroup(id).catch((e: unknown) => {
+      if (isNotCoordinator(e)) return null;
+      throw e;
+    })));
     const out: Array<{ groupId: string; protocolType: string; state: GroupState }> = [];
     for (const g of groups) {
       if (!g || g.is('Dead')) continue;
@@ -41,13 +45,18 @@ export class GroupAdmin {
 
   /** DeleteGroups: only empty groups go, with their offsets. */
   async deleteGroup(groupId: string): Promise<number> {
-    const g = await this.reg.getGroup(groupId);
+    let g: Group | null;
+    try {
+      g = await this.reg.getGroup(groupId);
+    } catch (e) {
+      return storeErrorCode(e);
+    }
     if (!g || g.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
     if (!g.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
     const since = g.stateTimestamp;
     g.transition('Dead', this.reg.clock.now());
     try {
-      await this.reg.store.deleteGroup(groupId);
+      await this.reg.write(g, (epoch) => this.reg.store.deleteGroup(groupId, epoch));
     } catch (e) {
       g.transition('Empty', since);
       return storeErrorCode(e);

@@ -99,4 +99,10 @@ export interface CoordinatorOptions {
   logger?: Logger;
   /** Whether this broker coordinates the group; the expiry pass skips other groups. */
   isLocal?: (groupId: string) => boolean;
+  /**
+   * Coordinator epoch of the slot lease under which this broker coordinates
+   * the group, null when it does not (loads then answer NOT_COORDINATOR).
+   * Default: 0 for every group (a single coordinator).
+   */
+  coordinatorEpoch?: (groupId: string) => number | null;
 }

@@ -1,12 +1,12 @@
 // The groups this coordinator has loaded: loading them from the GroupStore
 // (one load per group at a time), creating, persisting and forgetting them.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './coordinator-types.js';
 import { subscribedTopics } from './consumer-protocol.js';
 import { EMPTY, Group, Member } from './group.js';
-import type { GroupStore, StoredGroup } from './group-store.js';
+import { CoordinatorFencedError, type GroupStore, type StoredGroup } from './group-store.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
 
 /** Topics the members of a consumer group subscribe to; null when any member's subscription is unknown. */
@@ -25,6 +25,7 @@ export class GroupRegistry {
   readonly settings: CoordinatorSettings;
   readonly logger: Logger | undefined;
   readonly isLocal: (groupId: string) => boolean;
+  private readonly epochOf: (groupId: string) => number | null;
   private readonly groups = new Map<string, Group>();
   private readonly loading = new Map<string, Promise<Group | null>>();
   private stoppedFlag = false;
@@ -39,6 +40,14 @@ export class GroupRegistry {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.logger = opts.logger;
     this.isLocal = opts.isLocal ?? (() => true);
+    this.epochOf = opts.coordinatorEpoch ?? (() => 0);
+  }
+
+  /** The coordinator epoch to load or create `groupId` under; NOT_COORDINATOR when this broker no longer coordinates it. */
+  private epochFor(groupId: string): number {
+    const epoch = this.epochOf(groupId);
+    if (epoch === null) throw new KafkaError(ErrorCode.NOT_COORDINATOR, `not the coordinator of group ${groupId}`);
+    return epoch;
   }
 
   get stopped(): boolean {
@@ -104,18 +113,21 @@ export class GroupRegistry {
     let created = this.groups.get(groupId);
     if (!created) {
       created = new Group(groupId, this.clock.now());
+      created.coordinatorEpoch = this.epochFor(groupId);
       this.groups.set(groupId, created);
     }
     return created;
   }
 
   private async load(groupId: string): Promise<Group | null> {
-    const loaded = await this.store.load(groupId);
+    const epoch = this.epochFor(groupId);
+    const loaded = await this.store.load(groupId, epoch);
     const existing = this.groups.get(groupId);
     if (existing) return existing;
     if (this.stoppedFlag || (!loaded.group && loaded.offsets.size === 0)) return null;
     const s = loaded.group;
     const g = new Group(groupId, s?.stateTimestamp ?? this.clock.now());
+    g.coordinatorEpoch = epoch;
     for (const [k, v] of loaded.offsets) g.offsets.set(k, v);
     if (s) {
       g.protocolType = s.protocolType;
@@ -134,7 +146,7 @@ export class GroupRegistry {
     }
     this.groups.set(groupId, g);
     this.onLoaded(g);
-    this.logger?.info('group loaded', { group: groupId, state: g.state, generation: g.generation, members: g.size, offsets: g.offsets.size });
+    this.logger?.info('group loaded', { group: groupId, state: g.state, generation: g.generation, members: g.size, offsets: g.offsets.size, coordinatorEpoch: epoch });
     return g;
   }
 
@@ -155,8 +167,30 @@ export class GroupRegistry {
     };
   }
 
+  /**
+   * Runs a store write under the group's coordinator epoch. A fenced write
+   * means a newer coordinator owns the group: the group is unloaded (waiting
+   * members are answered NOT_COORDINATOR) and the error is rethrown, which
+   * callers answer as NOT_COORDINATOR.
+   */
+  async write(g: Group, op: (epoch: number) => Promise<void>): Promise<void> {
+    try {
+      await op(g.coordinatorEpoch);
+    } catch (e) {
+      if (e instanceof CoordinatorFencedError) {
+        this.logger?.warn('group write fenced by a newer coordinator; unloading the group', { group: g.groupId, epoch: e.epoch, storedEpoch: e.storedEpoch });
+        if (this.alive(g)) this.unload(g.groupId);
+      }
+      throw e;
+    }
+  }
+
+  saveGroup(g: Group, stored: StoredGroup): Promise<void> {
+    return this.write(g, (epoch) => this.store.saveGroup(stored, epoch));
+  }
+
   persistInBackground(g: Group): void {
-    this.store.saveGroup(this.snapshot(g)).catch((e) => this.logger?.warn('storing group failed', { group: g.groupId, err: String(e) }));
+    this.saveGroup(g, this.snapshot(g)).catch((e) => this.logger?.warn('storing group failed', { group: g.groupId, err: String(e) }));
   }
 
   /** A group created by a request that then failed, with nothing worth keeping, is forgotten. */

@@ -2,6 +2,14 @@
 // committed offsets, enough for another broker to take a group over with its
 // generation, members and offsets intact. The Redis implementation
 // (storage/redis/redis-group-store.ts) owns the key names.
+//
+// Coordinator fencing: every call carries the coordinator epoch of the slot
+// lease under which this broker coordinates the group. The store keeps the
+// epoch of the newest coordinator that loaded or wrote each group and refuses
+// (CoordinatorFencedError) a load or write with an older epoch, so a
+// coordinator that lost its slot without noticing (paused, cut off from
+// Redis) can never overwrite or roll back what its successor wrote.
+import { ErrorCode, KafkaError } from '../errors.js';
 
 export interface StoredMember {
   memberId: string;
@@ -49,16 +57,30 @@ export interface LoadedGroup {
   offsets: Map<OffsetKey, CommittedOffset>;
 }
 
+/** A newer coordinator owns the group: answered to the client as NOT_COORDINATOR (it looks the coordinator up again). */
+export class CoordinatorFencedError extends KafkaError {
+  constructor(readonly groupId: string, readonly epoch: number, readonly storedEpoch: number) {
+    super(ErrorCode.NOT_COORDINATOR, `group ${groupId}: coordinator epoch ${epoch} is fenced by epoch ${storedEpoch}`);
+    this.name = 'CoordinatorFencedError';
+  }
+}
+
+/**
+ * All loads and writes take the caller's coordinator epoch and throw
+ * CoordinatorFencedError when a coordinator with a higher epoch has loaded or
+ * written the group. A load of an existing group records the caller's epoch
+ * (from then on older coordinators are refused); a write records it too.
+ */
 export interface GroupStore {
   /** Metadata (null if never stored) and every committed offset of one group. */
-  load(groupId: string): Promise<LoadedGroup>;
+  load(groupId: string, epoch: number): Promise<LoadedGroup>;
   /** Replaces the group's metadata and records the group in the index. */
-  saveGroup(group: StoredGroup): Promise<void>;
+  saveGroup(group: StoredGroup, epoch: number): Promise<void>;
   /** Stores offsets (replacing earlier commits of the same partitions) and records the group in the index. */
-  commitOffsets(groupId: string, offsets: Map<OffsetKey, CommittedOffset>): Promise<void>;
-  deleteOffsets(groupId: string, keys: OffsetKey[]): Promise<void>;
+  commitOffsets(groupId: string, offsets: Map<OffsetKey, CommittedOffset>, epoch: number): Promise<void>;
+  deleteOffsets(groupId: string, keys: OffsetKey[], epoch: number): Promise<void>;
   /** Removes metadata, offsets and the index entry. */
-  deleteGroup(groupId: string): Promise<void>;
+  deleteGroup(groupId: string, epoch: number): Promise<void>;
   /** Every group with stored metadata or offsets. */
   listGroupIds(): Promise<string[]>;
 }

@@ -93,6 +93,8 @@ export class Group {
   syncTimer: Cancel | null = null;
   /** Topics the members subscribe to (consumer protocol), null if unknown. */
   subscribed: Set<string> | null = null;
+  /** Coordinator epoch under which this broker loaded or created the group; every store write carries it. */
+  coordinatorEpoch = 0;
 
   constructor(readonly groupId: string, now: number) {
     this.stateTimestamp = now;

@@ -98,7 +98,7 @@ export class JoinFlow {
         if (g.protocolName === g.selectProtocol()) {
           // Nothing changes for the group: persist the new member id, then hand back the current generation.
           const gen = g.generation;
-          this.reg.store.saveGroup(this.reg.snapshot(g)).then(
+          this.reg.saveGroup(g, this.reg.snapshot(g)).then(
             () => {
               const isLeader = g.isLeader(newId);
               invokeJoin(m, {

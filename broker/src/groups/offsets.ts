@@ -6,7 +6,7 @@ import type { Group } from './group.js';
 import { offsetKey, parseOffsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';
 import type { GroupRegistry } from './group-registry.js';
 import { validateMember, type Rebalancer } from './rebalance.js';
-import { storeErrorCode } from './replies.js';
+import { isNotCoordinator, storeErrorCode } from './replies.js';
 
 export class OffsetManager {
   constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer) {}
@@ -45,7 +45,7 @@ export class OffsetManager {
     });
     if (toStore.size === 0) return codes;
     try {
-      await this.reg.store.commitOffsets(req.groupId, toStore);
+      await this.reg.write(g, (epoch) => this.reg.store.commitOffsets(req.groupId, toStore, epoch));
     } catch (e) {
       const code = storeErrorCode(e);
       this.reg.dropIfUnused(g);
@@ -89,7 +89,7 @@ export class OffsetManager {
     const keys = partitions.filter((p, i) => codes[i] === ErrorCode.NONE && g.offsets.has(offsetKey(p.topic, p.partition))).map((p) => offsetKey(p.topic, p.partition));
     if (keys.length > 0) {
       try {
-        await this.reg.store.deleteOffsets(groupId, keys);
+        await this.reg.write(g, (epoch) => this.reg.store.deleteOffsets(groupId, keys, epoch));
       } catch (e) {
         return { errorCode: storeErrorCode(e), partitions: [] };
       }
@@ -110,37 +110,47 @@ export class OffsetManager {
     let expiredTotal = 0;
     for (const id of ids) {
       if (!this.reg.isLocal(id)) continue;
-      const g = await this.reg.getGroup(id);
-      if (!g || g.is('Dead')) continue;
-      const now = this.reg.clock.now();
-      const retention = this.reg.settings.offsetsRetentionMs;
-      let base: ((k: OffsetKey, o: CommittedOffset) => number | null) | null = null;
-      if (g.protocolType !== null && g.is('Empty')) base = () => g.stateTimestamp;
-      else if (g.protocolType === null) base = (_k, o) => o.commitTimestamp;
-      else if (g.protocolType === 'consumer' && g.subscribed !== null && g.is('Stable')) {
-        const subscribed = g.subscribed;
-        base = (k, o) => (subscribed.has(parseOffsetKey(k).topic) ? null : o.commitTimestamp);
-      }
-      const expired: OffsetKey[] = [];
-      if (base) {
-        for (const [k, o] of g.offsets) {
-          const b = base(k, o);
-          if (b !== null && now - b >= retention) expired.push(k);
-        }
-      }
-      if (expired.length > 0) {
-        await this.reg.store.deleteOffsets(id, expired);
-        for (const k of expired) g.offsets.delete(k);
-        expiredTotal += expired.length;
-        this.reg.logger?.info('expired offsets', { group: id, count: expired.length });
-      }
-      if (g.is('Empty') && g.offsets.size === 0 && g.size === 0 && g.pendingMembers.size === 0) {
-        g.transition('Dead', now);
-        await this.reg.store.deleteGroup(id);
-        this.reg.forget(g);
-        this.reg.cancelTimers(g);
+      try {
+        expiredTotal += await this.expireGroup(id);
+      } catch (e) {
+        // This broker stopped coordinating the group (fenced or moved): the new coordinator expires it.
+        if (!isNotCoordinator(e)) throw e;
       }
     }
     return expiredTotal;
+  }
+
+  /** Expires the offsets of one group and deletes it when nothing is left; returns the number expired. */
+  private async expireGroup(id: string): Promise<number> {
+    const g = await this.reg.getGroup(id);
+    if (!g || g.is('Dead')) return 0;
+    const now = this.reg.clock.now();
+    const retention = this.reg.settings.offsetsRetentionMs;
+    let base: ((k: OffsetKey, o: CommittedOffset) => number | null) | null = null;
+    if (g.protocolType !== null && g.is('Empty')) base = () => g.stateTimestamp;
+    else if (g.protocolType === null) base = (_k, o) => o.commitTimestamp;
+    else if (g.protocolType === 'consumer' && g.subscribed !== null && g.is('Stable')) {
+      const subscribed = g.subscribed;
+      base = (k, o) => (subscribed.has(parseOffsetKey(k).topic) ? null : o.commitTimestamp);
+    }
+    const expired: OffsetKey[] = [];
+    if (base) {
+      for (const [k, o] of g.offsets) {
+        const b = base(k, o);
+        if (b !== null && now - b >= retention) expired.push(k);
+      }
+    }
+    if (expired.length > 0) {
+      await this.reg.write(g, (epoch) => this.reg.store.deleteOffsets(id, expired, epoch));
+      for (const k of expired) g.offsets.delete(k);
+      this.reg.logger?.info('expired offsets', { group: id, count: expired.length });
+    }
+    if (g.is('Empty') && g.offsets.size === 0 && g.size === 0 && g.pendingMembers.size === 0) {
+      g.transition('Dead', now);
+      await this.reg.write(g, (epoch) => this.reg.store.deleteGroup(id, epoch));
+      this.reg.forget(g);
+      this.reg.cancelTimers(g);
+    }
+    return expired.length;
   }
 }

@@ -15,6 +15,11 @@ export function storeErrorCode(e: unknown): number {
   throw e;
 }
 
+/** This broker does not (or no longer) coordinate the group. */
+export function isNotCoordinator(e: unknown): boolean {
+  return e instanceof KafkaError && e.code === ErrorCode.NOT_COORDINATOR;
+}
+
 export function invokeJoin(m: Member, r: JoinResult): void {
   const w = m.joinWaiter;
   if (!w) return;

@@ -49,7 +49,7 @@ export class SyncFlow {
       for (const a of req.assignments) assignment.set(a.memberId, a.assignment);
       const gen = group.generation;
       const still = (): boolean => this.reg.alive(group) && group.is('CompletingRebalance') && group.generation === gen;
-      this.reg.store.saveGroup(this.reg.snapshot(group, assignment)).then(
+      this.reg.saveGroup(group, this.reg.snapshot(group, assignment)).then(
         () => {
           if (!still()) return;
           for (const x of group.members.values()) {

@@ -1,37 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { Leadership, unitKey } from '../../../broker/src/cluster/leadership.js';
 import { rendezvous } from '../../../broker/src/cluster/rendezvous.js';
-import type { BrokerInfo, ClusterStore, LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
+import type { LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
 import { createLogger } from '../../../broker/src/logger.js';
-
-/** In-memory ClusterStore with controllable time-to-live semantics (leases never expire unless dropped). */
-class MemoryClusterStore implements ClusterStore {
-  brokers = new Map<number, { info: BrokerInfo; expiresAt: number }>();
-  leases = new Map<string, number>();
-  epochs = new Map<string, number>();
-  down = false;
-  private check(): void { if (this.down) throw new Error('down'); }
-  async registerBroker(info: BrokerInfo, expiresAt: number) { this.check(); this.brokers.set(info.nodeId, { info, expiresAt }); }
-  async unregisterBroker(id: number) { this.brokers.delete(id); }
-  async liveBrokers(now: number) { this.check(); return [...this.brokers.values()].filter((b) => b.expiresAt > now).map((b) => b.info); }
-  async leaseHolders(units: LeaseUnit[]) { this.check(); return units.map((u) => ({ holder: this.leases.get(unitKey(u)) ?? null, epoch: this.epochs.get(unitKey(u)) ?? 0 })); }
-  async acquireLease(u: LeaseUnit, id: number) { this.check(); if (this.leases.has(unitKey(u))) return false; this.leases.set(unitKey(u), id); return true; }
-  async renewLease(u: LeaseUnit, id: number) { this.check(); return this.leases.get(unitKey(u)) === id; }
-  async releaseLease(u: LeaseUnit, id: number) { if (this.leases.get(unitKey(u)) === id) this.leases.delete(unitKey(u)); }
-  async bumpLeaderEpoch(t: string, p: number) { const k = `p:${t}/${p}`; const e = (this.epochs.get(k) ?? 0) + 1; this.epochs.set(k, e); return e; }
-  async recordEpochStart() {}
-  async epochHistory() { return new Map<number, number>(); }
-}
+import { MemoryClusterStore } from './memory-cluster-store.js';
 
 const units: LeaseUnit[] = Array.from({ length: 20 }, (_, i) => ({ kind: 'partition', topic: 't', partition: i }));
 const logger = createLogger('error', 'test');
 
-function broker(store: MemoryClusterStore, id: number, handoff = 3): { l: Leadership; acquired: string[]; released: string[] } {
+function broker(store: MemoryClusterStore, id: number, handoff = 3, instance = `${id}:a`) {
   const acquired: string[] = [];
   const released: string[] = [];
-  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: handoff },
-    async () => units, { onAcquire: async (u) => { acquired.push(unitKey(u)); }, onRelease: (u) => { released.push(unitKey(u)); } }, logger);
-  return { l, acquired, released };
+  const superseded: string[] = [];
+  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: handoff },
+    async () => units, {
+      onAcquire: async (u) => { acquired.push(unitKey(u)); },
+      onRelease: (u) => { released.push(unitKey(u)); },
+      onSuperseded: (h) => { superseded.push(h); },
+    }, logger);
+  return { l, acquired, released, superseded };
 }
 
 describe('Leadership', () => {
@@ -62,7 +49,7 @@ describe('Leadership', () => {
     const store = new MemoryClusterStore();
     const a = broker(store, 1);
     await a.l.tick();
-    store.leases.set(unitKey(units[0]!), 9); // someone else took it
+    store.leases.set(unitKey(units[0]!), '9:x'); // someone else took it
     await a.l.tick();
     expect(a.l.leads(units[0]!)).toBe(false);
     expect(a.l.leaderOf(units[0]!)).toBe(9);
@@ -79,5 +66,68 @@ describe('Leadership', () => {
     expect(a.l.leads(fresh)).toBe(true);
     expect(store.epochs.get(unitKey(fresh))).toBeUndefined(); // epoch bump is the onAcquire hook's job
     expect(a.acquired).toContain(unitKey(fresh));
+  });
+});
+
+describe('Leadership: leases belong to one process instance', () => {
+  it('a second process with the same node id neither renews nor releases the first one\'s leases', async () => {
+    const store = new MemoryClusterStore();
+    const a = broker(store, 1, 3, '1:a');
+    await a.l.tick();
+    expect(units.every((u) => a.l.leads(u))).toBe(true);
+    const before = new Map(store.leases);
+    // A duplicate that got past registration (e.g. an old build) still cannot touch instance 1:a's leases.
+    const dup = broker(store, 1, 3, '1:b');
+    await dup.l.tick();
+    expect(units.filter((u) => dup.l.leads(u))).toEqual([]);
+    expect(dup.acquired).toEqual([]);
+    await dup.l.stop();
+    expect(store.leases).toEqual(before);
+    expect(units.every((u) => a.l.leads(u))).toBe(true);
+  });
+
+  it('leases of a dead predecessor with the same node id are nobody\'s until they expire, then taken over', async () => {
+    const store = new MemoryClusterStore();
+    for (const u of units) store.leases.set(unitKey(u), '1:dead');
+    const b = broker(store, 1, 3, '1:new');
+    await b.l.tick();
+    expect(b.l.leads(units[0]!)).toBe(false);
+    expect(b.l.leaderOf(units[0]!)).toBeNull(); // not reported as led by node 1
+    store.leases.clear(); // the predecessor's leases expire
+    await b.l.tick();
+    expect(units.every((u) => b.l.leads(u))).toBe(true);
+  });
+
+  it('gives everything up when its registration is taken over by a newer instance', async () => {
+    const store = new MemoryClusterStore();
+    const a = broker(store, 1, 3, '1:a');
+    await a.l.tick();
+    // a was paused past its registration; a new process registered node id 1
+    store.brokers.set(1, { info: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:b', expiresAt: Date.now() + 60_000 });
+    await a.l.tick();
+    expect(a.superseded).toEqual(['1:b']);
+    expect(units.filter((u) => a.l.leads(u))).toEqual([]);
+    expect(store.leases.size).toBe(0); // released, so the new instance can take them at once
+    expect(a.released.length).toBe(units.length);
+    await a.l.tick(); // stopped: no further registration
+    expect(store.brokers.get(1)?.instance).toBe('1:b');
+  });
+
+  it('each take of a coordinator slot comes with a higher coordinator epoch', async () => {
+    const store = new MemoryClusterStore();
+    const slot0 = { kind: 'coordinator' as const, slot: 0 };
+    const withSlots = (id: number, instance: string) => new Leadership(store,
+      { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 1, handoffPerTick: 3 },
+      async () => [slot0], { onAcquire: async () => undefined, onRelease: () => undefined }, logger);
+    const a = withSlots(1, '1:a');
+    await a.tick();
+    const first = a.coordinatorEpoch(0);
+    expect(first).toBe(1);
+    store.leases.delete(unitKey(slot0)); // a's lease expired; a restarted process takes the slot
+    await a.stop();
+    const a2 = withSlots(1, '1:a2');
+    await a2.tick();
+    expect(a2.coordinatorEpoch(0)).toBe(2);
+    expect(a.coordinatorEpoch(0)).toBeNull();
   });
 });

@@ -1,13 +1,25 @@
+// Broker registrations, leadership leases and epochs in Redis (key contract:
+// docs/redis-keys.md). Registrations and leases hold the broker *instance*
+// (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua).
 import type { Redis } from 'ioredis';
 import { RunnelError } from '../../errors.js';
-import type { BrokerInfo, ClusterStore, LeaseUnit } from '../cluster-store.js';
+import { nodeIdOfInstance, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import type { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 
 type LeaseRedis = Redis & {
   renewLease(key: string, holder: string, ttl: string): Promise<number>;
   releaseLease(key: string, holder: string): Promise<number>;
+  acquireCoordinatorLease(lease: string, epoch: string, holder: string, ttl: string): Promise<number>;
+  registerBroker(brokers: string, nodeId: string, instance: string, json: string, now: string): Promise<[number, string?, number?]>;
+  unregisterBroker(brokers: string, nodeId: string, instance: string): Promise<number>;
 };
+
+/** The registration stored in `<prefix>:brokers`: the advertised address plus who holds the node id until when. */
+interface RegistrationJson extends BrokerInfo {
+  instance: string;
+  expiresAt: number;
+}
 
 async function guard<T>(p: Promise<T>): Promise<T> {
   try {
@@ -23,6 +35,9 @@ export class RedisClusterStore implements ClusterStore {
   constructor(redis: Redis, private readonly keys: Keys) {
     redis.defineCommand('renewLease', { numberOfKeys: 1, lua: luaSource('renew-lease') });
     redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: luaSource('release-lease') });
+    redis.defineCommand('acquireCoordinatorLease', { numberOfKeys: 2, lua: luaSource('acquire-coordinator-lease') });
+    redis.defineCommand('registerBroker', { numberOfKeys: 1, lua: luaSource('register-broker') });
+    redis.defineCommand('unregisterBroker', { numberOfKeys: 1, lua: luaSource('unregister-broker') });
     this.redis = redis as LeaseRedis;
   }
 
@@ -30,41 +45,59 @@ export class RedisClusterStore implements ClusterStore {
     return u.kind === 'partition' ? this.keys.leader({ topic: u.topic, partition: u.partition }) : this.keys.coordinatorLease(u.slot);
   }
 
-  async registerBroker(info: BrokerInfo, expiresAt: number): Promise<void> {
-    await guard(Promise.all([
-      this.redis.hset(this.keys.brokers, String(info.nodeId), JSON.stringify(info)),
-      this.redis.zadd(this.keys.brokerLeases, expiresAt, String(info.nodeId)),
-    ]));
+  async registerBroker(info: BrokerInfo, instance: string, expiresAt: number, now: number): Promise<RegisterResult> {
+    const reg: RegistrationJson = { nodeId: info.nodeId, host: info.host, port: info.port, rack: info.rack, instance, expiresAt };
+    const [ok, holder, holderExpires] = await guard(this.redis.registerBroker(this.keys.brokers, String(info.nodeId), instance, JSON.stringify(reg), String(now)));
+    if (ok !== 1) return { ok: false, holder: String(holder), expiresAt: Number(holderExpires) };
+    // The sorted set is the index liveBrokers() reads. GT: a late write of an
+    // older expiry (a paused process) never shortens a newer registration.
+    await guard(this.redis.zadd(this.keys.brokerLeases, 'GT', expiresAt, String(info.nodeId)));
+    return { ok: true };
   }
 
-  async unregisterBroker(nodeId: number): Promise<void> {
-    await guard(this.redis.zrem(this.keys.brokerLeases, String(nodeId)));
+  async unregisterBroker(nodeId: number, instance: string): Promise<void> {
+    const removed = await guard(this.redis.unregisterBroker(this.keys.brokers, String(nodeId), instance));
+    if (removed === 1) await guard(this.redis.zrem(this.keys.brokerLeases, String(nodeId)));
   }
 
   async liveBrokers(now: number): Promise<BrokerInfo[]> {
     const ids = await guard(this.redis.zrangebyscore(this.keys.brokerLeases, now, '+inf'));
     if (ids.length === 0) return [];
     const infos = await guard(this.redis.hmget(this.keys.brokers, ...ids));
-    return infos.filter((x): x is string => x !== null).map((x) => JSON.parse(x) as BrokerInfo).sort((a, b) => a.nodeId - b.nodeId);
+    return infos
+      .filter((x): x is string => x !== null)
+      .map((x): BrokerInfo => {
+        const r = JSON.parse(x) as BrokerInfo;
+        return { nodeId: r.nodeId, host: r.host, port: r.port, rack: r.rack ?? null };
+      })
+      .sort((a, b) => a.nodeId - b.nodeId);
   }
 
-  async leaseHolders(units: LeaseUnit[]): Promise<Array<{ holder: number | null; epoch: number }>> {
+  async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     const holders = Promise.all(units.map((u) => this.redis.get(this.leaseKey(u))));
     const epochs = Promise.all(units.map((u) => (u.kind === 'partition' ? this.redis.hget(this.keys.meta({ topic: u.topic, partition: u.partition }), 'leaderEpoch') : null)));
     const [h, e] = await guard(Promise.all([holders, epochs]));
-    return h.map((v, i) => ({ holder: v === null ? null : Number(v), epoch: e[i] === null || e[i] === undefined ? 0 : Number(e[i]) }));
+    return h.map((v, i) => ({
+      holder: v === null ? null : nodeIdOfInstance(v),
+      instance: v,
+      epoch: e[i] === null || e[i] === undefined ? 0 : Number(e[i]),
+    }));
   }
 
-  async acquireLease(unit: LeaseUnit, nodeId: number, ttlMs: number): Promise<boolean> {
-    return (await guard(this.redis.set(this.leaseKey(unit), String(nodeId), 'PX', ttlMs, 'NX'))) === 'OK';
+  async acquireLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<{ epoch: number } | null> {
+    if (unit.kind === 'coordinator') {
+      const epoch = await guard(this.redis.acquireCoordinatorLease(this.leaseKey(unit), this.keys.coordinatorEpoch(unit.slot), instance, String(ttlMs)));
+      return epoch > 0 ? { epoch } : null;
+    }
+    return (await guard(this.redis.set(this.leaseKey(unit), instance, 'PX', ttlMs, 'NX'))) === 'OK' ? { epoch: 0 } : null;
   }
 
-  async renewLease(unit: LeaseUnit, nodeId: number, ttlMs: number): Promise<boolean> {
-    return (await guard(this.redis.renewLease(this.leaseKey(unit), String(nodeId), String(ttlMs)))) === 1;
+  async renewLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<boolean> {
+    return (await guard(this.redis.renewLease(this.leaseKey(unit), instance, String(ttlMs)))) === 1;
   }
 
-  async releaseLease(unit: LeaseUnit, nodeId: number): Promise<void> {
-    await guard(this.redis.releaseLease(this.leaseKey(unit), String(nodeId)));
+  async releaseLease(unit: LeaseUnit, instance: string): Promise<void> {
+    await guard(this.redis.releaseLease(this.leaseKey(unit), instance));
   }
 
   async bumpLeaderEpoch(topic: string, partition: number): Promise<number> {

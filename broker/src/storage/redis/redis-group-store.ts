@@ -1,17 +1,26 @@
 // Group metadata and committed offsets in Redis (key contract: docs/redis-keys.md,
 // "Group coordinator keys"). Both keys of one group share the hash tag
-// {g/<group>}, so they sit on one Redis Cluster shard and can be written in
-// one MULTI; `<prefix>:groups` indexes group ids for ListGroups and expiry.
+// {<group>} (kind `g`), so they sit on one Redis Cluster shard; every load and
+// write is one Lua script over those two keys (lua/group-load.lua,
+// lua/group-write.lua) that fences by coordinator epoch: the meta hash keeps
+// the epoch of the newest coordinator (field coordinatorEpoch) and older
+// coordinators are refused. `<prefix>:groups` (no hash tag) indexes group ids
+// for ListGroups and expiry and is written after the group's own keys.
 import type { Redis } from 'ioredis';
 import { RunnelError } from '../../errors.js';
-import type { CommittedOffset, GroupStore, LoadedGroup, OffsetKey, StoredGroup, StoredMember } from '../../groups/group-store.js';
+import { Keys } from './keys.js';
+import { luaSource } from './lua.js';
+import {
+  CoordinatorFencedError, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
+} from '../../groups/group-store.js';
 
+/** Group key names (from common/keys.ts). */
 export class GroupKeys {
-  constructor(readonly prefix: string) {}
-  get index(): string { return `${this.prefix}:groups`; }
-  tag(groupId: string): string { return `{g/${groupId}}`; }
-  meta(groupId: string): string { return `${this.prefix}:${this.tag(groupId)}:meta`; }
-  offsets(groupId: string): string { return `${this.prefix}:${this.tag(groupId)}:offsets`; }
+  private readonly k: Keys;
+  constructor(readonly prefix: string) { this.k = new Keys(prefix); }
+  get index(): string { return this.k.groupIndex; }
+  meta(groupId: string): string { return this.k.groupMeta(groupId); }
+  offsets(groupId: string): string { return this.k.groupOffsets(groupId); }
 }
 
 interface MemberJson {
@@ -29,16 +38,44 @@ interface MemberJson {
 
 const META_FIELDS = ['protocolType', 'protocolName', 'generation', 'leader', 'stateTimestamp', 'members'] as const;
 
+type GroupOp = 'save' | 'commit' | 'delete-offsets' | 'delete';
+type ScriptReply = [number, ...unknown[]];
+type GroupRedis = Redis & {
+  groupLoad(meta: string, offsets: string, epoch: string): Promise<ScriptReply>;
+  groupWrite(meta: string, offsets: string, epoch: string, op: GroupOp, ...args: string[]): Promise<ScriptReply>;
+};
+
+/** HGETALL-style flat [field, value, ...] list to a record. */
+function record(flat: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const a = flat as string[];
+  for (let i = 0; i + 1 < a.length; i += 2) out[a[i]!] = a[i + 1]!;
+  return out;
+}
+
 export class RedisGroupStore implements GroupStore {
   readonly keys: GroupKeys;
+  private readonly redis: GroupRedis;
 
   /** Shares the broker's Redis connection (ordered with everything else the broker writes). */
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(redis: Redis, prefix: string) {
     this.keys = new GroupKeys(prefix);
+    redis.defineCommand('groupLoad', { numberOfKeys: 2, lua: luaSource('group-load') });
+    redis.defineCommand('groupWrite', { numberOfKeys: 2, lua: luaSource('group-write') });
+    this.redis = redis as GroupRedis;
   }
 
-  async load(groupId: string): Promise<LoadedGroup> {
-    const [meta, offs] = await guard(Promise.all([this.redis.hgetall(this.keys.meta(groupId)), this.redis.hgetall(this.keys.offsets(groupId))]));
+  /** One fenced write of the group's keys; CoordinatorFencedError when a newer coordinator owns the group. */
+  private async write(groupId: string, epoch: number, op: GroupOp, args: string[]): Promise<void> {
+    const r = await guard(this.redis.groupWrite(this.keys.meta(groupId), this.keys.offsets(groupId), String(epoch), op, ...args));
+    if (r[0] !== 1) throw new CoordinatorFencedError(groupId, epoch, Number(r[1]));
+  }
+
+  async load(groupId: string, epoch: number): Promise<LoadedGroup> {
+    const r = await guard(this.redis.groupLoad(this.keys.meta(groupId), this.keys.offsets(groupId), String(epoch)));
+    if (r[0] !== 1) throw new CoordinatorFencedError(groupId, epoch, Number(r[1]));
+    const meta = record(r[1]);
+    const offs = record(r[2]);
     const offsets = new Map<OffsetKey, CommittedOffset>();
     for (const [k, json] of Object.entries(offs)) {
       const o = JSON.parse(json) as CommittedOffset;
@@ -69,7 +106,7 @@ export class RedisGroupStore implements GroupStore {
     };
   }
 
-  async saveGroup(g: StoredGroup): Promise<void> {
+  async saveGroup(g: StoredGroup, epoch: number): Promise<void> {
     const values: Record<string, string> = {
       generation: String(g.generation),
       stateTimestamp: String(g.stateTimestamp),
@@ -88,39 +125,33 @@ export class RedisGroupStore implements GroupStore {
     if (g.protocolName !== null) values.protocolName = g.protocolName;
     if (g.leader !== null) values.leader = g.leader;
     const absent = META_FIELDS.filter((f) => values[f] === undefined);
-    const key = this.keys.meta(g.groupId);
-    const tx = this.redis.multi();
-    if (absent.length > 0) tx.hdel(key, ...absent);
-    tx.hset(key, values);
-    await guard(Promise.all([tx.exec().then(checkExec), this.redis.sadd(this.keys.index, g.groupId)]));
+    await this.write(g.groupId, epoch, 'save', [String(absent.length), ...absent, ...Object.entries(values).flat()]);
+    await guard(this.redis.sadd(this.keys.index, g.groupId));
   }
 
-  async commitOffsets(groupId: string, offsets: Map<OffsetKey, CommittedOffset>): Promise<void> {
+  async commitOffsets(groupId: string, offsets: Map<OffsetKey, CommittedOffset>, epoch: number): Promise<void> {
     if (offsets.size === 0) return;
-    const values: Record<string, string> = {};
+    const args: string[] = [];
     for (const [k, o] of offsets) {
-      values[k] = JSON.stringify({ offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: o.commitTimestamp });
+      args.push(k, JSON.stringify({ offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: o.commitTimestamp }));
     }
-    await guard(Promise.all([this.redis.hset(this.keys.offsets(groupId), values), this.redis.sadd(this.keys.index, groupId)]));
+    await this.write(groupId, epoch, 'commit', args);
+    await guard(this.redis.sadd(this.keys.index, groupId));
   }
 
-  async deleteOffsets(groupId: string, keys: OffsetKey[]): Promise<void> {
+  async deleteOffsets(groupId: string, keys: OffsetKey[], epoch: number): Promise<void> {
     if (keys.length === 0) return;
-    await guard(this.redis.hdel(this.keys.offsets(groupId), ...keys));
+    await this.write(groupId, epoch, 'delete-offsets', keys);
   }
 
-  async deleteGroup(groupId: string): Promise<void> {
-    await guard(Promise.all([this.redis.del(this.keys.meta(groupId), this.keys.offsets(groupId)), this.redis.srem(this.keys.index, groupId)]));
+  async deleteGroup(groupId: string, epoch: number): Promise<void> {
+    await this.write(groupId, epoch, 'delete', []);
+    await guard(this.redis.srem(this.keys.index, groupId));
   }
 
   async listGroupIds(): Promise<string[]> {
     return guard(this.redis.smembers(this.keys.index));
   }
-}
-
-function checkExec(r: Array<[Error | null, unknown]> | null): void {
-  if (r === null) throw new Error('MULTI aborted');
-  for (const [err] of r) if (err) throw err;
 }
 
 async function guard<T>(p: Promise<T>): Promise<T> {
