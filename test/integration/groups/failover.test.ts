@@ -44,7 +44,7 @@ describe('group coordinator failover', () => {
     }, { timeoutMs: 60_000, intervalMs: 100 });
     const before = (await admin.describeGroups([groupId])).groups[0]!;
     expect(before.state).toBe('Stable');
-    const generation = respValue(await fx.redis.command(`HGET rn:{g/${groupId}}:meta generation`));
+    const generation = respValue(await fx.redis.command(`HGET rn:g:{${groupId}}:meta generation`));
     expect(Number(generation)).toBeGreaterThan(0);
     await admin.disconnect();
 
@@ -63,7 +63,7 @@ describe('group coordinator failover', () => {
     expect(after.members.map((m) => m.memberId)).toEqual(before.members.map((m) => m.memberId));
     // KafkaJS rejoins after losing its connection (a leader rejoin rebalances, as on Kafka): the
     // generation continues from the stored one instead of starting over.
-    const genAfter = Number(respValue(await fx.redis.command(`HGET rn:{g/${groupId}}:meta generation`)));
+    const genAfter = Number(respValue(await fx.redis.command(`HGET rn:g:{${groupId}}:meta generation`)));
     expect(genAfter).toBeGreaterThanOrEqual(Number(generation));
     expect(genAfter).toBeLessThanOrEqual(Number(generation) + 1);
     // Nothing read twice: the offsets survived and the member kept its assignment.
