@@ -72,7 +72,10 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
         meta[i * 2] = b.p;
         meta[i * 2 + 1] = b.skipUpTo;
       });
-      const enc = await ctx.pool.encode({ batches: batches.map((b) => b.bytes), meta, verifyCrc: false }); // verified when read
+      // CRC verified when read; a failure here is the records themselves (or the worker), not the lake
+      const enc = await ctx.pool.encode({ batches: batches.map((b) => b.bytes), meta, verifyCrc: false }).catch((e: unknown) => {
+        throw new UndecodableBuffer(e as Error);
+      });
       records = enc.records;
       const now = Date.now();
       files = enc.files.map((f) => ({
@@ -120,6 +123,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       return;
     }
     crashPoint('after-commit');
+    t.verifyRecords = false; // everything committed since the last decode failure was checked when read
     ctx.stats.commits++;
     ctx.stats.filesWritten += files.length;
     ctx.stats.recordsArchived += records;
@@ -136,9 +140,33 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
     await maybeCheckpoint(ctx, t, outcome.version);
   } catch (e) {
     ctx.stats.errors++;
-    ctx.log.warn(new RunnelError('ARCHIVER_LAKE_UNAVAILABLE', `${t.topic}: ${(e as Error).message}`).message);
-    t.backoffUntil = Date.now() + 1000;
+    if (e instanceof UndecodableBuffer && !t.verifyRecords) {
+      // Some buffered batch passed the read checks (CRC) but its records do not decode.
+      // Re-read with record checks: that batch then stalls only its partition (records/stall.ts).
+      t.verifyRecords = true;
+      t.lastDecodeFailureLog = Date.now();
+      ctx.log.error(
+        new RunnelError('ARCHIVER_CORRUPT_BATCH', `${t.topic}: buffered batches cannot be decoded (${e.cause.message}); re-reading the topic with record checks`).message,
+      );
+    } else {
+      // the lake, or a failure that record checks did not explain: back off and retry
+      const now = Date.now();
+      const kind = e instanceof UndecodableBuffer ? 'ARCHIVER_CORRUPT_BATCH' : 'ARCHIVER_LAKE_UNAVAILABLE';
+      const cause = e instanceof UndecodableBuffer ? e.cause : (e as Error);
+      if (kind === 'ARCHIVER_LAKE_UNAVAILABLE' || now - t.lastDecodeFailureLog >= 60_000) {
+        if (kind === 'ARCHIVER_CORRUPT_BATCH') t.lastDecodeFailureLog = now;
+        ctx.log.warn(new RunnelError(kind, `${t.topic}: ${cause.message}`).message);
+      }
+      t.backoffUntil = now + 1000;
+    }
     await resetTable(ctx, t);
+  }
+}
+
+/** The Parquet job failed on the buffered batches (decode or encode), before any lake request. */
+class UndecodableBuffer extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
   }
 }
 

@@ -1,8 +1,11 @@
 // Reading the owned partitions: pipelined XRANGE into each topic's buffer, and
 // the log end offsets the lag is measured against.
 import { RunnelError } from '../../broker/src/errors.js';
+import { corrupt, RecordBatchError } from '../../common/record-batch/errors.js';
+import { readBatchHeader, type BatchHeader } from '../../common/record-batch/header.js';
+import { checkBatchHeader, validateBatch } from '../../common/record-batch/validate.js';
 import type { ArchiverContext } from './context.js';
-import { CorruptBatchError, parseBatchHeader, verifyCrc } from './records/batch.js';
+import { resumePartition, stallHolds, stallPartition } from './records/stall.js';
 import type { PartState, TopicArchiver } from './topic-state.js';
 
 /** Stored bytes a topic buffer may hold before reading pauses. */
@@ -13,13 +16,14 @@ export function readLimitBytes(ctx: ArchiverContext): number {
 /** One pipelined XRANGE over all owned partitions with room in their table buffer. */
 export async function pollOnce(ctx: ArchiverContext): Promise<number> {
   const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
+  const now = Date.now();
   for (const t of ctx.topics.values()) {
     if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) continue;
     // fetch about what still fits in this file, not COUNT huge batches that would be dropped
     const budget = Math.min(ctx.config.targetFileBytes / t.ratio, readLimitBytes(ctx)) - t.bufBytes;
     const count = Math.max(1, Math.min(ctx.config.readCount, Math.ceil(budget / Math.max(1, t.avgBatch) / Math.max(1, t.parts.size))));
     for (const ps of t.parts.values()) {
-      if (ps.stalled) continue;
+      if (stallHolds(ps, now)) continue;
       const lso = await ctx.hooks.lastStableOffset(t.topic, ps.partition);
       if (lso !== null && ps.last + 1 >= lso) continue;
       reqs.push({ t, ps, epoch: ps.epoch, lso, count });
@@ -46,6 +50,7 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     const entries = v as [Buffer, Buffer[]][];
     let stoppedAtLso = false;
     let full = false;
+    const recheck = ps.stalled; // a stalled partition's bad batch is due to be checked again
     for (const [idBuf, fields] of entries) {
       if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) {
         full = true; // leave the rest for the next file
@@ -53,18 +58,15 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
       }
       const b = fieldB(fields);
       const id = idBuf.toString();
-      let h;
+      let h: BatchHeader;
       try {
-        if (!b) throw new CorruptBatchError(`entry ${id} has no field b`);
-        h = parseBatchHeader(b);
-        // checked here (hardware CRC-32C, ~GB/s) so a corrupt batch stalls only its partition
-        if (ctx.config.verifyCrc) verifyCrc(b, h);
+        h = checkStored(ctx, t, ps, b, id);
       } catch (e) {
-        ps.stalled = true;
-        ctx.stats.errors++;
-        ctx.log.error(new RunnelError('ARCHIVER_CORRUPT_BATCH', `${t.topic}/${ps.partition} entry ${id}: ${(e as Error).message}`).message);
+        if (!(e instanceof RecordBatchError)) throw e;
+        stallPartition(ctx, t, ps, id, e);
         break;
       }
+      if (recheck && ps.stalled) resumePartition(ctx, t, ps);
       const lastOffset = h.baseOffset + h.lastOffsetDelta;
       if (lso !== null && lastOffset >= lso) {
         stoppedAtLso = true;
@@ -84,14 +86,14 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
           partition: ps.partition,
           baseOffset: h.baseOffset,
           lastOffset,
-          producerId: h.producerId,
+          producerId: BigInt(h.producerId),
           producerEpoch: h.producerEpoch,
           isTransactional: h.isTransactional,
         }));
       if (!h.isControl && !aborted) {
         // copy (redis-parser may return slices of its reusable bufferPool) into an own
         // ArrayBuffer that is later transferred to the worker thread
-        const bytes = new Uint8Array(b!);
+        const bytes = new Uint8Array(b!); // present: checkStored refuses entries without it
         t.buf.push({ p: ps.partition, bytes, lastOffset, skipUpTo: ps.last });
         t.bufBytes += bytes.length;
         t.avgBatch = t.avgBatch ? 0.9 * t.avgBatch + 0.1 * bytes.length : bytes.length;
@@ -99,9 +101,25 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
       }
       ps.last = lastOffset;
     }
+    // the bad entry is gone (deleted or trimmed) and nothing follows yet
+    if (recheck && ps.stalled && entries.length === 0) resumePartition(ctx, t, ps);
     if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
   }
   return total;
+}
+
+/**
+ * The checks a stored batch passes before it is buffered. Header, counts and
+ * CRC always (the CRC is hardware CRC-32C, ~GB/s); the records themselves
+ * (decompress and walk) only for partitions under suspicion, because the
+ * Parquet worker decodes them anyway and a failure there puts the topic in
+ * `verifyRecords` mode (commit.ts).
+ */
+function checkStored(ctx: ArchiverContext, t: TopicArchiver, ps: PartState, b: Buffer | undefined, id: string): BatchHeader {
+  if (!b) throw corrupt(`entry ${id} has no field b`);
+  const crc = ctx.config.verifyCrc;
+  if (t.verifyRecords || t.suspects.has(ps.partition)) return validateBatch(b, 'stored', { crc });
+  return checkBatchHeader(b, 'stored', crc);
 }
 
 /** Log end offset of every owned partition, from the last entry of its stream. */
@@ -123,7 +141,7 @@ export async function refreshLogEnds(ctx: ArchiverContext) {
     const b = fieldB(e[1]);
     if (!b) return;
     try {
-      const h = parseBatchHeader(b);
+      const h = readBatchHeader(b);
       reqs[i]!.ps.logEnd = h.baseOffset + h.lastOffsetDelta + 1;
     } catch {
       /* reported by the reader */

@@ -15,7 +15,24 @@ export interface PartState {
   logEnd: number | null;
   /** [lastOffset, timestampMs] of read-but-uncommitted batches (lag in seconds) */
   pendingTs: [number, number][];
+  /** true while a bad batch blocks this partition (details in `stall`) */
   stalled: boolean;
+  stall?: StallInfo;
+}
+
+/** Why and since when a partition is stalled; the bad batch is re-checked with backoff. */
+export interface StallInfo {
+  /** internal error code, RN4003 */
+  code: string;
+  /** stream entry id of the bad batch */
+  entryId: string;
+  reason: string;
+  since: number;
+  /** when the bad batch is read and checked again (it may have been removed or the log repaired) */
+  retryAt: number;
+  retryMs: number;
+  /** last time the stall was logged (once, then at most every STALL_LOG_EVERY_MS) */
+  loggedAt: number;
 }
 
 export interface Buffered {
@@ -49,6 +66,16 @@ export class TopicArchiver {
   sinceCheckpoint = 0;
   backoffUntil = 0;
   partitions = 0;
+  /**
+   * Set when the Parquet job could not decode the buffer (a batch whose CRC
+   * holds but whose records do not): until the next successful commit every
+   * batch of the topic is decompressed and walked when read, so the bad one
+   * stalls its partition instead of failing every commit of the topic.
+   */
+  verifyRecords = false;
+  /** partitions that had a bad batch: always checked record by record when read */
+  readonly suspects = new Set<number>();
+  lastDecodeFailureLog = 0;
   constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {
     this.table = new DeltaTable(store, topic, codec);
   }

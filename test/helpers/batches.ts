@@ -42,3 +42,36 @@ export function buildBatch(records: TestRecord[], o: BatchOptions = {}): Buffer 
   out.writeUInt32BE(crc32c(out.subarray(21)), 17);
   return out;
 }
+
+// ---------------------------------------------------------------- malformed batches
+// Helpers that take a well-formed uncompressed batch (buildBatch) and bend one
+// thing, then re-sign it (batchLength and CRC), so a broker's CRC check passes
+// and only the deeper validation can catch the fault.
+
+const RECORDS_AT = 61;
+
+/** Rewrites batchLength and the CRC-32C after the batch bytes were changed. */
+export function resign(batch: Buffer): Buffer {
+  batch.writeInt32BE(batch.length - 12, 8);
+  batch.writeUInt32BE(crc32c(batch.subarray(21)), 17);
+  return batch;
+}
+
+/** The batch with its records section replaced by `section` and codec bits set to `codec`. */
+export function withRecordsSection(batch: Buffer, section: Buffer, codec = batch.readInt16BE(21) & 0x07): Buffer {
+  const out = Buffer.concat([batch.subarray(0, RECORDS_AT), section]);
+  out.writeInt16BE((out.readInt16BE(21) & ~0x07) | codec, 21);
+  return resign(out);
+}
+
+/** The records section of an uncompressed batch. */
+export const recordsSection = (batch: Buffer): Buffer => Buffer.from(batch.subarray(RECORDS_AT));
+
+/** Overwrites header int32 fields: lastOffsetDelta (byte 23), recordCount (byte 57). */
+export function withHeader(batch: Buffer, o: { lastOffsetDelta?: number; recordCount?: number; attributes?: number }): Buffer {
+  const out = Buffer.from(batch);
+  if (o.lastOffsetDelta !== undefined) out.writeInt32BE(o.lastOffsetDelta, 23);
+  if (o.recordCount !== undefined) out.writeInt32BE(o.recordCount, 57);
+  if (o.attributes !== undefined) out.writeInt16BE(o.attributes, 21);
+  return resign(out);
+}

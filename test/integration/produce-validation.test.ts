@@ -1,18 +1,42 @@
 // Bad batches get Kafka's per-partition error codes; the connection stays usable.
-import { describe, expect, it } from 'vitest';
+// Runs against Runnel (default) or, with RUNNEL_TEST_TARGET=kafka, against a
+// real Kafka broker to check the expectations themselves.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Produce } from '../../broker/src/protocol/messages/produce.js';
 import { Fetch } from '../../broker/src/protocol/messages/fetch.js';
 import { CreateTopics } from '../../broker/src/protocol/messages/create-topics.js';
+import { ListOffsets } from '../../broker/src/protocol/messages/list-offsets.js';
 import { ErrorCode } from '../../broker/src/errors.js';
+import { Codec } from '../../common/record-batch/layout.js';
+import { compress } from '../../common/record-batch/compress.js';
+import { encodeBatch } from '../../archiver/src/records/encode.js';
 import { WireClient } from '../helpers/wire.js';
-import { buildBatch } from '../helpers/batches.js';
-import { useBroker } from './broker-fixture.js';
+import { buildBatch, recordsSection, withHeader, withRecordsSection, type TestRecord } from '../helpers/batches.js';
+import { startTarget, type Target } from '../helpers/target.js';
 
-const fx = useBroker();
+let target: Target;
+const fx = { broker: { port: 0 } };
+beforeAll(async () => {
+  target = await startTarget();
+  fx.broker.port = target.kind === 'kafka' ? target.kafka!.port : target.runnel!.port;
+});
+afterAll(async () => {
+  await target?.stop();
+});
 
 async function createTopic(c: WireClient, name: string, configs: Array<{ name: string; value: string }> = []): Promise<void> {
   const res = await c.request(CreateTopics, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs }], timeoutMs: 5000 });
   expect(res.topics[0].errorCode).toBe(0);
+  // a new partition's leader may need a moment (Kafka answers NOT_LEADER_OR_FOLLOWER meanwhile)
+  for (let i = 0; i < 100; i++) {
+    const lo = await c.request(ListOffsets, 4, {
+      replicaId: -1, isolationLevel: 0,
+      topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+    });
+    if (lo.topics[0].partitions[0].errorCode === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function produce(c: WireClient, topic: string, records: Buffer, version = 9, acks = -1) {
@@ -46,11 +70,17 @@ describe('produce validation', () => {
     const c = await WireClient.connect(fx.broker.port);
     await createTopic(c, 'trunc');
     const batch = buildBatch([{ key: null, value: Buffer.from('x'.repeat(100)) }]);
-    expect(partitionResult(await produce(c, 'trunc', batch.subarray(0, 40))).errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
-    expect(partitionResult(await produce(c, 'trunc', batch.subarray(0, batch.length - 10))).errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
+    // a partial batch is no batch (Kafka's batch iterator stops before it): INVALID_RECORD
+    expect(partitionResult(await produce(c, 'trunc', batch.subarray(0, 40))).errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(partitionResult(await produce(c, 'trunc', batch.subarray(0, batch.length - 10))).errorCode).toBe(ErrorCode.INVALID_RECORD);
+    // produce v3+ carries magic 2 only (ProduceRequest.validateRecords): INVALID_RECORD
     const magic = Buffer.from(batch);
     magic[16] = 1;
-    expect(partitionResult(await produce(c, 'trunc', magic)).errorCode).toBe(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT);
+    expect(partitionResult(await produce(c, 'trunc', magic)).errorCode).toBe(ErrorCode.INVALID_RECORD);
+    // a batchLength below the v2 header size is corrupt
+    const short = Buffer.from(batch);
+    short.writeInt32BE(30, 8);
+    expect(partitionResult(await produce(c, 'trunc', short)).errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
     c.close();
   });
 
@@ -91,5 +121,123 @@ describe('produce validation', () => {
     sent.writeInt32BE(got.readInt32BE(12), 12);
     expect(got.equals(sent)).toBe(true);
     c.close();
+  });
+});
+
+/** Log end offset (ListOffsets LATEST), the high watermark for a single-replica partition. */
+async function logEnd(c: WireClient, topic: string): Promise<number> {
+  const res = await c.request(ListOffsets, 4, {
+    replicaId: -1, isolationLevel: 0,
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+  });
+  const p = res.topics[0].partitions[0];
+  expect(p.errorCode).toBe(0);
+  return Number(p.offset);
+}
+
+const three = (): TestRecord[] => [0, 1, 2].map((i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`value-${i}`), headers: [['h', Buffer.from(String(i))]] }));
+
+describe('produce validation beyond the CRC (each batch is re-signed, so only deeper checks catch it)', () => {
+  // One topic for the whole block: every rejected batch must leave the log end
+  // where it was, and a good batch afterwards must land right after the seed.
+  const topic = 'deep';
+  let c: WireClient;
+  let end = 0;
+  beforeAll(async () => {
+    c = await WireClient.connect(fx.broker.port);
+    await createTopic(c, topic);
+    const seed = partitionResult(await produce(c, topic, buildBatch(three())));
+    expect(seed.errorCode).toBe(0);
+    end = await logEnd(c, topic);
+    expect(end).toBe(3);
+  });
+  afterAll(() => c?.close());
+
+  async function rejected(batch: Buffer): Promise<{ code: number; message: string | null }> {
+    const r = partitionResult(await produce(c, topic, batch));
+    expect(await logEnd(c, topic)).toBe(end);
+    // Runnel says why (Kafka leaves errorMessage null for some of these)
+    if (target.kind === 'runnel') expect(r.errorMessage).toMatch(/\w+ \w+/);
+    return { code: r.errorCode, message: r.errorMessage ?? null };
+  }
+
+  // Kafka wraps the codec's IOException in a KafkaException and answers
+  // UNKNOWN_SERVER_ERROR; Runnel names the fault: CORRUPT_MESSAGE.
+  const undecompressable = () => (target.kind === 'kafka' ? ErrorCode.UNKNOWN_SERVER_ERROR : ErrorCode.CORRUPT_MESSAGE);
+  const junk = randomBytes(300);
+  for (const [name, codec] of [['gzip', Codec.GZIP], ['snappy', Codec.SNAPPY], ['lz4', Codec.LZ4], ['zstd', Codec.ZSTD]] as const) {
+    it(`${name}: junk compressed payload with a correct CRC -> CORRUPT_MESSAGE, nothing appended`, async () => {
+      const r = await rejected(withRecordsSection(buildBatch(three()), junk, codec));
+      expect(r.code).toBe(undecompressable());
+    });
+  }
+
+  it('zstd: a truncated compressed payload -> CORRUPT_MESSAGE', async () => {
+    const z = compress(Codec.ZSTD, recordsSection(buildBatch(three())));
+    const r = await rejected(withRecordsSection(buildBatch(three()), z.subarray(0, z.length - 4), Codec.ZSTD));
+    expect(r.code).toBe(undecompressable());
+  });
+
+  it('1 record with lastOffsetDelta = 2^31-1 -> INVALID_RECORD, high watermark unchanged', async () => {
+    const r = await rejected(withHeader(buildBatch([{ key: null, value: Buffer.from('x') }]), { lastOffsetDelta: 2 ** 31 - 1 }));
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('recordCount larger than the records present -> INVALID_RECORD', async () => {
+    const r = await rejected(withHeader(buildBatch(three()), { recordCount: 4, lastOffsetDelta: 3 }));
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('recordCount smaller than the records present (trailing records) -> INVALID_RECORD', async () => {
+    const r = await rejected(withHeader(buildBatch(three()), { recordCount: 2, lastOffsetDelta: 1 }));
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('trailing bytes after the last record -> INVALID_RECORD (uncompressed and inside a zstd payload)', async () => {
+    const b = buildBatch(three());
+    const section = Buffer.concat([recordsSection(b), Buffer.from([0x02, 0x00, 0x00])]);
+    expect((await rejected(withRecordsSection(b, section))).code).toBe(ErrorCode.INVALID_RECORD);
+    expect((await rejected(withRecordsSection(b, compress(Codec.ZSTD, section), Codec.ZSTD))).code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('a record whose length varint disagrees with its fields -> INVALID_RECORD', async () => {
+    const b = buildBatch([{ key: null, value: Buffer.from('abc') }]);
+    const section = recordsSection(b);
+    section[0] += 2; // zigzag: the record claims one byte more than its fields take...
+    const r = await rejected(withRecordsSection(b, Buffer.concat([section, Buffer.from([0])]))); // ...and that byte exists
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('two batches in one partition of one request -> INVALID_RECORD', async () => {
+    const r = await rejected(Buffer.concat([buildBatch(three()), buildBatch(three())]));
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('unknown compression codec id 5 -> UNSUPPORTED_COMPRESSION_TYPE, nothing appended', async () => {
+    const r = await rejected(withHeader(buildBatch(three()), { attributes: 5 }));
+    // Kafka fails inside CompressionType.forId (IllegalArgumentException): UNKNOWN_SERVER_ERROR
+    expect(r.code).toBe(target.kind === 'kafka' ? ErrorCode.UNKNOWN_SERVER_ERROR : ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
+  });
+
+  // Kafka accepts out-of-order offset deltas and renumbers the records (it
+  // rewrites the batch). Runnel stores batches as sent, so it must refuse them.
+  it.skipIf(process.env.RUNNEL_TEST_TARGET === 'kafka')('offset deltas not 0..n-1 -> INVALID_RECORD (Runnel only)', async () => {
+    const recs = three().map((r) => ({ key: r.key, value: r.value }));
+    const gap = withHeader(encodeBatch(recs, { offsetDeltas: [0, 2, 1] }), { lastOffsetDelta: 2 });
+    expect((await rejected(gap)).code).toBe(ErrorCode.INVALID_RECORD);
+    const zgap = withHeader(encodeBatch(recs, { offsetDeltas: [0, 1, 3], codec: Codec.ZSTD }), { lastOffsetDelta: 2 });
+    expect((await rejected(zgap)).code).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('after all rejections a good batch of every codec appends at the expected offset', async () => {
+    let next = end;
+    for (const codec of [Codec.NONE, Codec.GZIP, Codec.SNAPPY, Codec.LZ4, Codec.ZSTD]) {
+      const b = codec === Codec.NONE ? buildBatch(three()) : withRecordsSection(buildBatch(three()), compress(codec, recordsSection(buildBatch(three())), { xerial: true }), codec);
+      const r = partitionResult(await produce(c, topic, b));
+      expect({ codec, errorCode: r.errorCode, baseOffset: Number(r.baseOffset) }).toEqual({ codec, errorCode: 0, baseOffset: next });
+      next += 3;
+    }
+    end = next;
+    expect(await logEnd(c, topic)).toBe(end);
   });
 });

@@ -1,7 +1,7 @@
 // Kafka RecordBatch v2 encoder. Used by tests and benchmarks to produce
 // byte-exact batches like real producers do (the archiver only decodes).
-import { crc32c } from '@node-rs/crc32';
-import { compress } from './codecs.js';
+import { compress } from '../../../common/record-batch/compress.js';
+import { writeCrc } from '../../../common/record-batch/header.js';
 
 export interface EncodeRecord {
   key?: Uint8Array | null;
@@ -124,7 +124,7 @@ export function encodeBatch(records: EncodeRecord[], o: EncodeBatchOptions = {})
   h.writeInt32BE(o.baseSequence ?? -1, 53);
   h.writeInt32BE(records.length, 57);
   const batch = Buffer.concat([h, payload]);
-  batch.writeUInt32BE(crc32c(batch.subarray(21)) >>> 0, 17);
+  writeCrc(batch);
   return batch;
 }
 

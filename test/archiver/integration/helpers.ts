@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { Codec } from '../../../archiver/src/records/codecs.js';
+import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
 
 const execFileP = promisify(execFile);
@@ -323,7 +323,7 @@ export async function produce(
 }
 
 export function redisKey(topic: string, p: number) {
-  return `rn:{${topic}/${p}}:log`;
+  return `rn:p:{${topic}/${p}}:log`;
 }
 
 // ------------------------------------------------------------------ archiver processes
@@ -399,11 +399,11 @@ export function spawnArchiver(env: Record<string, string>): ArchiverProc {
   };
 }
 
-/** Wait until `rn:{t/p}:meta archived` reaches the last offset of every partition. */
+/** Wait until `rn:p:{t/p}:meta archived` reaches the last offset of every partition. */
 export async function waitArchived(redis: Redis, topic: string, prod: Producer, timeoutMs: number) {
   await waitFor(async () => {
     for (const [p, next] of prod.next) {
-      const v = await redis.hget(`rn:{${topic}/${p}}:meta`, 'archived');
+      const v = await redis.hget(`rn:p:{${topic}/${p}}:meta`, 'archived');
       if (v === null || Number(v) < next - 1) return false;
     }
     return true;

@@ -158,16 +158,16 @@ describe('archiver writes Delta tables', () => {
     const { encodeBatch } = await import('../../../archiver/src/records/encode.js');
     const bad = encodeBatch([{ value: Buffer.from('bad') }], { baseOffset: prod.next.get(1)! });
     bad[bad.length - 1]! ^= 0xff;
-    await redis.client.xadd(`rn:{${topic}/1}:log`, `${prod.next.get(1)}-1`, 'b', bad);
+    await redis.client.xadd(`rn:p:{${topic}/1}:log`, `${prod.next.get(1)}-1`, 'b', bad);
     const good = encodeBatch([{ value: Buffer.from('after') }], { baseOffset: prod.next.get(1)! + 1 });
-    await redis.client.xadd(`rn:{${topic}/1}:log`, `${prod.next.get(1)! + 1}-1`, 'b', good);
+    await redis.client.xadd(`rn:p:{${topic}/1}:log`, `${prod.next.get(1)! + 1}-1`, 'b', good);
     // partition 0: a transactional batch of producer 99 that the hook reports as aborted
     const aborted = encodeBatch([{ value: Buffer.from('aborted-1') }, { value: Buffer.from('aborted-2') }], {
       baseOffset: prod.next.get(0)!,
       transactional: true,
       producerId: 99n,
     });
-    await redis.client.xadd(`rn:{${topic}/0}:log`, `${prod.next.get(0)}-1`, 'b', aborted);
+    await redis.client.xadd(`rn:p:{${topic}/0}:log`, `${prod.next.get(0)}-1`, 'b', aborted);
     const abortedLast = prod.next.get(0)! + 1;
     const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
     const cfg = main.loadConfig(
@@ -182,10 +182,10 @@ describe('archiver writes Delta tables', () => {
       lastStableOffset: () => null,
     });
     try {
-      await waitFor(async () => (await redis.client.hget(`rn:{${topic}/0}:meta`, 'archived')) === String(abortedLast), 20_000, 'p0 archived past the aborted batch');
-      await waitFor(async () => (await redis.client.hget(`rn:{${topic}/1}:meta`, 'archived')) === String(prod.next.get(1)! - 1), 20_000, 'p1 archived up to the corrupt batch');
+      await waitFor(async () => (await redis.client.hget(`rn:p:{${topic}/0}:meta`, 'archived')) === String(abortedLast), 20_000, 'p0 archived past the aborted batch');
+      await waitFor(async () => (await redis.client.hget(`rn:p:{${topic}/1}:meta`, 'archived')) === String(prod.next.get(1)! - 1), 20_000, 'p1 archived up to the corrupt batch');
       await new Promise((r) => setTimeout(r, 500));
-      expect(await redis.client.hget(`rn:{${topic}/1}:meta`, 'archived')).toBe(String(prod.next.get(1)! - 1));
+      expect(await redis.client.hget(`rn:p:{${topic}/1}:meta`, 'archived')).toBe(String(prod.next.get(1)! - 1));
       expect(h.stats().errors).toBeGreaterThan(0);
     } finally {
       await h.stop();
@@ -211,7 +211,7 @@ describe('archiver writes Delta tables', () => {
       await a.kill('SIGTERM');
     }
     // delete + re-create: new id, new stream from offset 0
-    await redis.client.del(`rn:{${topic}/0}:log`, `rn:{${topic}/0}:meta`);
+    await redis.client.del(`rn:p:{${topic}/0}:log`, `rn:p:{${topic}/0}:meta`);
     await createTopic(redis.client, topic, 1);
     await produce(redis.client, newProducer(), topic, 0, 2, 2, { control: false });
     const b = spawnArchiver(env);
@@ -220,7 +220,7 @@ describe('archiver writes Delta tables', () => {
     } finally {
       await b.kill('SIGTERM');
     }
-    expect(await redis.client.hget(`rn:{${topic}/0}:meta`, 'archived')).toBeNull();
+    expect(await redis.client.hget(`rn:p:{${topic}/0}:meta`, 'archived')).toBeNull();
     const read = await readDelta(`file://${dir}/${topic}`);
     expect(diffRows(read, prod.expected)).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Codec } from '../../../archiver/src/records/codecs.js';
+import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch } from '../../../archiver/src/records/encode.js';
 import { compactFiles, encodeDataFiles, readParquetTable } from '../../../archiver/src/parquet/jobs.js';
 import { deltaStats } from '../../../archiver/src/parquet/columns.js';

@@ -1,0 +1,62 @@
+// A stored batch the archiver cannot decode (CRC mismatch, undecompressable
+// records, inconsistent counts or framing) stalls only its own partition:
+// reading stops before the batch, everything before it is still committed,
+// and the other partitions of the topic keep archiving. The stall is RN4003,
+// counted in `corruptBatches`, shown per partition in the lag report
+// (`stalled`, metric runnel_archiver_partition_stalled) and logged once, then
+// at most every STALL_LOG_EVERY_MS while it lasts. The batch is read and
+// checked again with backoff, so a repaired log (the entry deleted or
+// trimmed) resumes without a restart.
+import { RunnelError } from '../../../broker/src/errors.js';
+import type { ArchiverContext } from '../context.js';
+import type { PartState, TopicArchiver } from '../topic-state.js';
+
+export const STALL_RETRY_FIRST_MS = 1000;
+export const STALL_RETRY_MAX_MS = 60_000;
+export const STALL_LOG_EVERY_MS = 5 * 60_000;
+
+/** True when a stalled partition should stay out of this read round. */
+export function stallHolds(ps: PartState, now: number): boolean {
+  return ps.stalled && (ps.stall === undefined || now < ps.stall.retryAt);
+}
+
+/** Stops `ps` before stream entry `entryId`, whose batch failed with `err`. */
+export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartState, entryId: string, err: Error, now = Date.now()): void {
+  t.suspects.add(ps.partition);
+  const prev = ps.stall;
+  const same = prev !== undefined && prev.entryId === entryId;
+  const retryMs = same ? Math.min(prev.retryMs * 2, STALL_RETRY_MAX_MS) : STALL_RETRY_FIRST_MS;
+  const logNow = !same || now - prev.loggedAt >= STALL_LOG_EVERY_MS;
+  ps.stalled = true;
+  ps.stall = {
+    code: 'RN4003',
+    entryId,
+    reason: err.message,
+    since: same ? prev.since : now,
+    retryAt: now + retryMs,
+    retryMs,
+    loggedAt: logNow ? now : prev!.loggedAt,
+  };
+  if (!same) {
+    ctx.stats.corruptBatches++;
+    ctx.stats.errors++;
+  }
+  if (logNow) {
+    const msg = `${t.topic}/${ps.partition} stalled at stream entry ${entryId} (archived up to ${ps.last}): ${err.message}`;
+    ctx.log.error(new RunnelError('ARCHIVER_CORRUPT_BATCH', msg).message, {
+      topic: t.topic,
+      partition: ps.partition,
+      entryId,
+      stalledForMs: now - ps.stall.since,
+    });
+  }
+}
+
+/** The re-check found the way past the bad batch clear (entry removed or readable now). */
+export function resumePartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartState, now = Date.now()): void {
+  const s = ps.stall;
+  ps.stalled = false;
+  ps.stall = undefined;
+  t.suspects.delete(ps.partition);
+  ctx.log.info('partition resumed after a stall', { topic: t.topic, partition: ps.partition, entryId: s?.entryId, stalledForMs: s ? now - s.since : 0 });
+}

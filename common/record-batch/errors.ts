@@ -1,0 +1,20 @@
+// Why a record batch is refused. `kind` is the Kafka error a produce request
+// gets for it (the broker maps it to the numeric code); the archiver reports
+// any kind as RN4003.
+export type RecordBatchErrorKind =
+  /** CRC mismatch, truncated or undecompressable data (Kafka's CorruptRecordException). */
+  | 'CORRUPT_MESSAGE'
+  /** Framing or offset/count inconsistencies, magic other than 2 (Kafka's InvalidRecordException). */
+  | 'INVALID_RECORD'
+  /** compression codec id 5..7 */
+  | 'UNSUPPORTED_COMPRESSION_TYPE';
+
+export class RecordBatchError extends Error {
+  constructor(readonly kind: RecordBatchErrorKind, message: string) {
+    super(message);
+    this.name = 'RecordBatchError';
+  }
+}
+
+export const corrupt = (message: string): RecordBatchError => new RecordBatchError('CORRUPT_MESSAGE', message);
+export const invalid = (message: string): RecordBatchError => new RecordBatchError('INVALID_RECORD', message);
