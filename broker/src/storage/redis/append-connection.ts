@@ -1,5 +1,5 @@
 // The hot write path: a dedicated Redis connection that sends the fenced
-// append (`EVALSHA <append.lua> ... <batch> ...`) with the batch written to
+// append (`MULTI; EVALSHA <append-fence.lua> ...; XADD ... <batch>; EXEC`) with the batch written to
 // the socket as its own Buffer (no copy into a command buffer), coalesces the
 // commands of one event loop turn into a single write, and parses the few
 // reply types it needs. WAIT / WAITAOF go over the same connection, so they
@@ -46,6 +46,22 @@ export function parseAppendTarget(url: string): AppendTarget | null {
 }
 
 const CRLF = Buffer.from('\r\n');
+
+/** RESP array of bulk strings; Buffers stay separate chunks (not copied). */
+function encodeParts(args: Array<string | Buffer>): Array<string | Buffer> {
+  const parts: Array<string | Buffer> = [];
+  let head = `*${args.length}\r\n`;
+  for (const a of args) {
+    if (typeof a === 'string') {
+      head += bulk(a);
+    } else {
+      parts.push(`${head}$${a.length}\r\n`, a);
+      head = '\r\n';
+    }
+  }
+  parts.push(head);
+  return parts;
+}
 
 function bulk(s: string): string {
   return `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
@@ -162,17 +178,21 @@ export class AppendConnection {
    */
   async commandParts(args: Array<string | Buffer>): Promise<Reply> {
     const s = this.socket ?? (await this.ready());
-    const parts: Array<string | Buffer> = [];
-    let head = `*${args.length}\r\n`;
-    for (const a of args) {
-      if (typeof a === 'string') {
-        head += bulk(a);
-      } else {
-        parts.push(`${head}$${a.length}\r\n`, a);
-        head = '\r\n';
-      }
-    }
-    parts.push(head);
+    return this.send(encodeParts(args), s);
+  }
+
+  /**
+   * MULTI, the commands, EXEC, pipelined; resolves to EXEC's reply (an array
+   * of the commands' replies, or an Error such as EXECABORT). The +OK and
+   * +QUEUED replies before it are consumed here.
+   */
+  async transaction(cmds: Array<Array<string | Buffer>>): Promise<Reply> {
+    const s = this.socket ?? (await this.ready());
+    const parts: Array<string | Buffer> = ['*1\r\n$5\r\nMULTI\r\n'];
+    for (const c of cmds) parts.push(...encodeParts(c));
+    parts.push('*1\r\n$4\r\nEXEC\r\n');
+    const ignore = { resolve: (): void => undefined, reject: (): void => undefined, sentAt: Date.now() };
+    for (let i = 0; i <= cmds.length; i++) this.pending.push(ignore);
     return this.send(parts, s);
   }
 

@@ -25,15 +25,14 @@ function fieldValue(fields: Buffer[]): Buffer {
   throw new RunnelError('STORAGE_CORRUPT', 'stream entry without a batch field');
 }
 
-/** append.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
+/** append-fence.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
 const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.test(e.message);
 
-const APPEND_LUA = luaSource('append');
-const APPEND_SHA = createHash('sha1').update(APPEND_LUA).digest('hex');
+const FENCE_LUA = luaSource('append-fence');
+const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
 const EXPIRE_LUA = luaSource('expire-producers');
 
 type ScriptRedis = Redis & {
-  appendBatch(log: string, meta: string, producers: string, ...args: Array<string | Buffer>): Promise<number>;
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
 };
 
@@ -56,11 +55,10 @@ export class RedisLogStore implements LogStore {
       ...options,
     }) as ScriptRedis;
     this.redis.on('error', () => { /* surfaced per command; reconnect is automatic */ });
-    this.redis.defineCommand('appendBatch', { numberOfKeys: 3, lua: APPEND_LUA });
     this.redis.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
     const target = parseAppendTarget(url);
     // Every new append connection loads the script before any append is sent on it.
-    this.appender = target ? new AppendConnection(target, undefined, [['SCRIPT', 'LOAD', APPEND_LUA]]) : null;
+    this.appender = target ? new AppendConnection(target, undefined, [['SCRIPT', 'LOAD', FENCE_LUA]]) : null;
   }
 
   async connect(): Promise<void> {
@@ -120,27 +118,36 @@ export class RedisLogStore implements LogStore {
     };
   }
 
-  /** One EVALSHA of append.lua per batch (see that file): epoch and log-end fence, XADD, producer state. */
+  /**
+   * One transaction per batch: the fence script (small arguments) then the
+   * XADD with the batch as a zero-copy argument (see lua/append-fence.lua).
+   */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
-    const keys = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)];
-    const pid = req.producer ? String(req.producer.id) : '';
-    const state = req.producer ? req.producer.state : '';
+    const keys = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)] as const;
+    const fenceArgs = [String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.producer ? String(req.producer.id) : '', req.producer ? req.producer.state : ''];
+    const id = entryId(req.baseOffset);
+    let fence: unknown;
+    let added: unknown;
     try {
       if (this.appender) {
-        const reply = await this.appender.commandParts(['EVALSHA', APPEND_SHA, '3', ...keys, String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.batch, pid, state]);
-        if (reply instanceof Error) {
-          // SCRIPT FLUSH behind our back: reload it; this append fails retriably and the partition reloads.
-          if (/^NOSCRIPT/.test(reply.message)) void this.appender.command(['SCRIPT', 'LOAD', APPEND_LUA]).catch(() => undefined);
-          throw reply;
-        }
+        const reply = await this.appender.transaction([['EVALSHA', FENCE_SHA, '3', ...keys, ...fenceArgs], ['XADD', keys[0], id, 'b', req.batch]]);
+        if (!Array.isArray(reply)) throw reply instanceof Error ? reply : new Error(`unexpected EXEC reply ${String(reply)}`);
+        [fence, added] = reply;
+        // SCRIPT FLUSH behind our back: load it again; this append fails retriably and the partition reloads.
+        if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void this.appender.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
       } else {
-        await this.redis.appendBatch(keys[0]!, keys[1]!, keys[2]!, String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.batch, pid, state);
+        const out = await this.redis.multi().eval(FENCE_LUA, 3, ...keys, ...fenceArgs).xadd(keys[0], id, 'b', req.batch).exec();
+        if (!out) throw new Error('transaction aborted');
+        fence = out[0]![0] ?? out[0]![1];
+        added = out[1]![0] ?? out[1]![1];
       }
-      return 'ok';
     } catch (e) {
-      if (isFenceError(e)) return 'fenced';
       throw storageError(e);
     }
+    if (isFenceError(fence)) return 'fenced';
+    if (fence instanceof Error) throw storageError(fence);
+    if (added instanceof Error) throw storageError(added);
+    return 'ok';
   }
 
   async producerStates(tp: TopicPartition): Promise<Map<number, string>> {
