@@ -5,7 +5,7 @@ import { corrupt, RecordBatchError } from '../../common/record-batch/errors.js';
 import { readBatchHeader, type BatchHeader } from '../../common/record-batch/header.js';
 import { checkBatchHeader, validateBatch } from '../../common/record-batch/validate.js';
 import type { ArchiverContext } from './context.js';
-import { resumePartition, stallHolds, stallPartition } from './records/stall.js';
+import { continueRecheck, pastStall, resumePartition, stallHolds, stallPartition } from './records/stall.js';
 import type { PartState, TopicArchiver } from './topic-state.js';
 
 /** Stored bytes a topic buffer may hold before reading pauses. */
@@ -51,6 +51,7 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     let stoppedAtLso = false;
     let full = false;
     const recheck = ps.stalled; // a stalled partition's bad batch is due to be checked again
+    let stalledNow = false;
     for (const [idBuf, fields] of entries) {
       if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) {
         full = true; // leave the rest for the next file
@@ -64,9 +65,10 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
       } catch (e) {
         if (!(e instanceof RecordBatchError)) throw e;
         stallPartition(ctx, t, ps, id, e);
+        stalledNow = true;
         break;
       }
-      if (recheck && ps.stalled) resumePartition(ctx, t, ps);
+      if (recheck && ps.stalled && pastStall(ps, h.baseOffset)) resumePartition(ctx, t, ps);
       const lastOffset = h.baseOffset + h.lastOffsetDelta;
       if (lso !== null && lastOffset >= lso) {
         stoppedAtLso = true;
@@ -101,8 +103,11 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
       }
       ps.last = lastOffset;
     }
-    // the bad entry is gone (deleted or trimmed) and nothing follows yet
-    if (recheck && ps.stalled && entries.length === 0) resumePartition(ctx, t, ps);
+    if (recheck && ps.stalled && !stalledNow) {
+      // no error this round: at the stream end the bad entry is gone; otherwise read on
+      if (entries.length < count && !full && !stoppedAtLso) resumePartition(ctx, t, ps);
+      else continueRecheck(ps);
+    }
     if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
   }
   return total;

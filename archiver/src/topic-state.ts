@@ -24,8 +24,9 @@ export interface PartState {
 export interface StallInfo {
   /** internal error code, RN4003 */
   code: string;
-  /** stream entry id of the bad batch */
+  /** stream entry id of the bad batch, and its base offset */
   entryId: string;
+  baseOffset: number;
   reason: string;
   since: number;
   /** when the bad batch is read and checked again (it may have been removed or the log repaired) */

@@ -8,6 +8,7 @@
 // checked again with backoff, so a repaired log (the entry deleted or
 // trimmed) resumes without a restart.
 import { RunnelError } from '../../../broker/src/errors.js';
+import { baseOfEntryId } from '../../../common/keys.js';
 import type { ArchiverContext } from '../context.js';
 import type { PartState, TopicArchiver } from '../topic-state.js';
 
@@ -31,6 +32,7 @@ export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartS
   ps.stall = {
     code: 'RN4003',
     entryId,
+    baseOffset: baseOfEntryId(entryId),
     reason: err.message,
     since: same ? prev.since : now,
     retryAt: now + retryMs,
@@ -50,6 +52,19 @@ export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartS
       stalledForMs: now - ps.stall.since,
     });
   }
+}
+
+/**
+ * During a re-check read: true once the read got to or past the bad batch
+ * without an error (the batch reads now, or its entry was removed).
+ */
+export function pastStall(ps: PartState, baseOffset: number): boolean {
+  return ps.stall !== undefined && baseOffset >= ps.stall.baseOffset;
+}
+
+/** A re-check read ended before it reached the bad batch: read on right away. */
+export function continueRecheck(ps: PartState): void {
+  if (ps.stall) ps.stall.retryAt = 0;
 }
 
 /** The re-check found the way past the bad batch clear (entry removed or readable now). */

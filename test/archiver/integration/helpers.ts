@@ -332,13 +332,13 @@ export const BIN = path.join(ROOT, 'dist/archiver/src/bin.js');
 
 export async function ensureBuilt() {
   // tests run against the compiled entry point; build once if missing or stale
-  const src = path.join(ROOT, 'archiver/src');
+  const srcs = [path.join(ROOT, 'archiver/src'), path.join(ROOT, 'common')]; // the archiver compiles common/ in
   const newest = (dir: string): number =>
     fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
       const p = path.join(dir, e.name);
       return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
     }, 0);
-  if (fs.existsSync(BIN) && fs.statSync(BIN).mtimeMs >= newest(src)) return;
+  if (fs.existsSync(BIN) && fs.statSync(BIN).mtimeMs >= Math.max(...srcs.map(newest))) return;
   // compile only the archiver (archiver/tsconfig.json), so unrelated folders cannot break it
   await execFileP(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'archiver/tsconfig.json')], { cwd: ROOT });
 }
