@@ -360,3 +360,55 @@ export async function wireMetadata(port: number, topic: string): Promise<{ broke
     c.close();
   }
 }
+
+// ------------------------------------------------------------- forwarder ---
+
+export interface Forwarder {
+  port: number;
+  url: string;
+  /** New connections go to this port from now on. */
+  setUpstream(port: number): void;
+  /** Stop delivering bytes from upstream to clients (they are discarded; no resume): clients hear nothing more, their own bytes still flow. */
+  pause(): void;
+  /** Destroy every open connection pair; held bytes are discarded. */
+  dropAll(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP forwarder in front of a server (e.g. redis-server): lets a test hold
+ * back a replica's replication stream, or move a client to another server
+ * (a failover behind one endpoint).
+ */
+export async function startForwarder(upstreamPort: number): Promise<Forwarder> {
+  const net = await import('node:net');
+  let upstream = upstreamPort;
+  let paused = false;
+  const pairs = new Set<{ a: import('node:net').Socket; b: import('node:net').Socket }>();
+  const server = net.createServer((client) => {
+    const up = net.connect({ host: '127.0.0.1', port: upstream });
+    const pair = { a: client, b: up };
+    pairs.add(pair);
+    const kill = (): void => { client.destroy(); up.destroy(); pairs.delete(pair); };
+    client.on('error', kill);
+    up.on('error', kill);
+    client.on('close', kill);
+    up.on('close', kill);
+    client.on('data', (d) => up.write(d));
+    up.on('data', (d) => { if (!paused) client.write(d); else up.pause(); });
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    setUpstream: (p) => { upstream = p; },
+    pause: () => { paused = true; },
+    dropAll: () => { for (const p of [...pairs]) { p.a.destroy(); p.b.destroy(); } pairs.clear(); },
+    close: async () => {
+      for (const p of [...pairs]) { p.a.destroy(); p.b.destroy(); }
+      pairs.clear();
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+}

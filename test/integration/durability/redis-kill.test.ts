@@ -25,7 +25,7 @@ import { WireClient } from '../../helpers/wire.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 import {
   chainProblems, javaProducer, rawLog, rawRecords, readAll, readButLost, startConsumer, verifyLog, wireCreateTopic, wireProduce,
-  type ConcurrentConsumer, type LogRecord,
+  startForwarder, type ConcurrentConsumer, type Forwarder, type LogRecord,
 } from '../../helpers/faults.js';
 
 const onKafka = targetKindFromEnv() === 'kafka';
@@ -34,11 +34,15 @@ const PARTITIONS = 4;
 let redis: RedisServer | undefined;
 let broker: RunnelBroker | undefined;
 let consumer: ConcurrentConsumer | undefined;
+const extra: RedisServer[] = [];
+const forwarders: Forwarder[] = [];
 
 afterEach(async () => {
   await consumer?.stop().catch(() => undefined);
   await broker?.stop().catch(() => undefined);
   await redis?.stop().catch(() => undefined);
+  for (const r of extra.splice(0)) await r.stop().catch(() => undefined);
+  for (const f of forwarders.splice(0)) await f.close().catch(() => undefined);
   consumer = undefined;
   broker = undefined;
   redis = undefined;
@@ -159,5 +163,57 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
     await checkRawStreams(redis.url, topic, log);
     const oldConsumerSawNew = consumer.records().filter((r) => r.value.startsWith('2.')).length;
     console.log(`no persistence: consumer that ran through the wipe read ${oldConsumerSawNew} of 3000 post-restart records`);
+  });
+
+  it('min.insync.replicas=2: a consumer never reads a record that a primary SIGKILL + replica promotion loses', async () => {
+    // primary P, replica R whose replication stream passes a forwarder we can stall;
+    // the broker reaches Redis through another forwarder, moved to R at failover (one endpoint)
+    const primary = await startRedis();
+    extra.push(primary);
+    const replLink = await startForwarder(primary.port);
+    forwarders.push(replLink);
+    redis = await startRedis();
+    await redis.command(`REPLICAOF 127.0.0.1 ${replLink.port}`);
+    await waitFor('replica in sync', async () => /connected_slaves:1/.test(await primary.command('INFO replication')) && /master_link_status:up/.test(await redis!.command('INFO replication')), { timeoutMs: 20_000 });
+    const endpoint = await startForwarder(primary.port);
+    forwarders.push(endpoint);
+    broker = await startRunnel({ redisUrl: endpoint.url, args: ['--set', 'min.insync.replicas=2', '--set', 'redis.replica.wait.ms=1000'] });
+    const topic = 'kill-replica';
+    expect(await wireCreateTopic(broker.port, topic, PARTITIONS)).toBe(0);
+    consumer = startConsumer(broker.bootstrap, topic);
+
+    const n = 12_000;
+    const run = javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: n, throughput: 1500, repeatingKeys: 50, valuePrefix: 5 });
+    await waitFor('records flowing', () => consumer!.records().length > 1500, { timeoutMs: 60_000, intervalMs: 100 });
+    // the replica stops receiving: WAIT cannot be satisfied; appends land on P only
+    replLink.pause();
+    const readAtStall = consumer.records().length;
+    await sleep(2500);
+    const readUnreplicated = consumer.records().length - readAtStall;
+    // failover: P dies, R is promoted with what it had, the endpoint now leads to R
+    await primary.kill();
+    replLink.dropAll();
+    await redis.command('REPLICAOF NO ONE');
+    endpoint.setUpstream(redis.port);
+    endpoint.dropAll();
+    // R needs a replica of its own for min.insync.replicas=2
+    const replica2 = await startRedis();
+    extra.push(replica2);
+    await replica2.command(`REPLICAOF 127.0.0.1 ${redis.port}`);
+    await waitFor('new replica in sync', async () => /connected_slaves:1/.test(await redis!.command('INFO replication')), { timeoutMs: 20_000 });
+
+    const res = await run;
+    expect(res.failed.map((e) => String(e.exception ?? e.message)), 'send errors').toEqual([]);
+    expect(res.acked.length).toBe(n);
+    expect(broker.proc().running()).toBe(true);
+    const log = await readAll(broker.bootstrap, topic);
+    await sleep(2000);
+    const read = consumer.records();
+    const lostAfterRead = readButLost(read, log);
+    console.log(`replica failover: consumer read ${readUnreplicated} records while the replica was stalled; ${lostAfterRead.length} records it read are not in the final log (e.g. ${JSON.stringify(lostAfterRead.slice(0, 3))})`);
+    expect(verifyLog(log, res.acked)).toEqual([]);
+    expect(log.length).toBe(n);
+    await checkRawStreams(redis.url, topic, log);
+    expect(lostAfterRead, 'records a consumer read that the failover lost').toEqual([]);
   });
 });
