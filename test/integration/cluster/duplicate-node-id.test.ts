@@ -73,7 +73,10 @@ describe.skipIf(onKafka)('one broker per node id', () => {
   it('a second broker with a live node.id exits non-zero with a clear error; the first keeps its leases and keeps serving', async () => {
     expect(await wireCreateTopic(a.port, TOPIC, 2)).toBe(0);
     await waitFor('both partitions led by node 1', async () => (await wireMetadata(a.port, TOPIC)).partitions.every((p) => p.leaderId === 1), { timeoutMs: 15_000 });
-    await waitFor('every coordinator slot leased', async () => Object.entries(await leaseState()).every(([, v]) => v !== null), { timeoutMs: 15_000 });
+    await waitFor('every coordinator slot leased', async () => {
+      const s = await leaseState();
+      return Array.from({ length: SLOTS }, (_, slot) => s[keys.coordinatorLease(slot)]).every((v) => v !== null && v !== undefined);
+    }, { timeoutMs: 15_000 });
     for (const p of [0, 1]) expect(await produce(a.port, p, `before-${p}`)).toBe(ErrorCode.NONE);
     const before = await leaseState();
 
