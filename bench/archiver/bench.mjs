@@ -134,7 +134,7 @@ async function fill(redis, topic, partitions, records, size) {
       }
       const b = encodeBatch(recs, { baseOffset: base });
       stored += b.length;
-      pl.xadd(`rn:{${topic}/${p}}:log`, `${base}-1`, 'b', b);
+      pl.xadd(`rn:p:{${topic}/${p}}:log`, `${base}-1`, 'b', b);
       if (++inPl >= 50) {
         await pl.exec();
         pl = redis.pipeline();
@@ -171,7 +171,7 @@ async function run(target, size, records) {
   for (;;) {
     await sleep(100);
     cpu = cpuSeconds(child.pid);
-    const vals = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.client.hget(`rn:{${topic}/${p}}:meta`, 'archived')));
+    const vals = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.client.hget(`rn:p:{${topic}/${p}}:meta`, 'archived')));
     if (vals.every((v) => v !== null && Number(v) >= perPart - 1)) break;
   }
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;

@@ -13,7 +13,7 @@ export interface RawBatch {
 
 export interface RawProduceOptions {
   port: number;
-  /** Stream keys, e.g. rn:{t/0}:log ... */
+  /** Stream keys, e.g. rn:p:{t/0}:log ... */
   streams: string[];
   /** Connections ("producers"); stream i is written only by connection i % connections (keeps ids ordered). */
   connections: number;

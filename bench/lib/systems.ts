@@ -44,7 +44,8 @@ export interface System {
   stop(): Promise<void>;
 }
 
-export const streamKey = (topic: string, p: number): string => `rn:{${topic}/${p}}:log`;
+/** Runnel's stream key of a partition (key layout 2, common/keys.ts); the raw-Redis ceiling uses the same names. */
+export const streamKey = (topic: string, p: number): string => `rn:p:{${topic}/${p}}:log`;
 
 async function redisCall(port: number, args: Array<string | number>): Promise<unknown> {
   const c = await RespConnection.connect(port);

@@ -45,7 +45,7 @@ describe('acks', () => {
     await waitFor('replica in sync', async () => /connected_slaves:1/.test(await primary.command('INFO replication')) && /master_link_status:up/.test(await replica!.command('INFO replication')), { timeoutMs: 20_000 });
 
     expect(await produce(c, 'isr2', -1)).toMatchObject({ errorCode: 0, baseOffset: 1 });
-    const len = await replica.command('XLEN rn:{isr2/0}:log');
+    const len = await replica.command('XLEN rn:p:{isr2/0}:log');
     expect(len.trim()).toBe(':2');
 
     // acks=0 gets no response at all; the next request on the connection is answered normally

@@ -27,7 +27,7 @@ async function earliest(c: WireClient, topic: string): Promise<number> {
   return r.topics[0].partitions[0].offset;
 }
 
-const xlen = async (topic: string): Promise<number> => Number((await fx.redis.command(`XLEN rn:{${topic}/0}:log`)).trim().slice(1));
+const xlen = async (topic: string): Promise<number> => Number((await fx.redis.command(`XLEN rn:p:{${topic}/0}:log`)).trim().slice(1));
 
 describe('retention', () => {
   it('retention.ms trims expired batches but keeps the newest one', async () => {
@@ -52,7 +52,7 @@ describe('retention', () => {
     const c = await WireClient.connect(fx.broker.port);
     const old = Date.now() - 3_600_000;
     // archived up to offset 3 (batches 0-1 fully archived)
-    await fx.redis.command('HSET rn:{ret-arch/0}:meta archived 3');
+    await fx.redis.command('HSET rn:p:{ret-arch/0}:meta archived 3');
     await setup(c, 'ret-arch', [{ name: 'retention.ms', value: '1000' }], 6, () => old);
     await waitFor('trim to watermark', async () => (await earliest(c, 'ret-arch')) === 4, { timeoutMs: 10_000 });
     await new Promise((r) => setTimeout(r, 1000));
