@@ -3,7 +3,7 @@
 // Membership: sorted set `rn:archivers`, member = archiver id, score = expiry (ms).
 // Assignment: rendezvous hashing of `<topic>/<partition>` over live members, so
 // archivers split partitions evenly and a dead one's share moves to the others.
-// Lease: `SET rn:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
+// Lease: `SET rn:p:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
 // with a compare-and-pexpire script, released with compare-and-delete. The lease
 // only avoids wasted work: exactly-once comes from the Delta txn check at commit.
 import { createHash } from 'node:crypto';
