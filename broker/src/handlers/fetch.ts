@@ -57,7 +57,9 @@ export const fetchHandler: Handler = {
     const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : b.config.fetchMaxBytes, b.config.fetchMaxBytes);
     let total = await readAll(slots, maxBytes);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
-    while (total < Math.max(1, req.minBytes) && Date.now() < deadline && !slots.some((s) => s.out.errorCode !== ErrorCode.NONE)) {
+    // Like Kafka, a fetch with no partition to read (none named, or none led here) is answered at once: nothing can wake it.
+    const readable = slots.some((s) => s.partition !== null);
+    while (readable && total < Math.max(1, req.minBytes) && Date.now() < deadline && !slots.some((s) => s.out.errorCode !== ErrorCode.NONE)) {
       const woke = await waitForAppend(slots, deadline - Date.now());
       if (!woke) break;
       total = await readAll(slots, maxBytes);
