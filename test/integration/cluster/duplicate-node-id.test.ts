@@ -19,7 +19,7 @@ import { freePort, HOST, spawnManaged, waitFor } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { WireClient } from '../../helpers/wire.js';
 import { buildBatch } from '../../helpers/batches.js';
-import { readAll, wireCreateTopic, wireMetadata, wireProduce } from '../../helpers/faults.js';
+import { readAll, signal, wireCreateTopic, wireMetadata, wireProduce } from '../../helpers/faults.js';
 
 const onKafka = targetKindFromEnv() === 'kafka';
 const LEASE_MS = 3000;
@@ -32,6 +32,7 @@ const args = ['--node-id', '1', '--set', `broker.lease.ms=${LEASE_MS}`, '--set',
 let redis: RedisServer;
 let r: Redis;
 let a: RunnelBroker;
+let c: RunnelBroker | null = null;
 
 beforeAll(async () => {
   if (onKafka) return;
@@ -42,7 +43,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   r?.disconnect();
+  try { if (a) process.kill(a.proc().pid, 'SIGCONT'); } catch { /* gone */ }
   await a?.stop().catch(() => undefined);
+  await c?.stop().catch(() => undefined);
   await redis?.stop();
 });
 
@@ -133,5 +136,27 @@ describe.skipIf(onKafka)('one broker per node id', () => {
     }, { timeoutMs: 15_000 });
     await waitFor('produce accepted by the restarted broker', async () => (await produce(a.port, 0, 'restarted')) === ErrorCode.NONE, { timeoutMs: 15_000, intervalMs: 200 });
     expect((await readAll(a.bootstrap, TOPIC)).map((x) => x.value)).toContain('restarted');
+  });
+
+  it('a broker paused past its lease whose node.id was taken meanwhile stops on resume (exit 1) and leaves the new one alone', async () => {
+    const old = await leaseState();
+    signal(a.proc(), 'SIGSTOP');
+    await new Promise((res) => setTimeout(res, LEASE_MS + 2 * TICK_MS));
+    // The paused process no longer renews: a new process may take node id 1.
+    c = await startRunnel({ redisUrl: redis.url, args });
+    const taken = await leaseState();
+    expect(taken.registeredInstance).not.toBe(old.registeredInstance);
+    const resumedAt = Date.now();
+    signal(a.proc(), 'SIGCONT');
+    const exit = await Promise.race([a.proc().exited, new Promise<null>((res) => setTimeout(() => res(null), 15_000))]);
+    expect(exit, `paused broker still running 15 s after SIGCONT; log:\n${a.proc().tail()}`).not.toBeNull();
+    expect(exit!.code).toBe(1);
+    expect(a.proc().tail()).toMatch(/node\.id 1 was taken over by broker instance 1:[0-9a-f]+; this broker stopped/);
+    console.log(`[duplicate-node-id] superseded broker exited ${Date.now() - resumedAt} ms after SIGCONT`);
+    // The new process keeps its registration and serves.
+    expect((await leaseState()).registeredInstance).toBe(taken.registeredInstance);
+    await waitFor('produce accepted by the new process', async () => (await produce(c!.port, 1, 'after-takeover')) === ErrorCode.NONE, { timeoutMs: 15_000, intervalMs: 200 });
+    const s = await leaseState();
+    expect([0, 1].map((p) => s[keys.leader({ topic: TOPIC, partition: p })])).toEqual([taken.registeredInstance, taken.registeredInstance]);
   });
 });
