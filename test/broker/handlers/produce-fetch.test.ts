@@ -12,6 +12,16 @@ import { MemoryLogStore } from '../support/memory-log-store.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
 
+/** Counts the bytes of stored batches handed to readers. */
+class CountingStore extends MemoryLogStore {
+  readBytes = 0;
+  override async read(tp: Parameters<MemoryLogStore['read']>[0], offset: number, count: number) {
+    const out = await super.read(tp, offset, count);
+    for (const x of out) this.readBytes += x.bytes.length;
+    return out;
+  }
+}
+
 function services(store = new MemoryLogStore()): BrokerServices {
   const config = loadBrokerConfig([], {});
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
@@ -60,6 +70,63 @@ describe('produce and fetch handlers', () => {
     expect(parts[0].records.length).toBe(1); // over the limit, but the first batch is always served
     expect(parts[1].records.length).toBe(0); // budget spent
     expect(parts[1].highWatermark).toBe(1);
+  });
+
+  it('answers a partition named several times once, at its first position (Kafka keys fetches by partition)', async () => {
+    const b = services();
+    await b.log.createTopic('t', 2, {});
+    await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('x') }])), ctx(9), b);
+    const req = fetchReq('t', 0);
+    const p0 = req.topics[0]!.partitions[0]!;
+    req.topics[0]!.partitions = [p0, { ...p0, partition: 1 }, p0, p0];
+    const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    expect(parts.map((p: any) => p.partitionIndex)).toEqual([0, 1]);
+    expect(parts[0].records.length).toBe(1);
+  });
+
+  it('bounds what it reads from the store by max.bytes before reading (not after)', async () => {
+    const store = new CountingStore();
+    const b = services(store);
+    await b.log.createTopic('t', 20, {});
+    for (let index = 0; index < 20; index++) {
+      for (let i = 0; i < 4; i++) {
+        const req = produceReq('t', buildBatch([{ key: null, value: Buffer.alloc(50_000, i) }]));
+        req.topicData[0]!.partitionData[0]!.index = index;
+        await produceHandler.handle(req, ctx(9), b);
+      }
+    }
+    const req = fetchReq('t', 0);
+    req.maxBytes = 300_000;
+    const p0 = req.topics[0]!.partitions[0]!;
+    req.topics[0]!.partitions = Array.from({ length: 20 }, (_, i) => ({ ...p0, partition: i, partitionMaxBytes: 1 << 20 }));
+    store.readBytes = 0;
+    const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    const served = parts.reduce((n: number, p: any) => n + p.records.reduce((m: number, r: Buffer) => m + r.length, 0), 0);
+    expect(served).toBeGreaterThan(200_000);
+    expect(served).toBeLessThanOrEqual(300_000);
+    // 20 partitions x 200 KB are stored; at most the budget plus one topic-max-batch allowance is read.
+    expect(store.readBytes).toBeLessThanOrEqual(300_000 + 1_048_588);
+    expect(parts.every((p: any) => p.highWatermark === 4)).toBe(true);
+  });
+
+  it('caps a request max_bytes at fetch.max.bytes', async () => {
+    const b = services();
+    b.config.fetchMaxBytes = 120_000;
+    await b.log.createTopic('t', 1, {});
+    for (let i = 0; i < 5; i++) await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.alloc(50_000, i) }])), ctx(9), b);
+    const req = fetchReq('t', 0);
+    req.maxBytes = 50 << 20;
+    const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    expect(parts[0].records.length).toBe(2);
+  });
+
+  it('answers a fetch with no partitions at once, whatever its MaxWaitMs', async () => {
+    const b = services();
+    const req = fetchReq('t', 0, 10_000);
+    req.topics = [];
+    const started = Date.now();
+    await fetchHandler.handle(req, ctx(11), b);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('answers OFFSET_OUT_OF_RANGE past the high watermark', async () => {
