@@ -29,6 +29,8 @@ import { HOST, sleep, waitFor } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { WireClient } from '../../helpers/wire.js';
 import { signal, wireCreateTopic } from '../../helpers/faults.js';
+import { RedisGroupStore } from '../../../broker/src/storage/redis/redis-group-store.js';
+import { CoordinatorFencedError, type CommittedOffset, type StoredGroup } from '../../../broker/src/groups/group-store.js';
 
 const onKafka = targetKindFromEnv() === 'kafka';
 const LEASE_MS = 2000;
@@ -271,5 +273,56 @@ describe.skipIf(onKafka)('coordinator fencing', () => {
     expect(await storedOffset(m.groupId)).toBe(202);
     await commitViaCoordinator(m, [203]);
     expect(await storedOffset(m.groupId)).toBe(203);
+  });
+
+  it('the Redis group store fences every operation by coordinator epoch (Lua over the group\'s own keys)', async () => {
+    const prefix = 'fx';
+    const fx = new Keys(prefix);
+    const conn = new Redis(redis.url);
+    try {
+      const store = new RedisGroupStore(conn, prefix);
+      const id = 'odd {id} 100%';
+      const g: StoredGroup = { groupId: id, protocolType: 'consumer', protocolName: 'range', generation: 3, leader: 'm', stateTimestamp: 5,
+        members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: '/h', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 20_000, metadata: Buffer.from('md'), assignment: Buffer.from('as') }] };
+      const off = (offset: number): Map<string, CommittedOffset> => new Map([['t/0', { offset, leaderEpoch: 1, metadata: 'x', commitTimestamp: 9 }]]);
+      await store.saveGroup(g, 5);
+      await store.commitOffsets(id, off(7), 5);
+      expect(await r.hget(fx.groupMeta(id), 'coordinatorEpoch')).toBe('5');
+
+      // An older coordinator is refused by every operation, and nothing changes.
+      const older: Array<[string, () => Promise<unknown>]> = [
+        ['load', () => store.load(id, 4)],
+        ['saveGroup', () => store.saveGroup({ ...g, generation: 2 }, 4)],
+        ['commitOffsets', () => store.commitOffsets(id, off(1), 4)],
+        ['deleteOffsets', () => store.deleteOffsets(id, ['t/0'], 4)],
+        ['deleteGroup', () => store.deleteGroup(id, 4)],
+      ];
+      for (const [name, op] of older) await expect(op(), name).rejects.toBeInstanceOf(CoordinatorFencedError);
+      let l = await store.load(id, 5);
+      expect(l.group).toMatchObject({ generation: 3, leader: 'm', protocolName: 'range' });
+      expect(l.offsets.get('t/0')?.offset).toBe(7);
+
+      // A newer coordinator's load claims the group: from then on epoch 5 is refused.
+      await store.load(id, 6);
+      await expect(store.commitOffsets(id, off(8), 5)).rejects.toBeInstanceOf(CoordinatorFencedError);
+      // Absent fields are removed by a save; large commits go through (chunked HSET).
+      await store.saveGroup({ ...g, generation: 4, leader: null, protocolName: null }, 6);
+      const many = new Map<string, CommittedOffset>(Array.from({ length: 1500 }, (_, i) => [`big/${i}`, { offset: i, leaderEpoch: -1, metadata: '', commitTimestamp: 1 }]));
+      await store.commitOffsets(id, many, 6);
+      l = await store.load(id, 6);
+      expect(l.group).toMatchObject({ generation: 4, leader: null, protocolName: null });
+      expect(l.offsets.size).toBe(1501);
+      expect(l.offsets.get('big/1499')?.offset).toBe(1499);
+      await store.deleteGroup(id, 6);
+      expect(await store.listGroupIds()).not.toContain(id);
+      expect(await r.exists(fx.groupMeta(id), fx.groupOffsets(id))).toBe(0);
+
+      // Reading a group that does not exist creates nothing.
+      l = await store.load('nobody', 1);
+      expect(l).toEqual({ group: null, offsets: new Map() });
+      expect(await r.exists(fx.groupMeta('nobody'))).toBe(0);
+    } finally {
+      conn.disconnect();
+    }
   });
 });
