@@ -8,7 +8,8 @@
 //   SIGKILL the broker, start it again;
 //   S's batch resent exactly (same pid/epoch/seq)  -> NONE, original base offset, stored once
 //   T's last batch resent                          -> NONE, original base offset
-//   T's 5th-newest batch resent                    -> NONE, original base offset (5 batches are kept)
+//   T's 5th-newest batch resent                    -> NONE, original base offset (Runnel keeps 5 batches;
+//                                                     Kafka 4.4 after an unclean restart: OUT_OF_ORDER_SEQUENCE_NUMBER)
 //   T's 6th-newest batch resent                    -> the error Kafka gives (OUT_OF_ORDER_SEQUENCE_NUMBER)
 //   T and S continue with the next sequence        -> appended at the log end
 // The log must hold every batch exactly once, at its acknowledged offset.
@@ -69,7 +70,12 @@ const bootstrap = (): string => `127.0.0.1:${port}`;
 interface Producer { id: number; epoch: number }
 
 async function initProducer(c: WireClient): Promise<Producer> {
-  const r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  // Kafka answers COORDINATOR_LOAD_IN_PROGRESS / COORDINATOR_NOT_AVAILABLE right after start-up
+  let r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  for (let i = 0; i < 150 && [14, 15, 16].includes(r.errorCode); i++) {
+    await sleep(200);
+    r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  }
   expect(r.errorCode).toBe(0);
   return { id: Number(r.producerId), epoch: r.producerEpoch };
 }
@@ -159,7 +165,13 @@ describe(`idempotent producer state across a broker SIGKILL (${kind})`, () => {
     // T's last batch and its 5th-newest: duplicates with their original offsets
     const last = T_BATCHES - 1;
     expect(await send(conn, batchOf(t, 'T', last, 1)), 'retry of T\'s last batch').toMatchObject({ errorCode: 0, baseOffset: tBase[last] });
-    expect(await send(conn, batchOf(t, 'T', last - 4, 1)), 'retry of T\'s 5th-newest batch').toMatchObject({ errorCode: 0, baseOffset: tBase[last - 4] });
+    // Runnel persists the last 5 batches per producer (rn:p:{t/p}:producers), so the 5th-newest is
+    // still a duplicate. Apache Kafka 4.4 after an unclean restart only recognises the newest batch
+    // (measured: OUT_OF_ORDER_SEQUENCE_NUMBER here); either way it must not be appended again.
+    const fifth = await send(conn, batchOf(t, 'T', last - 4, 1));
+    console.log(`retry of T's 5th-newest batch: error ${fifth.errorCode}, base ${fifth.baseOffset} (original ${tBase[last - 4]})`);
+    if (kind === 'kafka') expect(fifth.errorCode).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    else expect(fifth, 'retry of T\'s 5th-newest batch').toMatchObject({ errorCode: 0, baseOffset: tBase[last - 4] });
     // the 6th-newest is no longer remembered (Kafka keeps 5 batches per producer)
     const older = await send(conn, batchOf(t, 'T', last - 5, 1));
     console.log(`retry of T's 6th-newest batch: error ${older.errorCode} (${older.errorMessage})`);
