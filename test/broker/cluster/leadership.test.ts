@@ -76,12 +76,16 @@ describe('Leadership: leases belong to one process instance', () => {
     await a.l.tick();
     expect(units.every((u) => a.l.leads(u))).toBe(true);
     const before = new Map(store.leases);
-    // A duplicate that got past registration (e.g. an old build) still cannot touch instance 1:a's leases.
+    // 1:a's registration lapsed (paused) while its leases have not yet: a new process registers node id 1,
+    // and still must not touch instance 1:a's leases.
+    store.brokers.get(1)!.expiresAt = 0;
     const dup = broker(store, 1, 3, '1:b');
     await dup.l.tick();
     expect(units.filter((u) => dup.l.leads(u))).toEqual([]);
     expect(dup.acquired).toEqual([]);
     await dup.l.stop();
+    // It does not even try: leases of another instance are never renewed or released by this one.
+    expect(store.calls.filter((c) => c.endsWith(' 1:b'))).toEqual([]);
     expect(store.leases).toEqual(before);
     expect(units.every((u) => a.l.leads(u))).toBe(true);
   });

@@ -11,6 +11,8 @@ export class MemoryClusterStore implements ClusterStore {
   epochs = new Map<string, number>();
   /** unit key -> coordinator epoch (bumped with every coordinator lease taken) */
   slotEpochs = new Map<string, number>();
+  /** Every renew/release attempt: `<op> <unit> <instance>`. */
+  readonly calls: string[] = [];
   down = false;
   private check(): void { if (this.down) throw new Error('down'); }
 
@@ -40,8 +42,15 @@ export class MemoryClusterStore implements ClusterStore {
     this.slotEpochs.set(k, epoch);
     return { epoch };
   }
-  async renewLease(u: LeaseUnit, instance: string) { this.check(); return this.leases.get(unitKey(u)) === instance; }
-  async releaseLease(u: LeaseUnit, instance: string) { if (this.leases.get(unitKey(u)) === instance) this.leases.delete(unitKey(u)); }
+  async renewLease(u: LeaseUnit, instance: string) {
+    this.check();
+    this.calls.push(`renew ${unitKey(u)} ${instance}`);
+    return this.leases.get(unitKey(u)) === instance;
+  }
+  async releaseLease(u: LeaseUnit, instance: string) {
+    this.calls.push(`release ${unitKey(u)} ${instance}`);
+    if (this.leases.get(unitKey(u)) === instance) this.leases.delete(unitKey(u));
+  }
   async bumpLeaderEpoch(t: string, p: number) { const k = `p:${t}/${p}`; const e = (this.epochs.get(k) ?? 0) + 1; this.epochs.set(k, e); return e; }
   async recordEpochStart() {}
   async epochHistory() { return new Map<number, number>(); }
