@@ -187,6 +187,8 @@ describe('archiver writes Delta tables', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(await redis.client.hget(`rn:p:{${topic}/1}:meta`, 'archived')).toBe(String(prod.next.get(1)! - 1));
       expect(h.stats().errors).toBeGreaterThan(0);
+      expect(h.stats().corruptBatches).toBe(1);
+      expect(h.lag().map((l) => [l.partition, l.stalled, l.stallCode])).toEqual([[0, false, null], [1, true, 'RN4003']]);
     } finally {
       await h.stop();
     }

@@ -98,7 +98,6 @@ describe('a bad stored batch stalls only its partition', () => {
       // retries run every 1, 2, 4 s ... without logging again
       await sleep(3500);
       const stallLines = (p: number) => log.lines.filter((l) => l.msg.startsWith('RN4003') && l.msg.includes(`${topic}/${p} stalled`));
-      if (process.env.DEBUG_STALL) console.log(log.lines.filter((l) => l.level !== "debug"));
       expect([stallLines(1).length, stallLines(2).length]).toEqual([1, 1]);
       expect(log.lines.filter((l) => l.msg.startsWith('RN4003')).length).toBeLessThanOrEqual(3); // + one "re-reading with record checks"
       expect(a.stats.corruptBatches).toBe(2);
