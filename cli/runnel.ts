@@ -2,6 +2,7 @@
 // `runnel <command>`: broker | archiver
 import { loadBrokerConfig } from '../broker/src/config.js';
 import { startBroker } from '../broker/src/broker.js';
+import { redactSecrets } from '../broker/src/logger.js';
 import { resolve } from 'node:path';
 
 const USAGE = `usage: runnel <command> [options]
@@ -62,6 +63,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`${redactSecrets(e instanceof Error ? e.message : String(e))}\n`);
   process.exit(1);
 });

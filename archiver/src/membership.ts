@@ -8,6 +8,9 @@ import { rendezvousOwner } from './lease.js';
 import { refreshLogEnds } from './reader.js';
 import { TopicArchiver, type TopicInfo } from './topic-state.js';
 
+/** The broker's largest topic (topic.max.partitions is at most cluster.max.partitions, default 100000). */
+const MAX_TOPIC_PARTITIONS = 100_000;
+
 export class Membership {
   private topicInfo = new Map<string, TopicInfo>();
   private members: string[] = [];
@@ -19,6 +22,9 @@ export class Membership {
     return this.topicInfo.get(topic)?.id;
   }
 
+  /** Topics already reported as unusable (logged once). */
+  private readonly refused = new Set<string>();
+
   async refreshTopics(): Promise<void> {
     const all = await this.ctx.redis.hgetall(this.ctx.keys.topics());
     const next = new Map<string, TopicInfo>();
@@ -27,7 +33,13 @@ export class Membership {
       if (this.ctx.config.topics && !this.ctx.config.topics.includes(name)) continue;
       try {
         const info = JSON.parse(json) as { partitions?: number; id?: string };
-        if (typeof info.partitions === 'number' && info.partitions > 0) next.set(name, { partitions: info.partitions, id: info.id });
+        if (typeof info.partitions === 'number' && Number.isInteger(info.partitions) && info.partitions > 0 && info.partitions <= MAX_TOPIC_PARTITIONS) {
+          next.set(name, { partitions: info.partitions, id: info.id });
+        } else if (!this.refused.has(name)) {
+          // A hostile or corrupt count (e.g. 2^31-1) must not make this process enumerate it.
+          this.refused.add(name);
+          this.ctx.log.error('topic record has an unusable partition count; not archived', { topic: name, partitions: String(info.partitions), limit: MAX_TOPIC_PARTITIONS });
+        }
       } catch {
         this.ctx.log.warn('unreadable topic entry', { topic: name });
       }

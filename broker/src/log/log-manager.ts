@@ -8,7 +8,7 @@ import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition } from './partition.js';
-import { guardStoredTopic, partitionLimitError, totalPartitions } from '../topics/partition-limits.js';
+import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 const MAX_TOPIC_NAME = 249;
@@ -71,7 +71,8 @@ export class LogManager {
     const cached = this.topics.get(name);
     if (cached) return cached;
     if (Date.now() - this.lastFullRefresh < 50) return null;
-    const t = await this.store.getTopic(name);
+    const stored = await this.store.getTopic(name);
+    const t = stored ? guardStoredTopic(stored, this.config) : null;
     if (t) {
       this.topics.set(name, t);
       this.byId.set(t.id, name);
@@ -124,6 +125,11 @@ export class LogManager {
   }
 
   async updateTopic(t: TopicRecord): Promise<void> {
+    // A quarantined record is served with 0 partitions; writing that copy back would destroy the stored count.
+    const cached = this.topics.get(t.name);
+    if (cached && quarantinedCount(cached) !== null) {
+      throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Topic '${t.name}' has an unusable stored partition count and can only be deleted`);
+    }
     await this.store.updateTopic(t);
     this.topics.set(t.name, t);
   }

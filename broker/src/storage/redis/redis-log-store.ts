@@ -71,12 +71,12 @@ export class RedisLogStore implements LogStore {
 
   async listTopics(): Promise<TopicRecord[]> {
     const all = await guard(this.redis.hgetall(this.keys.topics));
-    return Object.entries(all).map(([name, json]) => ({ name, ...JSON.parse(json) }));
+    return Object.entries(all).map(([name, json]) => decodeTopic(name, json));
   }
 
   async getTopic(name: string): Promise<TopicRecord | null> {
     const json = await guard(this.redis.hget(this.keys.topics, name));
-    return json ? { name, ...JSON.parse(json) } : null;
+    return json ? decodeTopic(name, json) : null;
   }
 
   private encodeTopic(t: TopicRecord): string {
@@ -249,6 +249,21 @@ export class RedisLogStore implements LogStore {
     this.appender?.close();
     this.redis.disconnect();
   }
+}
+
+/**
+ * A topic record as stored. One that is not a JSON object is returned with an
+ * unusable partition count (NaN), so the log manager quarantines it (logged,
+ * not served, deletable) instead of the broker failing to start.
+ */
+function decodeTopic(name: string, json: string): TopicRecord {
+  try {
+    const v: unknown = JSON.parse(json);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return { name, ...(v as Omit<TopicRecord, 'name'>) };
+  } catch {
+    /* falls through */
+  }
+  return { name, id: `invalid-record:${name}`, partitions: Number.NaN, configs: {}, created: 0 };
 }
 
 /** Every Redis failure leaves the store as a RunnelError(STORAGE_UNAVAILABLE). */
