@@ -412,3 +412,66 @@ export async function startForwarder(upstreamPort: number): Promise<Forwarder> {
     },
   };
 }
+
+// -------------------------------------------------------- stallable link ---
+
+export interface StallableLink {
+  port: number;
+  url: string;
+  /** From now on every byte, both directions, is held in order; connections stay open (a network stall, not a cut). */
+  stall(): void;
+  /** Delivers everything held, in order, and forwards normally again. */
+  release(): void;
+  /** Bytes held so far on their way to the server (to see which commands wait in the stall). */
+  heldToServer(): Buffer;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP relay in front of a server (e.g. redis-server) that can stall and
+ * resume: while stalled the client's commands are written to its socket but
+ * not executed, and replies already produced are not delivered. Released,
+ * the held commands reach the server after whatever others did meanwhile.
+ */
+export async function startStallableLink(upstreamPort: number, host = '127.0.0.1'): Promise<StallableLink> {
+  const net = await import('node:net');
+  let stalled = false;
+  let held: Array<{ to: import('node:net').Socket; data: Buffer; toServer: boolean }> = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = net.createServer((client) => {
+    const up = net.connect({ host, port: upstreamPort });
+    sockets.add(client);
+    sockets.add(up);
+    const forward = (from: import('node:net').Socket, to: import('node:net').Socket, toServer: boolean): void => {
+      from.on('data', (d: Buffer) => {
+        if (stalled) held.push({ to, data: d, toServer });
+        else to.write(d);
+      });
+    };
+    forward(client, up, true);
+    forward(up, client, false);
+    const kill = (): void => { client.destroy(); up.destroy(); sockets.delete(client); sockets.delete(up); };
+    for (const s of [client, up]) { s.on('error', kill); s.on('close', kill); }
+  });
+  await new Promise<void>((res) => server.listen(0, host, () => res()));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  const release = (): void => {
+    stalled = false;
+    const out = held;
+    held = [];
+    for (const h of out) if (!h.to.destroyed) h.to.write(h.data);
+  };
+  return {
+    port,
+    url: `redis://${host}:${port}`,
+    stall: () => { stalled = true; },
+    release,
+    heldToServer: () => Buffer.concat(held.filter((h) => h.toServer).map((h) => h.data)),
+    close: async () => {
+      release();
+      for (const s of [...sockets]) s.destroy();
+      sockets.clear();
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+}
