@@ -1,6 +1,7 @@
 // Entry point of the archiver process: `runArchiver(config)`.
 import { Archiver, type ArchiverStats, type PartitionLag } from './archiver.js';
 import { loadConfig, type ArchiverConfig } from './config.js';
+import { stalledGauge } from './metrics.js';
 import { startHttp, type HttpProbes } from '../../broker/src/http/http-server.js';
 import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
 
@@ -50,6 +51,7 @@ function archiverProbes(a: Archiver): HttpProbes {
         { name: 'runnel_archiver_lag_records', help: 'Records in Redis not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagRecords ?? NaN })) },
         { name: 'runnel_archiver_lag_seconds', help: 'Age of the oldest record not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagSeconds ?? NaN })) },
         { name: 'runnel_archiver_archived_offset', help: 'Highest offset committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.archivedOffset })) },
+        stalledGauge(lag),
         ...Object.entries(a.stats).map(([k, v]) => ({ name: `runnel_archiver_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, help: `archiver counter ${k}`, samples: [{ value: v as number }] })),
       ];
     },

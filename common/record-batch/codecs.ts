@@ -10,6 +10,12 @@
 //  - zstd: one or more zstd frames; the content size is optional (streaming
 //    encoders omit it).
 // Any failure of a codec is reported as CORRUPT_MESSAGE.
+//
+// Decompressed size is bounded (MAX_DECOMPRESSED_BYTES) before any output is
+// allocated past the bound: a 1 MiB zstd batch can declare or expand to
+// gigabytes (a "bomb"), which would exhaust the broker's heap. Kafka streams
+// records and needs no such bound; Runnel validates a whole batch at once, so
+// it refuses one whose records exceed the bound (INVALID_RECORD).
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import { corrupt, RecordBatchError } from './errors.js';
@@ -25,6 +31,13 @@ export interface Lz4Module {
   decompressFrameSync(b: Buffer): Buffer;
   compressFrameSync(b: Buffer): Buffer;
 }
+interface ZstdDCtx {
+  decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number];
+}
+interface ZstdBinding {
+  DCtx: new () => ZstdDCtx;
+  dStreamOutSize(): number;
+}
 export interface ZstdModule {
   decompress(b: Uint8Array): Buffer;
   compress(b: Uint8Array, p?: Record<string, unknown>): Buffer;
@@ -37,6 +50,81 @@ let zstdMod: ZstdModule | undefined;
 export const snappy = (): SnappyModule => (snappyMod ??= require('snappy') as SnappyModule);
 export const lz4 = (): Lz4Module => (lz4Mod ??= require('lz4-napi') as Lz4Module);
 export const zstd = (): ZstdModule => (zstdMod ??= require('zstd-napi') as ZstdModule);
+let zstdBindingMod: ZstdBinding | undefined;
+const zstdBinding = (): ZstdBinding => (zstdBindingMod ??= require('zstd-napi/binding') as ZstdBinding);
+
+/** Largest records section a batch may decompress to (128 MiB, 128x the default max.message.bytes). */
+export const MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
+
+const tooLarge = (codec: string, limit: number): RecordBatchError =>
+  new RecordBatchError('INVALID_RECORD', `${codec} records decompress to more than ${limit} bytes`);
+
+/** Streaming zstd decompression that stops at `limit` (a frame's declared content size is not trusted). */
+function zstdBounded(b: Buffer, limit: number): Buffer {
+  const dctx = new (zstdBinding().DCtx)();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let rest = b;
+  const step = zstdBinding().dStreamOutSize();
+  let pending = 0; // ZSTD_decompressStream's hint: 0 once a frame is complete and flushed
+  while (rest.length > 0 || pending > 0) {
+    const room = limit - total + 1; // one byte past the limit tells "too large"
+    const chunk = Buffer.allocUnsafe(Math.min(room, Math.max(step, rest.length)));
+    const [hint, produced, consumed] = dctx.decompressStream(chunk, rest);
+    if (produced === 0 && consumed === 0) throw corrupt('zstd frame is truncated');
+    pending = hint;
+    total += produced;
+    if (total > limit) throw tooLarge('zstd', limit);
+    chunks.push(chunk.subarray(0, produced));
+    rest = rest.subarray(consumed);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/** Snappy expands at most ~21x (a 3-byte copy tag yields 64 bytes); a larger claim is corrupt, not a bomb. */
+const SNAPPY_MAX_RATIO = 32;
+
+/** Raw snappy starts with the uncompressed length as a varint (at most 5 bytes). */
+function snappyLength(b: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < 5 && i < b.length; i++) {
+    n += (b[i]! & 0x7f) * 2 ** (7 * i);
+    if ((b[i]! & 0x80) === 0) {
+      if (n > b.length * SNAPPY_MAX_RATIO + 64) throw corrupt(`snappy block claims ${n} bytes from ${b.length}`);
+      return n;
+    }
+  }
+  throw corrupt('snappy length preamble is malformed');
+}
+
+/** LZ4 expands at most ~255x (one extra length byte adds 255 bytes of match); an upper bound per block. */
+const LZ4_MAX_RATIO = 256;
+const LZ4_BLOCK_MAX = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
+
+/**
+ * An upper bound of an LZ4 frame's decompressed size, from its block headers
+ * (LZ4 frame format: magic, FLG, BD, [content size], [dict id], HC, then
+ * blocks of int32-LE size (high bit: stored uncompressed) [+ 4-byte checksum],
+ * ended by a zero size). Null when the frame cannot be walked (the codec then reports it).
+ */
+function lz4Bound(b: Buffer): number | null {
+  if (b.length < 7 || b.readUInt32LE(0) !== 0x184d2204) return null;
+  const flg = b[4]!;
+  const blockMax = LZ4_BLOCK_MAX[(b[5]! >> 4) & 7] ?? 0;
+  if (blockMax === 0) return null;
+  let pos = 6 + ((flg & 0x08) ? 8 : 0) + ((flg & 0x01) ? 4 : 0) + 1;
+  const blockChecksum = (flg & 0x10) !== 0;
+  let bound = 0;
+  while (pos + 4 <= b.length) {
+    const word = b.readUInt32LE(pos);
+    pos += 4;
+    if (word === 0) return bound;
+    const size = word & 0x7fffffff;
+    bound += (word & 0x80000000) ? size : Math.min(blockMax, size * LZ4_MAX_RATIO);
+    pos += size + (blockChecksum ? 4 : 0);
+  }
+  return null;
+}
 
 /** xerial snappy-java stream magic; followed by int32 version and int32 compatible version. */
 export const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
@@ -54,17 +142,22 @@ function snappyRaw(b: Buffer): Buffer {
   return snappy().uncompressSync(b, { asBuffer: true }) as Buffer;
 }
 
-function snappyXerial(buf: Buffer): Buffer {
-  const parts: Buffer[] = [];
+function snappyXerial(buf: Buffer, limit: number): Buffer {
+  const blocks: Buffer[] = [];
   let pos = XERIAL_HEADER_SIZE;
+  let total = 0;
   while (pos < buf.length) {
     if (pos + 4 > buf.length) throw corrupt('truncated xerial snappy block header');
     const len = buf.readInt32BE(pos);
     pos += 4;
     if (len < 0 || pos + len > buf.length) throw corrupt('truncated xerial snappy block');
-    parts.push(snappyRaw(buf.subarray(pos, pos + len)));
+    const block = buf.subarray(pos, pos + len);
+    total += snappyLength(block);
+    if (total > limit) throw tooLarge('snappy', limit);
+    blocks.push(block);
     pos += len;
   }
+  const parts = blocks.map(snappyRaw);
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
@@ -76,23 +169,29 @@ export const isKnownCodec = (codec: number): boolean => codec >= Codec.NONE && c
  * Throws RecordBatchError: UNSUPPORTED_COMPRESSION_TYPE for ids 5..7,
  * CORRUPT_MESSAGE when the codec rejects the data.
  */
-export function decompress(codec: number, payload: Uint8Array): Buffer {
+export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOMPRESSED_BYTES): Buffer {
   const b = asBuffer(payload);
   if (codec === Codec.NONE) return b;
   if (!isKnownCodec(codec)) throw new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
   try {
     switch (codec) {
       case Codec.GZIP:
-        return gunzipSync(b);
+        return gunzipSync(b, { maxOutputLength: limit });
       case Codec.SNAPPY:
-        return isXerialSnappy(b) ? snappyXerial(b) : snappyRaw(b);
-      case Codec.LZ4:
+        if (isXerialSnappy(b)) return snappyXerial(b, limit);
+        if (snappyLength(b) > limit) throw tooLarge('snappy', limit);
+        return snappyRaw(b);
+      case Codec.LZ4: {
+        const bound = lz4Bound(b);
+        if (bound !== null && bound > limit) throw tooLarge('lz4', limit);
         return lz4().decompressFrameSync(b);
+      }
       default:
-        return zstd().decompress(b);
+        return zstdBounded(b, limit);
     }
   } catch (e) {
     if (e instanceof RecordBatchError) throw e;
+    if (e instanceof RangeError && (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge('gzip', limit);
     throw corrupt(`${CODEC_NAMES[codec]} records cannot be decompressed: ${(e as Error).message}`);
   }
 }

@@ -229,6 +229,16 @@ describe('produce validation beyond the CRC (each batch is re-signed, so only de
     expect((await rejected(zgap)).code).toBe(ErrorCode.INVALID_RECORD);
   });
 
+  // A zstd "bomb": 200 MiB of zeros in ~6 KiB. Runnel validates a batch whole,
+  // so it bounds decompression (128 MiB) instead of exhausting its heap.
+  it.skipIf(process.env.RUNNEL_TEST_TARGET === 'kafka')('zstd payload expanding past 128 MiB -> INVALID_RECORD, broker keeps serving (Runnel only)', async () => {
+    const bomb = compress(Codec.ZSTD, Buffer.alloc(200 << 20));
+    expect(bomb.length).toBeLessThan(64 << 10);
+    const r = await rejected(withRecordsSection(buildBatch(three()), bomb, Codec.ZSTD));
+    expect(r.code).toBe(ErrorCode.INVALID_RECORD);
+    expect(r.message).toMatch(/decompress to more than/);
+  });
+
   it('after all rejections a good batch of every codec appends at the expected offset', async () => {
     let next = end;
     for (const codec of [Codec.NONE, Codec.GZIP, Codec.SNAPPY, Codec.LZ4, Codec.ZSTD]) {

@@ -10,7 +10,7 @@
 //   value           binary (null = tombstone)
 //   headers         list<element: struct<key: string not null, value: binary>> (ordered, may repeat; empty list when none)
 import * as arrow from 'apache-arrow';
-import type { RecordSink } from '../records/batch.js';
+import type { RecordSink } from '../../../common/record-batch/records.js';
 
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 

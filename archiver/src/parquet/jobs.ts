@@ -2,7 +2,7 @@
 // They run inside worker_threads (see pool.ts); tests may call them inline.
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
-import { decodeBatch } from '../records/batch.js';
+import { decodeBatch } from '../../../common/record-batch/decode.js';
 import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, emptyFileStats, type FileStats } from './columns.js';
 
 export interface EncodeJob {
