@@ -142,10 +142,11 @@ export class Partition {
         epoch: this.leaderEpoch, baseOffset: base, nextOffset: end, batch,
         producer: state === null ? null : { id: h.producerId, state },
       });
-      if (result === 'fenced') {
+      if (result !== 'ok') {
         this.needsLoad = true;
         this.fail(entry);
-        return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: 'append fenced: this broker no longer leads the partition in its epoch, or the log end moved', baseOffset: -1, logAppendTime: -1, pending: null };
+        const why = `append fenced at base ${base}, epoch ${this.leaderEpoch} (${result.fenced}): this broker no longer leads the partition in its epoch, or the log end moved`;
+        return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: why, baseOffset: -1, logAppendTime: -1, pending: null };
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
       entry.stored = true;

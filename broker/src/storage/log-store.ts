@@ -42,8 +42,8 @@ export interface AppendRequest {
   producer: { id: number; state: string } | null;
 }
 
-/** 'fenced': the writer's epoch is not current or the log does not end at baseOffset; nothing was stored. */
-export type AppendResult = 'ok' | 'fenced';
+/** 'ok', or why nothing was stored: the writer's epoch is not current or the log does not end at baseOffset. */
+export type AppendResult = 'ok' | { fenced: string };
 
 export interface LogStore {
   // ---- topics

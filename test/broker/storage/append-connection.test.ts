@@ -57,4 +57,36 @@ describe('AppendConnection', () => {
     conn.close();
     server.close();
   });
+
+  it('keeps issue order for commands issued while the connection is being set up', async () => {
+    // Appends are fenced by offset: one issued while connecting must not be overtaken by a later one.
+    const net = await import('node:net');
+    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const seen: string[] = [];
+    let release: () => void = () => undefined;
+    const setupSeen = new Promise<void>((r) => { release = r; });
+    const server = net.createServer((sock) => {
+      let buf = '';
+      sock.on('data', (d) => {
+        buf += d.toString();
+        for (let m = /\*2\r\n\$\d+\r\n(\w+)\r\n\$\d+\r\n(\w+)\r\n/.exec(buf); m; m = /\*2\r\n\$\d+\r\n(\w+)\r\n\$\d+\r\n(\w+)\r\n/.exec(buf)) {
+          buf = buf.slice(m.index + m[0].length);
+          seen.push(`${m[1]} ${m[2]}`);
+          if (m[1] === 'SETUP') {
+            release();
+            setTimeout(() => sock.write('+OK\r\n'), 100); // the setup reply is slow
+          } else sock.write('+OK\r\n');
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const conn = new AppendConnection({ host: '127.0.0.1', port: (server.address() as { port: number }).port }, 5000, [['SETUP', 'x']]);
+    const a = conn.command(['ECHO', 'A']);
+    await setupSeen; // connected, setup sent, its reply pending
+    const b = conn.command(['ECHO', 'B']);
+    expect(await Promise.all([a, b])).toEqual(['OK', 'OK']);
+    expect(seen).toEqual(['SETUP x', 'ECHO A', 'ECHO B']);
+    conn.close();
+    server.close();
+  });
 });

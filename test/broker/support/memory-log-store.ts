@@ -38,7 +38,8 @@ export class MemoryLogStore implements LogStore {
     const p = this.part(tp);
     const last = p.batches[p.batches.length - 1];
     const next = p.next ?? (last ? last.baseOffset + last.bytes.readInt32BE(23) + 1 : p.logStartOffset);
-    if (req.epoch !== p.leaderEpoch || req.baseOffset !== next) return 'fenced';
+    if (req.epoch !== p.leaderEpoch) return { fenced: `FENCED epoch ${p.leaderEpoch}` };
+    if (req.baseOffset !== next) return { fenced: `FENCED offset ${next}` };
     p.batches.push({ baseOffset: req.baseOffset, bytes: Buffer.from(req.batch) });
     p.next = req.nextOffset;
     if (req.producer) p.producers.set(req.producer.id, req.producer.state);

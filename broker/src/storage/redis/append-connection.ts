@@ -73,6 +73,10 @@ export class AppendConnection {
   private readonly pending: Pending[] = [];
   private buf: Buffer = Buffer.alloc(0);
   private corked = false;
+  /** Connected and set up: commands go straight to the socket. */
+  private open = false;
+  /** Commands issued while not open, in issue order. */
+  private readonly backlog: Array<{ parts: Array<string | Buffer>; skip: number; resolve(r: Reply): void; reject(e: Error): void }> = [];
   private closed = false;
   private watchdog: NodeJS.Timeout | null = null;
 
@@ -112,16 +116,22 @@ export class AppendConnection {
         s.on('close', () => this.teardown(s, new Error('redis append connection closed')));
         s.on('data', (d) => this.onData(d));
         this.socket = s;
-        const setup: Array<Promise<Reply>> = [];
-        if (this.target.password) {
-          setup.push(this.command(this.target.username ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password]));
-        }
-        if (this.target.db) setup.push(this.command(['SELECT', String(this.target.db)]));
-        for (const cmd of this.setup) setup.push(this.command(cmd));
-        Promise.all(setup).then((rs) => {
+        const setup: string[][] = [];
+        if (this.target.password) setup.push(this.target.username ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password]);
+        if (this.target.db) setup.push(['SELECT', String(this.target.db)]);
+        setup.push(...this.setup);
+        Promise.all(setup.map((cmd) => this.send(encodeParts(cmd), s, 0))).then((rs) => {
           const err = rs.find((r) => r instanceof Error);
-          if (err) fail(err as Error);
-          else resolve();
+          if (err) {
+            fail(err as Error);
+            return;
+          }
+          // Commands issued while connecting go out first, in the order they were issued.
+          if (this.socket !== s) return; // torn down meanwhile: the backlog was failed
+          const backlog = this.backlog.splice(0);
+          for (const b of backlog) this.send(b.parts, s, b.skip).then(b.resolve, b.reject);
+          this.open = true;
+          resolve();
         }, fail);
       });
     }).finally(() => {
@@ -134,16 +144,26 @@ export class AppendConnection {
     s.destroy();
     if (this.socket !== s) return; // an older socket closing late: its commands were failed already
     this.socket = null;
+    this.open = false;
+    for (const b of this.backlog.splice(0)) b.reject(e);
     this.buf = Buffer.alloc(0);
     this.corked = false;
     const waiting = this.pending.splice(0);
     for (const p of waiting) p.reject(e);
   }
 
-  private async ready(): Promise<net.Socket> {
-    if (this.closed) throw new Error('append connection closed');
-    if (!this.socket) await this.connect();
-    return this.socket!;
+  /**
+   * Sends now when the connection is open; otherwise queues the command in
+   * issue order behind the connection's setup. Appends are fenced by offset,
+   * so their order on the wire must be the order they were issued.
+   */
+  private dispatch(parts: Array<string | Buffer>, skip: number): Promise<Reply> {
+    if (this.closed) return Promise.reject(new Error('append connection closed'));
+    if (this.open && this.socket) return this.send(parts, this.socket, skip);
+    return new Promise<Reply>((resolve, reject) => {
+      this.backlog.push({ parts, skip, resolve, reject });
+      if (!this.connecting) this.connect().catch((e: Error) => { for (const b of this.backlog.splice(0)) b.reject(e); });
+    });
   }
 
   private write(s: net.Socket, parts: Array<string | Buffer>): void {
@@ -158,27 +178,28 @@ export class AppendConnection {
     for (const p of parts) s.write(p);
   }
 
-  private send(parts: Array<string | Buffer>, s: net.Socket): Promise<Reply> {
+  /** Writes a command; `skip` replies before its own are consumed silently (MULTI's +OK and +QUEUED). */
+  private send(parts: Array<string | Buffer>, s: net.Socket, skip: number): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.push({ resolve, reject, sentAt: Date.now() });
+      const sentAt = Date.now();
+      for (let i = 0; i < skip; i++) this.pending.push({ resolve: () => undefined, reject: () => undefined, sentAt });
+      this.pending.push({ resolve, reject, sentAt });
       this.write(s, parts);
       this.watch();
     });
   }
 
   /** A command of plain string arguments. */
-  async command(args: string[]): Promise<Reply> {
-    const s = this.socket ?? (await this.ready());
-    return this.send([`*${args.length}\r\n${args.map(bulk).join('')}`], s);
+  command(args: string[]): Promise<Reply> {
+    return this.dispatch(encodeParts(args), 0);
   }
 
   /**
    * A command whose arguments may be Buffers: each Buffer goes to the socket
    * as it is; the string arguments around it are joined into one header.
    */
-  async commandParts(args: Array<string | Buffer>): Promise<Reply> {
-    const s = this.socket ?? (await this.ready());
-    return this.send(encodeParts(args), s);
+  commandParts(args: Array<string | Buffer>): Promise<Reply> {
+    return this.dispatch(encodeParts(args), 0);
   }
 
   /**
@@ -186,14 +207,11 @@ export class AppendConnection {
    * of the commands' replies, or an Error such as EXECABORT). The +OK and
    * +QUEUED replies before it are consumed here.
    */
-  async transaction(cmds: Array<Array<string | Buffer>>): Promise<Reply> {
-    const s = this.socket ?? (await this.ready());
+  transaction(cmds: Array<Array<string | Buffer>>): Promise<Reply> {
     const parts: Array<string | Buffer> = ['*1\r\n$5\r\nMULTI\r\n'];
     for (const c of cmds) parts.push(...encodeParts(c));
     parts.push('*1\r\n$4\r\nEXEC\r\n');
-    const ignore = { resolve: (): void => undefined, reject: (): void => undefined, sentAt: Date.now() };
-    for (let i = 0; i <= cmds.length; i++) this.pending.push(ignore);
-    return this.send(parts, s);
+    return this.dispatch(parts, cmds.length + 1);
   }
 
   close(): void {

@@ -144,7 +144,7 @@ export class RedisLogStore implements LogStore {
     } catch (e) {
       throw storageError(e);
     }
-    if (isFenceError(fence)) return 'fenced';
+    if (isFenceError(fence)) return { fenced: (fence as Error).message };
     if (fence instanceof Error) throw storageError(fence);
     if (added instanceof Error) throw storageError(added);
     return 'ok';
