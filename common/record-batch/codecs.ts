@@ -32,11 +32,15 @@ export interface Lz4Module {
   compressFrameSync(b: Buffer): Buffer;
 }
 interface ZstdDCtx {
+  decompress(dst: Uint8Array, src: Uint8Array): number;
   decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number];
+  reset(directive: number): void;
 }
 interface ZstdBinding {
   DCtx: new () => ZstdDCtx;
-  dStreamOutSize(): number;
+  ResetDirective: { sessionOnly: number };
+  getFrameContentSize(frame: Uint8Array): number | null;
+  findFrameCompressedSize(frame: Uint8Array): number;
 }
 export interface ZstdModule {
   decompress(b: Uint8Array): Buffer;
@@ -59,26 +63,76 @@ export const MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
 const tooLarge = (codec: string, limit: number): RecordBatchError =>
   new RecordBatchError('INVALID_RECORD', `${codec} records decompress to more than ${limit} bytes`);
 
-/** Streaming zstd decompression that stops at `limit` (a frame's declared content size is not trusted). */
-function zstdBounded(b: Buffer, limit: number): Buffer {
-  const dctx = new (zstdBinding().DCtx)();
+let dctxMod: ZstdDCtx | undefined;
+const dctx = (): ZstdDCtx => (dctxMod ??= new (zstdBinding().DCtx)());
+
+/** Sum of the frames' declared content sizes, or null when a frame does not declare one (streaming encoders). */
+function zstdDeclaredSize(b: Buffer): number | null {
+  let total = 0;
+  let frame = b;
+  while (frame.length > 0) {
+    const size = zstdBinding().getFrameContentSize(frame);
+    if (size === null) return null;
+    total += size;
+    frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame));
+  }
+  return total;
+}
+
+/**
+ * A reusable output buffer for callers that only look at the records and
+ * drop them (produce validation), so that a decompressed batch is not a new
+ * allocation each time. Kept only up to SCRATCH_KEEP bytes.
+ */
+const SCRATCH_KEEP = 8 << 20;
+let scratch = Buffer.allocUnsafe(0);
+function outputBuffer(size: number, reuse: boolean): Buffer {
+  if (!reuse || size > SCRATCH_KEEP) return Buffer.allocUnsafe(size);
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_KEEP, Math.max(size, scratch.length * 2, 64 << 10)));
+  return scratch;
+}
+
+/**
+ * zstd decompression bounded by `limit`. Declared content sizes (checked by
+ * zstd against the data) allow one exact allocation; otherwise the frames
+ * are streamed into a buffer that grows up to limit + 1 bytes and no further.
+ */
+function zstdBounded(b: Buffer, limit: number, reuse: boolean): Buffer {
+  const z = dctx();
+  z.reset(zstdBinding().ResetDirective.sessionOnly);
+  const declared = zstdDeclaredSize(b);
+  if (declared !== null) {
+    if (declared > limit) throw tooLarge('zstd', limit);
+    const out = outputBuffer(declared, reuse);
+    const n = z.decompress(out.subarray(0, declared), b);
+    if (n !== declared) throw corrupt(`zstd frame declared ${declared} bytes and held ${n}`);
+    return out.subarray(0, declared);
+  }
+  // Output in chunks (the first sized for a typical ratio, reused when transient; then doubling),
+  // so a bomb allocates at most limit + 1 bytes before it is refused.
   const chunks: Buffer[] = [];
+  let cur = outputBuffer(Math.min(limit + 1, Math.max(64 << 10, b.length * 4)), reuse);
+  let used = 0;
   let total = 0;
   let rest = b;
-  const step = zstdBinding().dStreamOutSize();
   let pending = 0; // ZSTD_decompressStream's hint: 0 once a frame is complete and flushed
   while (rest.length > 0 || pending > 0) {
-    const room = limit - total + 1; // one byte past the limit tells "too large"
-    const chunk = Buffer.allocUnsafe(Math.min(room, Math.max(step, rest.length)));
-    const [hint, produced, consumed] = dctx.decompressStream(chunk, rest);
+    if (used === cur.length) {
+      chunks.push(cur);
+      cur = Buffer.allocUnsafe(Math.min(limit + 1 - total, cur.length * 2));
+      used = 0;
+    }
+    const [hint, produced, consumed] = z.decompressStream(cur.subarray(used), rest);
     if (produced === 0 && consumed === 0) throw corrupt('zstd frame is truncated');
     pending = hint;
+    used += produced;
     total += produced;
-    if (total > limit) throw tooLarge('zstd', limit);
-    chunks.push(chunk.subarray(0, produced));
+    if (total > limit) throw tooLarge('zstd', limit); // one byte past the limit tells "too large"
     rest = rest.subarray(consumed);
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  if (chunks.length === 0) return cur.subarray(0, used);
+  chunks.push(cur.subarray(0, used));
+  return Buffer.concat(chunks, total);
 }
 
 /** Snappy expands at most ~21x (a 3-byte copy tag yields 64 bytes); a larger claim is corrupt, not a bomb. */
@@ -166,10 +220,12 @@ export const isKnownCodec = (codec: number): boolean => codec >= Codec.NONE && c
 
 /**
  * The uncompressed records section. `payload` is returned as is for NONE.
+ * With `transient`, the result may live in a buffer that the next call
+ * overwrites (for callers that walk the records and drop them).
  * Throws RecordBatchError: UNSUPPORTED_COMPRESSION_TYPE for ids 5..7,
  * CORRUPT_MESSAGE when the codec rejects the data.
  */
-export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOMPRESSED_BYTES): Buffer {
+export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOMPRESSED_BYTES, opts: { transient?: boolean } = {}): Buffer {
   const b = asBuffer(payload);
   if (codec === Codec.NONE) return b;
   if (!isKnownCodec(codec)) throw new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
@@ -187,7 +243,7 @@ export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOM
         return lz4().decompressFrameSync(b);
       }
       default:
-        return zstdBounded(b, limit);
+        return zstdBounded(b, limit, opts.transient === true);
     }
   } catch (e) {
     if (e instanceof RecordBatchError) throw e;

@@ -50,7 +50,8 @@ export function checkBatchHeader(batch: Buffer, origin: BatchOrigin, crc = true)
  */
 export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean } = {}): BatchHeader {
   const h = checkBatchHeader(batch, origin, opts.crc !== false);
-  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
+  // Only walked here, never kept: the output buffer is reused across batches.
+  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE), undefined, { transient: true });
   walkRecords(data, 0, data.length, h, ruleOf(origin));
   return h;
 }

@@ -13,6 +13,8 @@ interface Pending {
   resolve(r: Reply): void;
   reject(e: Error): void;
   sentAt: number;
+  /** Replies before this command's own that are consumed silently (MULTI's +OK and +QUEUED). */
+  skip: number;
 }
 
 /** A reply slower than this means Redis is gone without closing the socket: drop the connection. */
@@ -48,7 +50,7 @@ export function parseAppendTarget(url: string): AppendTarget | null {
 const CRLF = Buffer.from('\r\n');
 
 /** RESP array of bulk strings; Buffers stay separate chunks (not copied). */
-function encodeParts(args: Array<string | Buffer>): Array<string | Buffer> {
+export function encodeParts(args: Array<string | Buffer>): Array<string | Buffer> {
   const parts: Array<string | Buffer> = [];
   let head = `*${args.length}\r\n`;
   for (const a of args) {
@@ -63,7 +65,7 @@ function encodeParts(args: Array<string | Buffer>): Array<string | Buffer> {
   return parts;
 }
 
-function bulk(s: string): string {
+export function bulk(s: string): string {
   return `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
 }
 
@@ -181,9 +183,7 @@ export class AppendConnection {
   /** Writes a command; `skip` replies before its own are consumed silently (MULTI's +OK and +QUEUED). */
   private send(parts: Array<string | Buffer>, s: net.Socket, skip: number): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
-      const sentAt = Date.now();
-      for (let i = 0; i < skip; i++) this.pending.push({ resolve: () => undefined, reject: () => undefined, sentAt });
-      this.pending.push({ resolve, reject, sentAt });
+      this.pending.push({ resolve, reject, sentAt: Date.now(), skip });
       this.write(s, parts);
       this.watch();
     });
@@ -200,6 +200,15 @@ export class AppendConnection {
    */
   commandParts(args: Array<string | Buffer>): Promise<Reply> {
     return this.dispatch(encodeParts(args), 0);
+  }
+
+  /**
+   * Pre-encoded RESP (see encodeParts) sent as one command whose reply is
+   * preceded by `skip` replies consumed here; for the hot append path, which
+   * caches the constant parts of its commands.
+   */
+  raw(parts: Array<string | Buffer>, skip: number): Promise<Reply> {
+    return this.dispatch(parts, skip);
   }
 
   /**
@@ -227,7 +236,9 @@ export class AppendConnection {
         const parsed = parseReply(this.buf, at);
         if (!parsed) break;
         at = parsed.next;
-        this.pending.shift()?.resolve(parsed.value);
+        const head = this.pending[0];
+        if (head && head.skip > 0) head.skip--;
+        else this.pending.shift()?.resolve(parsed.value);
       }
     } catch (e) {
       if (this.socket) this.teardown(this.socket, e instanceof Error ? e : new Error(String(e)));

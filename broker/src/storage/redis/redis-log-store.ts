@@ -4,7 +4,7 @@ import { RunnelError } from '../../errors.js';
 import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { luaSource } from './lua.js';
 import { Keys, baseOfEntryId, entryId } from './keys.js';
-import { AppendConnection, parseAppendTarget } from './append-connection.js';
+import { AppendConnection, bulk, parseAppendTarget } from './append-connection.js';
 
 type RawEntry = [Buffer, Buffer[]];
 
@@ -118,25 +118,52 @@ export class RedisLogStore implements LogStore {
     };
   }
 
+  /** Per partition: its three keys and the constant RESP around the append's arguments. */
+  private readonly appendHeads = new WeakMap<TopicPartition, { keys: [string, string, string]; fence: string; xadd: string }>();
+
+  private appendHead(tp: TopicPartition): { keys: [string, string, string]; fence: string; xadd: string } {
+    let h = this.appendHeads.get(tp);
+    if (!h) {
+      const keys: [string, string, string] = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)];
+      h = {
+        keys,
+        // MULTI, then EVALSHA <sha> 3 <3 keys> and (appended per call) the 5 fence arguments: 11 elements
+        fence: `*1\r\n$5\r\nMULTI\r\n*11\r\n${bulk('EVALSHA')}${bulk(FENCE_SHA)}${bulk('3')}${keys.map(bulk).join('')}`,
+        // XADD <log> followed by <id> b <batch>
+        xadd: `*5\r\n${bulk('XADD')}${bulk(keys[0])}`,
+      };
+      this.appendHeads.set(tp, h);
+    }
+    return h;
+  }
+
   /**
    * One transaction per batch: the fence script (small arguments) then the
    * XADD with the batch as a zero-copy argument (see lua/append-fence.lua).
+   * Callers pass the same TopicPartition object for a partition, so the
+   * encoded keys are reused.
    */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
-    const keys = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)] as const;
+    const head = this.appendHead(tp);
     const fenceArgs = [String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.producer ? String(req.producer.id) : '', req.producer ? req.producer.state : ''];
     const id = entryId(req.baseOffset);
     let fence: unknown;
     let added: unknown;
     try {
       if (this.appender) {
-        const reply = await this.appender.transaction([['EVALSHA', FENCE_SHA, '3', ...keys, ...fenceArgs], ['XADD', keys[0], id, 'b', req.batch]]);
+        // MULTI (+OK), EVALSHA (+QUEUED), XADD (+QUEUED), EXEC: three replies consumed before EXEC's.
+        const reply = await this.appender.raw([
+          `${head.fence}${fenceArgs.map(bulk).join('')}${head.xadd}${bulk(id)}$1\r\nb\r\n$${req.batch.length}\r\n`,
+          req.batch,
+          '\r\n*1\r\n$4\r\nEXEC\r\n',
+        ], 3);
         if (!Array.isArray(reply)) throw reply instanceof Error ? reply : new Error(`unexpected EXEC reply ${String(reply)}`);
         [fence, added] = reply;
         // SCRIPT FLUSH behind our back: load it again; this append fails retriably and the partition reloads.
         if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void this.appender.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
       } else {
-        const out = await this.redis.multi().eval(FENCE_LUA, 3, ...keys, ...fenceArgs).xadd(keys[0], id, 'b', req.batch).exec();
+        const [log, meta, producers] = head.keys;
+        const out = await this.redis.multi().eval(FENCE_LUA, 3, log, meta, producers, ...fenceArgs).xadd(log, id, 'b', req.batch).exec();
         if (!out) throw new Error('transaction aborted');
         fence = out[0]![0] ?? out[0]![1];
         added = out[1]![0] ?? out[1]![1];

@@ -2,8 +2,10 @@
 --   XADD <log> <base>-1 b <batch>
 -- so the batch itself never passes through Lua (a script argument costs about
 -- 1 us per KiB: 1 ms for a 1 MiB batch, 30x the XADD). The XADD is made to
--- succeed or fail by the stream's last-generated id, which this script sets:
---   accepted: last id := <base>-0, so `<base>-1` is the only id that fits next;
+-- succeed or fail by the stream's last-generated id:
+--   accepted: the last id is already below <base>-1 (it is the previous
+--     batch's id), unless a refusal raised it (meta field `raised`): then it
+--     is set back to <base>-0 first;
 --   rejected: last id := <base>-1, so the XADD is refused ("equal or smaller").
 -- A batch is accepted only if the writer leads in the partition's current
 -- leader epoch and the batch starts exactly where the log ends: a stale leader
@@ -29,10 +31,11 @@ local function refuse(why)
   end
   -- Fails (harmlessly) when <base>-1 is below the newest entry: then the XADD fails anyway.
   redis.pcall('XSETID', KEYS[1], ARGV[2] .. '-1')
+  redis.call('HSET', KEYS[2], 'raised', '1')
   return redis.error_reply('FENCED ' .. why)
 end
 
-local meta = redis.call('HMGET', KEYS[2], 'leaderEpoch', 'next', 'logStartOffset')
+local meta = redis.call('HMGET', KEYS[2], 'leaderEpoch', 'next', 'logStartOffset', 'raised')
 local epoch = meta[1] or '0'
 if epoch ~= ARGV[1] then
   return refuse('epoch ' .. epoch)
@@ -55,8 +58,12 @@ end
 if nxt ~= ARGV[2] then
   return refuse('offset ' .. nxt)
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('XSETID', KEYS[1], ARGV[2] .. '-0')
+if meta[4] then
+  -- A refusal raised the last id to <refused base>-1; lower it so <base>-1 fits.
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('XSETID', KEYS[1], ARGV[2] .. '-0')
+  end
+  redis.call('HDEL', KEYS[2], 'raised')
 end
 redis.call('HSET', KEYS[2], 'next', ARGV[3])
 if ARGV[4] ~= '' then
