@@ -4,6 +4,7 @@ import type { BrokerConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
+import { isTlsConfigError, redisTlsOptions } from './storage/redis/tls-options.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
@@ -36,12 +37,21 @@ export interface RunningBroker {
 
 export async function startBroker(config: BrokerConfig, logger: Logger = createLogger(config.logLevel, 'broker')): Promise<RunningBroker> {
   let embedded: EmbeddedRedis | null = null;
+  // rediss://: one set of TLS options for every Redis connection (ioredis and the append connection).
+  const tls = redisTlsOptions(config.redisUrl, {
+    caLocation: config.redisTlsCaLocation,
+    certLocation: config.redisTlsCertLocation,
+    keyLocation: config.redisTlsKeyLocation,
+    servername: config.redisTlsServername,
+    insecureSkipVerify: config.redisTlsInsecureSkipVerify,
+  });
+  if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
   let url = config.redisUrl;
   if (!url) {
     embedded = await startEmbeddedRedis(config.dataDir, logger);
     url = embedded.url;
   }
-  const store = new RedisLogStore(url, config.keyPrefix);
+  const store = new RedisLogStore(url, config.keyPrefix, tls ? { tls } : {});
   await connectWithRetry(store, logger);
   await checkRedisServer(store.redis, store.keyNames, { waitAof: config.acksAllWaitAof, allowEviction: config.redisAllowEviction }, logger)
     .catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
@@ -170,6 +180,11 @@ async function connectWithRetry(store: RedisLogStore, logger: Logger): Promise<v
       await store.connect();
       return;
     } catch (e) {
+      // A refused certificate or handshake does not heal by waiting: fail now, saying why.
+      if (isTlsConfigError(e)) {
+        await store.close();
+        throw new Error(`redis TLS handshake failed: ${(e instanceof Error ? e.message : String(e)).trim()} (check redis.url and redis.tls.*)`, { cause: e });
+      }
       if (attempt >= 50) throw e;
       logger.warn('waiting for redis', { attempt, err: e instanceof Error ? e.message : String(e) });
       await new Promise((r) => setTimeout(r, 200));

@@ -12,6 +12,14 @@ export interface BrokerConfig {
   advertisedPort: number;
   /** Empty: start an embedded redis-server under dataDir. */
   redisUrl: string;
+  /** TLS to Redis (rediss:// URLs only): PEM files of the CA, the client certificate and its key. */
+  redisTlsCaLocation: string;
+  redisTlsCertLocation: string;
+  redisTlsKeyLocation: string;
+  /** Name sent as SNI and checked against the server certificate; empty: the URL's host. */
+  redisTlsServername: string;
+  /** Accept any server certificate (testing only). */
+  redisTlsInsecureSkipVerify: boolean;
   dataDir: string;
   keyPrefix: string;
   clusterName: string;
@@ -84,6 +92,11 @@ const SETTINGS: Setting[] = [
   { key: 'advertised.host', field: 'advertisedHost', kind: 'string', default: '' },
   { key: 'advertised.port', field: 'advertisedPort', kind: 'int', default: '0' },
   { key: 'redis.url', field: 'redisUrl', kind: 'string', default: '' },
+  { key: 'redis.tls.ca.location', field: 'redisTlsCaLocation', kind: 'string', default: '' },
+  { key: 'redis.tls.cert.location', field: 'redisTlsCertLocation', kind: 'string', default: '' },
+  { key: 'redis.tls.key.location', field: 'redisTlsKeyLocation', kind: 'string', default: '' },
+  { key: 'redis.tls.servername', field: 'redisTlsServername', kind: 'string', default: '' },
+  { key: 'redis.tls.insecure.skip.verify', field: 'redisTlsInsecureSkipVerify', kind: 'bool', default: 'false' },
   { key: 'data.dir', field: 'dataDir', kind: 'string', default: './data' },
   { key: 'key.prefix', field: 'keyPrefix', kind: 'string', default: 'rn' },
   { key: 'cluster.name', field: 'clusterName', kind: 'string', default: 'runnel' },

@@ -4,8 +4,12 @@
 // commands of one event loop turn into a single write, and parses the few
 // reply types it needs. WAIT / WAITAOF go over the same connection, so they
 // cover these appends. Commands given as `setup` (SCRIPT LOAD) run first on
-// every new connection, before anything queued behind them.
+// every new connection, before anything queued behind them. A `rediss://`
+// URL gets the same connection over TLS (`tls.connect` with the broker's
+// redis.tls.* options): the framing, corking and ordering are the same, the
+// batch is encrypted straight from its Buffer.
 import net from 'node:net';
+import tls from 'node:tls';
 
 type Reply = string | number | null | Error | Reply[];
 
@@ -26,25 +30,38 @@ export interface AppendTarget {
   username?: string;
   password?: string;
   db?: number;
+  /** Present for rediss:// URLs: the connection is TLS. */
+  tls?: true;
+  /** tls.connect options (CA, client certificate, servername...); host and port come from the URL. */
+  tlsOptions?: tls.ConnectionOptions;
 }
 
-/** redis://[user:pass@]host:port[/db]; null for anything this connection does not speak (TLS, sockets). */
-export function parseAppendTarget(url: string): AppendTarget | null {
+/**
+ * redis[s]://[user:pass@]host:port[/db]; null for anything this connection
+ * does not speak (unix sockets, other schemes). `tlsOptions` apply to
+ * rediss:// only (the same options ioredis gets as `tls`).
+ */
+export function parseAppendTarget(url: string, tlsOptions: tls.ConnectionOptions = {}): AppendTarget | null {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
     return null;
   }
-  if (u.protocol !== 'redis:') return null;
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return null;
   const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : undefined;
-  return {
+  const target: AppendTarget = {
     host: u.hostname || '127.0.0.1',
     port: u.port ? Number(u.port) : 6379,
     username: u.username ? decodeURIComponent(u.username) : undefined,
     password: u.password ? decodeURIComponent(u.password) : undefined,
     db: Number.isInteger(db) ? db : undefined,
   };
+  if (u.protocol === 'rediss:') {
+    target.tls = true;
+    target.tlsOptions = tlsOptions;
+  }
+  return target;
 }
 
 const CRLF = Buffer.from('\r\n');
@@ -104,7 +121,11 @@ export class AppendConnection {
   private connect(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = new Promise<void>((resolve, reject) => {
-      const s = net.connect({ host: this.target.host, port: this.target.port });
+      const { host, port } = this.target;
+      const s: net.Socket = this.target.tls
+        // The certificate is checked against `servername` if given, else against the host (as ioredis does).
+        ? tls.connect({ ...this.target.tlsOptions, host, port })
+        : net.connect({ host, port });
       s.setNoDelay(true);
       s.setKeepAlive(true, 5_000);
       const fail = (e: Error): void => {
@@ -112,7 +133,8 @@ export class AppendConnection {
         reject(e);
       };
       s.once('error', fail);
-      s.once('connect', () => {
+      // A TLS socket is usable once the handshake is done (and the server's certificate accepted).
+      s.once(this.target.tls ? 'secureConnect' : 'connect', () => {
         s.off('error', fail);
         s.on('error', (e) => this.teardown(s, e));
         s.on('close', () => this.teardown(s, new Error('redis append connection closed')));

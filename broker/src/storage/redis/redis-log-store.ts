@@ -5,6 +5,7 @@ import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch,
 import { luaSource } from './lua.js';
 import { Keys, baseOfEntryId, entryId } from './keys.js';
 import { AppendConnection, bulk, parseAppendTarget } from './append-connection.js';
+import { isTlsConfigError } from './tls-options.js';
 
 type RawEntry = [Buffer, Buffer[]];
 
@@ -39,7 +40,7 @@ type ScriptRedis = Redis & {
 export class RedisLogStore implements LogStore {
   readonly redis: ScriptRedis;
   private readonly keys: Keys;
-  /** Zero-copy append path; null for URLs it does not speak (then ioredis appends). */
+  /** Zero-copy append path (plain or TLS); null for URLs it does not speak (unix sockets: then ioredis appends). */
   private readonly appender: AppendConnection | null;
 
   constructor(url: string, prefix: string, options: RedisOptions = {}) {
@@ -54,15 +55,25 @@ export class RedisLogStore implements LogStore {
       lazyConnect: true,
       ...options,
     }) as ScriptRedis;
-    this.redis.on('error', () => { /* surfaced per command; reconnect is automatic */ });
+    // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
+    this.redis.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
     this.redis.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
-    const target = parseAppendTarget(url);
+    // rediss://: the append connection uses the same TLS options as ioredis (`options.tls`).
+    const target = parseAppendTarget(url, typeof options.tls === 'object' ? options.tls : {});
     // Every new append connection loads the script before any append is sent on it.
     this.appender = target ? new AppendConnection(target, undefined, [['SCRIPT', 'LOAD', FENCE_LUA]]) : null;
   }
 
+  private tlsError: Error | null = null;
+
+  /** Rejects with the TLS error itself when a handshake failed (a certificate refused by either side). */
   async connect(): Promise<void> {
-    await this.redis.connect();
+    this.tlsError = null;
+    try {
+      await this.redis.connect();
+    } catch (e) {
+      throw this.tlsError ?? e;
+    }
   }
 
   get keyNames(): Keys { return this.keys; }
