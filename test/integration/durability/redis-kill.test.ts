@@ -1,7 +1,8 @@
 // Issue 8: SIGKILL of redis-server under a running acks=all idempotent Java
 // producer (keyed records, 4 partitions) and a concurrent consumer.
 //
-//  - appendonly yes + appendfsync always / everysec: redis writes the AOF
+//  - appendonly yes + appendfsync always / everysec (and everysec with
+//    redis.acks.all.waitaof=true where the server has WAITAOF): redis writes the AOF
 //    (write(2)) before it sends the reply, so a SIGKILL of the redis process
 //    alone loses nothing acknowledged in either mode. Every acknowledged
 //    record must be in the log exactly once, at its acknowledged offset,
@@ -67,11 +68,21 @@ async function checkRawStreams(url: string, topic: string, log: LogRecord[]): Pr
 }
 
 describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent producer (no Kafka equivalent)', () => {
-  for (const appendfsync of ['always', 'everysec'] as const) {
-    it(`appendonly yes, appendfsync ${appendfsync}: nothing acknowledged is lost or duplicated, nothing read is lost`, async () => {
+  const cases = [
+    { name: 'appendfsync always', appendfsync: 'always', waitaof: false },
+    { name: 'appendfsync everysec', appendfsync: 'everysec', waitaof: false },
+    // acks=all waits for the AOF fsync (WAITAOF) and only then makes the records visible.
+    { name: 'appendfsync everysec + redis.acks.all.waitaof=true', appendfsync: 'everysec', waitaof: true },
+  ] as const;
+  for (const { name, appendfsync, waitaof } of cases) {
+    it(`appendonly yes, ${name}: nothing acknowledged is lost or duplicated, nothing read is lost`, async (ctx) => {
       redis = await startRedis({ appendonly: true, appendfsync });
-      broker = await startRunnel({ redisUrl: redis.url, args: ['--set', 'redis.replica.wait.ms=2000'] });
-      const topic = `kill-${appendfsync}`;
+      if (waitaof && /unknown command/i.test(await redis.command('WAITAOF 0 0 0'))) {
+        // WAITAOF exists from Redis 7.2 / Valkey 7.2; the redis-server of this machine may be older (the broker then refuses the setting, see startup-checks.test.ts).
+        ctx.skip();
+      }
+      broker = await startRunnel({ redisUrl: redis.url, args: ['--set', 'redis.replica.wait.ms=2000', ...(waitaof ? ['--set', 'redis.acks.all.waitaof=true'] : [])] });
+      const topic = `kill-${appendfsync}${waitaof ? '-waitaof' : ''}`;
       expect(await wireCreateTopic(broker.port, topic, PARTITIONS)).toBe(0);
       consumer = startConsumer(broker.bootstrap, topic);
 
@@ -99,7 +110,7 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
       await waitFor('consumer caught up', () => consumer!.records().length >= log.length, { timeoutMs: 30_000, intervalMs: 200 });
       const read = consumer.records();
       expect(readButLost(read, log)).toEqual([]);
-      console.log(`appendfsync ${appendfsync}: ${n} acknowledged, ${log.length} stored, consumer read ${read.length}; redis back ${back1} ms after SIGKILL`);
+      console.log(`${name}: ${n} acknowledged, ${log.length} stored, consumer read ${read.length}; redis back ${back1} ms after SIGKILL`);
     });
   }
 
