@@ -2,7 +2,7 @@ import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { Handler } from './types.js';
 
 interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
 interface FetchTopicReq { topic: string; topicId: string; partitions: FetchPartitionReq[] }

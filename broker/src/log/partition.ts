@@ -28,7 +28,6 @@ export interface AppendOptions {
 /** An append in flight, in log order; the high watermark moves over a prefix of settled ones. */
 export interface PendingAppend {
   readonly end: number;
-  stored: boolean;
   settled: boolean;
   failed: boolean;
 }
@@ -135,7 +134,7 @@ export class Partition {
     if (opts.logAppendTime) stampLogAppendTime(batch, appendTime);
     this.nextOffset = end;
     const state = this.producers.record(h, base, now);
-    const entry: PendingAppend = { end, stored: false, settled: false, failed: false };
+    const entry: PendingAppend = { end, settled: false, failed: false };
     this.queue.push(entry);
     try {
       const result = await this.store.append(this.tp, {
@@ -149,7 +148,6 @@ export class Partition {
         return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: why, baseOffset: -1, logAppendTime: -1, pending: null };
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
-      entry.stored = true;
       if (!opts.deferVisibility) this.settle(entry);
       return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: appendTime, pending: opts.deferVisibility ? entry : null };
     } catch (e) {

@@ -128,8 +128,6 @@ export class ProducerStateTable {
     return out;
   }
 
-  clear(): void { this.producers.clear(); }
-
   /** Producers currently known, for DescribeProducers. */
   describe(): Array<{ producerId: number; epoch: number; lastSequence: number; baseOffset: number; lastTimestamp: number }> {
     return [...this.producers].map(([producerId, e]) => {

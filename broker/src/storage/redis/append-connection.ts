@@ -233,18 +233,6 @@ export class AppendConnection {
     return this.dispatch(parts, skip);
   }
 
-  /**
-   * MULTI, the commands, EXEC, pipelined; resolves to EXEC's reply (an array
-   * of the commands' replies, or an Error such as EXECABORT). The +OK and
-   * +QUEUED replies before it are consumed here.
-   */
-  transaction(cmds: Array<Array<string | Buffer>>): Promise<Reply> {
-    const parts: Array<string | Buffer> = ['*1\r\n$5\r\nMULTI\r\n'];
-    for (const c of cmds) parts.push(...encodeParts(c));
-    parts.push('*1\r\n$4\r\nEXEC\r\n');
-    return this.dispatch(parts, cmds.length + 1);
-  }
-
   close(): void {
     this.closed = true;
     if (this.socket) this.teardown(this.socket, new Error('append connection closed'));
