@@ -4,6 +4,8 @@
 // Every key starts with `<prefix>:` and a one-letter kind, so no user-chosen
 // name can reach another kind's key:
 //   <prefix>:p:{<topic>/<partition>}:<suffix>   one topic-partition
+//   <prefix>:p:{<topic>/<partition>/<salt>}:<suffix>   the same, placed on a
+//                                               chosen Redis Cluster shard
 //   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
 //   <prefix>:<name>                             cluster-wide keys (no braces)
@@ -16,15 +18,57 @@ export interface PartitionRef {
   partition: number;
 }
 
-/** Key layout version written to `<prefix>:layout`; a store with another version is refused. */
-export const KEY_LAYOUT_VERSION = 2;
+/**
+ * Key layout version written to `<prefix>:layout`; a store with another
+ * version is refused. Layout 3 added placement salts to partition hash tags;
+ * a layout-2 store has none, so its keys are the same and it is upgraded in
+ * place (a layout-2 broker then refuses the store, as it cannot read salts).
+ */
+export const KEY_LAYOUT_VERSION = 3;
+export const UPGRADABLE_LAYOUTS: readonly string[] = ['2'];
+
+/**
+ * The hash tag of a partition: `{<topic>/<partition>}`, or with a placement
+ * salt s > 0, `{<topic>/<partition>/<s>}`. The salt is chosen when the
+ * partition is created so that its slot lands on a chosen cluster shard, and
+ * stored with the topic (field `placement`), so it never changes.
+ */
+export function partitionTag(topic: string, partition: number, salt = 0): string {
+  return salt > 0 ? `{${topic}/${partition}/${salt}}` : `{${topic}/${partition}}`;
+}
 
 export function escapeGroupId(id: string): string {
   return id.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 export class Keys {
-  constructor(readonly prefix = 'rn') {}
+  /** Placement salts per topic (salts[p] of partition p), learnt from topic records. */
+  private readonly placement = new Map<string, readonly number[]>();
+
+  /**
+   * `strict`: a partition key of a topic whose record was not read yet
+   * (place()) throws instead of assuming salt 0. Cluster-mode stores are
+   * strict, so a missed placement fails loudly instead of writing elsewhere.
+   */
+  constructor(readonly prefix = 'rn', public strict = false) {}
+
+  /** Records a topic's placement salts (from its stored record); undefined = every salt 0. */
+  place(topic: string, salts: readonly number[] | undefined): void {
+    this.placement.set(topic, salts ?? []);
+  }
+
+  forget(topic: string): void {
+    this.placement.delete(topic);
+  }
+
+  saltOf(tp: PartitionRef): number {
+    const salts = this.placement.get(tp.topic);
+    if (!salts) {
+      if (this.strict) throw new Error(`no placement known for topic '${tp.topic}' (its record was not read)`);
+      return 0;
+    }
+    return salts[tp.partition] ?? 0;
+  }
 
   // ---- cluster-wide
   get layout(): string { return `${this.prefix}:layout`; }
@@ -38,7 +82,7 @@ export class Keys {
   get archivers(): string { return `${this.prefix}:archivers`; }
 
   // ---- one topic-partition (hash tag {<topic>/<partition>})
-  tag(tp: PartitionRef): string { return `{${tp.topic}/${tp.partition}}`; }
+  tag(tp: PartitionRef): string { return partitionTag(tp.topic, tp.partition, this.saltOf(tp)); }
   private part(tp: PartitionRef, suffix: string): string { return `${this.prefix}:p:${this.tag(tp)}:${suffix}`; }
   log(tp: PartitionRef): string { return this.part(tp, 'log'); }
   meta(tp: PartitionRef): string { return this.part(tp, 'meta'); }

@@ -4,7 +4,8 @@ import type { BrokerConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
-import { isTlsConfigError, redisTlsOptions } from './storage/redis/tls-options.js';
+import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
+import { RunnelError } from './errors.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
@@ -38,13 +39,13 @@ export interface RunningBroker {
 export async function startBroker(config: BrokerConfig, logger: Logger = createLogger(config.logLevel, 'broker')): Promise<RunningBroker> {
   let embedded: EmbeddedRedis | null = null;
   // rediss://: one set of TLS options for every Redis connection (ioredis and the append connection).
-  const tls = redisTlsOptions(config.redisUrl, {
+  const tls = configured(() => redisTlsOptions(config.redisUrl, {
     caLocation: config.redisTlsCaLocation,
     certLocation: config.redisTlsCertLocation,
     keyLocation: config.redisTlsKeyLocation,
     servername: config.redisTlsServername,
     insecureSkipVerify: config.redisTlsInsecureSkipVerify,
-  });
+  }));
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
   let url = config.redisUrl;
   if (!url) {
@@ -172,6 +173,16 @@ async function leaseUnits(log: LogManagerType, slots: number): Promise<LeaseUnit
   }
   for (let slot = 0; slot < slots; slot++) units.push({ kind: 'coordinator', slot });
   return units;
+}
+
+/** Settings refused by the shared Redis layer are configuration errors (RN3001). */
+function configured<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RedisTlsConfigError) throw new RunnelError('CONFIG_INVALID', e.message);
+    throw e;
+  }
 }
 
 async function connectWithRetry(store: RedisLogStore, logger: Logger): Promise<void> {

@@ -61,7 +61,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   }
 
   const minIsr = acks === -1 ? b.log.configNumber(topic, 'min.insync.replicas') : 1;
-  if (minIsr > 1 && (await b.store.connectedReplicas()) < minIsr - 1) {
+  if (minIsr > 1 && (await b.store.connectedReplicas(b.log.partitionOf(topic, index).tp)) < minIsr - 1) {
     return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
   }
 
@@ -84,7 +84,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     if (waits) {
       const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
       try {
-        const w = await b.store.waitReplicas(minIsr - 1, b.config.acksAllWaitAof, timeout);
+        const w = await b.store.waitReplicas(p.tp, minIsr - 1, b.config.acksAllWaitAof, timeout);
         if (w.replicas < minIsr - 1) {
           return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
         }

@@ -103,10 +103,11 @@ export class LogManager {
       if (await this.store.getTopic(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
       return t;
     }
-    if (!(await this.store.createTopic(t))) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
-    this.topics.set(name, t);
-    this.byId.set(t.id, name);
-    return t;
+    const stored = await this.store.createTopic(t);
+    if (!stored) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    this.topics.set(name, stored);
+    this.byId.set(stored.id, name);
+    return stored;
   }
 
   async autoCreate(name: string): Promise<TopicRecord | null> {
@@ -130,8 +131,7 @@ export class LogManager {
     if (cached && quarantinedCount(cached) !== null) {
       throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Topic '${t.name}' has an unusable stored partition count and can only be deleted`);
     }
-    await this.store.updateTopic(t);
-    this.topics.set(t.name, t);
+    this.topics.set(t.name, await this.store.updateTopic(t));
   }
 
   async deleteTopic(t: TopicRecord): Promise<void> {

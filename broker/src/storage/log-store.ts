@@ -13,6 +13,12 @@ export interface TopicRecord {
   /** Only configs set explicitly on the topic. */
   configs: Record<string, string>;
   created: number;
+  /**
+   * Owned by the storage layer: where each partition's keys live (Redis
+   * Cluster hash-tag salts, see docs/redis-keys.md). Chosen when partitions
+   * are created and never changed; carry it through unchanged.
+   */
+  placement?: number[];
 }
 
 export interface StoredBatch {
@@ -49,9 +55,10 @@ export interface LogStore {
   // ---- topics
   listTopics(): Promise<TopicRecord[]>;
   getTopic(name: string): Promise<TopicRecord | null>;
-  /** Creates the topic unless one with that name exists; returns false if it existed. */
-  createTopic(topic: TopicRecord): Promise<boolean>;
-  updateTopic(topic: TopicRecord): Promise<void>;
+  /** Creates the topic unless one with that name exists; returns the record as stored (with its placement), null if it existed. */
+  createTopic(topic: TopicRecord): Promise<TopicRecord | null>;
+  /** Stores the record (new partitions get a placement); returns it as stored. */
+  updateTopic(topic: TopicRecord): Promise<TopicRecord>;
   /** Removes the topic and every key of its partitions. */
   deleteTopic(topic: TopicRecord): Promise<void>;
 
@@ -77,7 +84,8 @@ export interface LogStore {
   nextProducerId(): Promise<number>;
   clusterId(): Promise<string>;
   /** Waits for `replicas` Redis replicas (and optionally the local AOF) to confirm prior writes. */
-  waitReplicas(replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }>;
-  connectedReplicas(): Promise<number>;
+  waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }>;
+  /** Replicas connected to the Redis primary that holds the partition. */
+  connectedReplicas(tp: TopicPartition): Promise<number>;
   close(): Promise<void>;
 }

@@ -173,7 +173,7 @@ describe('redis.tls.* settings', () => {
     const fs = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { redisTlsOptions, isTlsConfigError } = await import('../../../broker/src/storage/redis/tls-options.js');
+    const { redisTlsOptions, isTlsConfigError } = await import('../../../common/redis/tls-options.js');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-tls-opts-'));
     const file = (n: string, body: string): string => { fs.writeFileSync(path.join(dir, n), body); return path.join(dir, n); };
     const ca = file('ca.pem', TEST_CERT);

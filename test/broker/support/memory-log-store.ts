@@ -21,8 +21,8 @@ export class MemoryLogStore implements LogStore {
 
   async listTopics() { this.check(); return [...this.topics.values()]; }
   async getTopic(name: string) { this.check(); return this.topics.get(name) ?? null; }
-  async createTopic(t: TopicRecord) { this.check(); if (this.topics.has(t.name)) return false; this.topics.set(t.name, t); return true; }
-  async updateTopic(t: TopicRecord) { this.topics.set(t.name, t); }
+  async createTopic(t: TopicRecord) { this.check(); if (this.topics.has(t.name)) return null; this.topics.set(t.name, t); return t; }
+  async updateTopic(t: TopicRecord) { this.topics.set(t.name, t); return t; }
   async deleteTopic(t: TopicRecord) {
     this.topics.delete(t.name);
     for (let i = 0; i < t.partitions; i++) this.parts.delete(`${t.name}/${i}`);

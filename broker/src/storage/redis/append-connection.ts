@@ -19,6 +19,8 @@ interface Pending {
   sentAt: number;
   /** Replies before this command's own that are consumed silently (MULTI's +OK and +QUEUED). */
   skip: number;
+  /** The first error among the skipped replies (a MOVED instead of +QUEUED): reported instead of EXEC's EXECABORT. */
+  skippedError?: Error;
 }
 
 /** A reply slower than this means Redis is gone without closing the socket: drop the connection. */
@@ -247,8 +249,13 @@ export class AppendConnection {
         if (!parsed) break;
         at = parsed.next;
         const head = this.pending[0];
-        if (head && head.skip > 0) head.skip--;
-        else this.pending.shift()?.resolve(parsed.value);
+        if (head && head.skip > 0) {
+          head.skip--;
+          if (parsed.value instanceof Error) head.skippedError ??= parsed.value;
+        } else {
+          const p = this.pending.shift();
+          p?.resolve(p.skippedError && parsed.value instanceof Error ? p.skippedError : parsed.value);
+        }
       }
     } catch (e) {
       if (this.socket) this.teardown(this.socket, e instanceof Error ? e : new Error(String(e)));

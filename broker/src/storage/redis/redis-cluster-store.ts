@@ -1,7 +1,7 @@
 // Broker registrations, leadership leases and epochs in Redis (key contract:
 // docs/redis-keys.md). Registrations and leases hold the broker *instance*
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua).
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { RunnelError } from '../../errors.js';
 import { nodeIdOfInstance, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import type { Keys } from './keys.js';

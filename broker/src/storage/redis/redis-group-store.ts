@@ -6,7 +6,7 @@
 // the epoch of the newest coordinator (field coordinatorEpoch) and older
 // coordinators are refused. `<prefix>:groups` (no hash tag) indexes group ids
 // for ListGroups and expiry and is written after the group's own keys.
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { RunnelError } from '../../errors.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';

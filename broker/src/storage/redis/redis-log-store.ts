@@ -1,11 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { ConnectionOptions } from 'node:tls';
+import { createRedisClient, isCluster, probeClusterMode, type RedisClient } from '../../../../common/redis/connect.js';
+import { parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../errors.js';
 import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { luaSource } from './lua.js';
-import { Keys, baseOfEntryId, entryId } from './keys.js';
-import { AppendConnection, bulk, parseAppendTarget } from './append-connection.js';
-import { isTlsConfigError } from './tls-options.js';
+import { Keys, baseOfEntryId, entryId, partitionTag } from './keys.js';
+import { bulk } from './append-connection.js';
+import { ShardAppenders, isTopologyError } from './shard-appenders.js';
+import { placePartitions, slotOfTag } from './placement.js';
+import { isTlsConfigError } from '../../../../common/redis/tls-options.js';
 
 type RawEntry = [Buffer, Buffer[]];
 
@@ -33,81 +38,159 @@ const FENCE_LUA = luaSource('append-fence');
 const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
 const EXPIRE_LUA = luaSource('expire-producers');
 
-type ScriptRedis = Redis & {
+type ScriptRedis = RedisClient & {
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
 };
 
-export class RedisLogStore implements LogStore {
-  readonly redis: ScriptRedis;
-  private readonly keys: Keys;
-  /** Zero-copy append path (plain or TLS); null for URLs it does not speak (unix sockets: then ioredis appends). */
-  private readonly appender: AppendConnection | null;
+export interface RedisLogStoreOptions {
+  /** TLS options for rediss:// (the same for ioredis and the append connections). */
+  tls?: ConnectionOptions;
+}
 
-  constructor(url: string, prefix: string, options: RedisOptions = {}) {
+/** Per partition: its three keys, its cluster slot and the constant RESP around the append's arguments. */
+interface AppendHead {
+  keys: [string, string, string];
+  slot: number;
+  fence: string;
+  xadd: string;
+}
+
+export class RedisLogStore implements LogStore {
+  private client: ScriptRedis | null = null;
+  private readonly keys: Keys;
+  private readonly endpoints: RedisEndpoints;
+  /** Zero-copy append path (plain or TLS; one connection per primary in cluster mode); null for unix sockets (ioredis appends). */
+  private appenders: ShardAppenders | null = null;
+  private clusterMode = false;
+
+  constructor(spec: string, prefix: string, private readonly options: RedisLogStoreOptions = {}) {
+    try {
+      this.endpoints = parseRedisEndpoints(spec);
+    } catch (e) {
+      throw new RunnelError('CONFIG_INVALID', `redis.url: ${e instanceof Error ? e.message : String(e)}`);
+    }
     this.keys = new Keys(prefix);
-    this.redis = new Redis(url, {
-      // Fail fast while Redis is away so clients get retriable errors, then recover by reconnecting.
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      enableAutoPipelining: true,
-      retryStrategy: (times) => Math.min(100 * times, 1000),
-      lazyConnect: true,
-      ...options,
-    }) as ScriptRedis;
-    // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
-    this.redis.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
-    this.redis.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
-    // rediss://: the append connection uses the same TLS options as ioredis (`options.tls`).
-    const target = parseAppendTarget(url, typeof options.tls === 'object' ? options.tls : {});
-    // Every new append connection loads the script before any append is sent on it.
-    this.appender = target ? new AppendConnection(target, undefined, [['SCRIPT', 'LOAD', FENCE_LUA]]) : null;
   }
+
+  /** The ioredis client (a Cluster client in cluster mode); valid after connect(). */
+  get redis(): ScriptRedis {
+    if (!this.client) throw new RunnelError('STORAGE_UNAVAILABLE', 'redis is not connected yet');
+    return this.client;
+  }
+
+  /** True when the server is a Redis Cluster (detected at connect). */
+  get cluster(): boolean { return this.clusterMode; }
 
   private tlsError: Error | null = null;
 
-  /** Rejects with the TLS error itself when a handshake failed (a certificate refused by either side). */
+  /**
+   * Detects the mode from the server (`cluster_enabled`), then connects.
+   * Rejects with the TLS error itself when a handshake failed (a certificate
+   * refused by either side); other failures can be retried.
+   */
   async connect(): Promise<void> {
     this.tlsError = null;
+    const conn = { tls: this.options.tls };
+    let client: ScriptRedis | null = null;
     try {
-      await this.redis.connect();
+      this.clusterMode = await probeClusterMode(this.endpoints, conn);
+      client = createRedisClient(this.endpoints, this.clusterMode, {
+        ...conn,
+        redis: {
+          // Fail fast while Redis is away so clients get retriable errors, then recover by reconnecting.
+          enableOfflineQueue: false,
+          autoResendUnfulfilledCommands: false,
+          maxRetriesPerRequest: 0,
+          enableAutoPipelining: true,
+          retryStrategy: (times: number) => Math.min(100 * times, 1000),
+        },
+        cluster: { enableOfflineQueue: false, enableAutoPipelining: true },
+      }) as ScriptRedis;
+      // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
+      client.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
+      client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
+      await client.connect();
     } catch (e) {
+      client?.disconnect();
       throw this.tlsError ?? e;
     }
+    this.client = client;
+    // A cluster store never guesses a partition's hash tag: it must have read the topic's placement.
+    this.keys.strict = this.clusterMode;
+    // Every new append connection loads the script before any append is sent on it.
+    this.appenders = this.endpoints.socketPath
+      ? null
+      : new ShardAppenders(this.endpoints, isCluster(client) ? client : null, this.options.tls, [['SCRIPT', 'LOAD', FENCE_LUA]]);
   }
 
   get keyNames(): Keys { return this.keys; }
 
   // ---------------------------------------------------------------- topics
 
+  /** Every topic record read or written teaches the key builder its placement salts. */
+  private learn(t: TopicRecord): TopicRecord {
+    if (Number.isFinite(t.partitions)) this.keys.place(t.name, t.placement);
+    return t;
+  }
+
   async listTopics(): Promise<TopicRecord[]> {
     const all = await guard(this.redis.hgetall(this.keys.topics));
-    return Object.entries(all).map(([name, json]) => decodeTopic(name, json));
+    return Object.entries(all).map(([name, json]) => this.learn(decodeTopic(name, json)));
   }
 
   async getTopic(name: string): Promise<TopicRecord | null> {
     const json = await guard(this.redis.hget(this.keys.topics, name));
-    return json ? decodeTopic(name, json) : null;
+    return json ? this.learn(decodeTopic(name, json)) : null;
   }
 
   private encodeTopic(t: TopicRecord): string {
-    return JSON.stringify({ id: t.id, partitions: t.partitions, configs: t.configs, created: t.created });
+    return JSON.stringify({ id: t.id, partitions: t.partitions, configs: t.configs, created: t.created, ...(t.placement ? { placement: t.placement } : {}) });
   }
 
-  async createTopic(t: TopicRecord): Promise<boolean> {
-    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(t)));
-    if (created === 1) await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
-    return created === 1;
+  /**
+   * Cluster mode: the placement salts of partitions 0..t.partitions-1, the
+   * existing ones kept, new ones spread evenly over the current primaries
+   * (placement.ts). Single node: none (every tag is `{topic/p}`).
+   */
+  private async placed(t: TopicRecord): Promise<TopicRecord> {
+    const client = this.redis;
+    if (!isCluster(client)) return t;
+    const existing = (t.placement ?? []).slice(0, t.partitions);
+    if (existing.length >= t.partitions && t.placement) return t;
+    const ownerOf = (slot: number): string | null => client.slots[slot]?.[0] ?? null;
+    const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
+    const load = new Map<string, number>();
+    for (const other of await this.listTopics()) {
+      if (other.name === t.name || !Number.isFinite(other.partitions)) continue;
+      for (let p = 0; p < other.partitions; p++) {
+        const owner = ownerOf(slotOfTag(partitionTag(other.name, p, other.placement?.[p] ?? 0)));
+        if (owner) load.set(owner, (load.get(owner) ?? 0) + 1);
+      }
+    }
+    // Salts of partitions that exist but were created without placement (single-node era) are 0.
+    while (existing.length < Math.min(t.partitions, t.placement?.length ?? 0)) existing.push(0);
+    return { ...t, placement: placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load }) };
   }
 
-  async updateTopic(t: TopicRecord): Promise<void> {
-    await guard(this.redis.hset(this.keys.topics, t.name, this.encodeTopic(t)));
+  async createTopic(t: TopicRecord): Promise<TopicRecord | null> {
+    const stored = await this.placed(t);
+    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(stored)));
+    if (created !== 1) return null;
+    await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
+    return this.learn(stored);
+  }
+
+  async updateTopic(t: TopicRecord): Promise<TopicRecord> {
+    const stored = await this.placed(t);
+    await guard(this.redis.hset(this.keys.topics, t.name, this.encodeTopic(stored)));
+    return this.learn(stored);
   }
 
   async deleteTopic(t: TopicRecord): Promise<void> {
     await guard(this.redis.hdel(this.keys.topics, t.name));
     await guard(this.redis.hdel(this.keys.topicIds, t.id));
     const dels: Promise<unknown>[] = [];
+    // Each partition's keys share one hash tag: one DEL per partition is cluster-safe.
     for (let p = 0; p < t.partitions; p++) dels.push(this.redis.del(...this.keys.partitionKeys({ topic: t.name, partition: p })));
     await guard(Promise.all(dels));
   }
@@ -129,15 +212,15 @@ export class RedisLogStore implements LogStore {
     };
   }
 
-  /** Per partition: its three keys and the constant RESP around the append's arguments. */
-  private readonly appendHeads = new WeakMap<TopicPartition, { keys: [string, string, string]; fence: string; xadd: string }>();
+  private readonly appendHeads = new WeakMap<TopicPartition, AppendHead>();
 
-  private appendHead(tp: TopicPartition): { keys: [string, string, string]; fence: string; xadd: string } {
+  private appendHead(tp: TopicPartition): AppendHead {
     let h = this.appendHeads.get(tp);
     if (!h) {
       const keys: [string, string, string] = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)];
       h = {
         keys,
+        slot: slotOfTag(this.keys.tag(tp)),
         // MULTI, then EVALSHA <sha> 3 <3 keys> and (appended per call) the 5 fence arguments: 11 elements
         fence: `*1\r\n$5\r\nMULTI\r\n*11\r\n${bulk('EVALSHA')}${bulk(FENCE_SHA)}${bulk('3')}${keys.map(bulk).join('')}`,
         // XADD <log> followed by <id> b <batch>
@@ -150,7 +233,8 @@ export class RedisLogStore implements LogStore {
 
   /**
    * One transaction per batch: the fence script (small arguments) then the
-   * XADD with the batch as a zero-copy argument (see lua/append-fence.lua).
+   * XADD with the batch as a zero-copy argument (see lua/append-fence.lua),
+   * on the connection to the primary that owns the partition's slot.
    * Callers pass the same TopicPartition object for a partition, so the
    * encoded keys are reused.
    */
@@ -161,9 +245,10 @@ export class RedisLogStore implements LogStore {
     let fence: unknown;
     let added: unknown;
     try {
-      if (this.appender) {
+      if (this.appenders) {
+        const conn = this.appenders.forSlot(head.slot);
         // MULTI (+OK), EVALSHA (+QUEUED), XADD (+QUEUED), EXEC: three replies consumed before EXEC's.
-        const reply = await this.appender.raw([
+        const reply = await conn.raw([
           `${head.fence}${fenceArgs.map(bulk).join('')}${head.xadd}${bulk(id)}$1\r\nb\r\n$${req.batch.length}\r\n`,
           req.batch,
           '\r\n*1\r\n$4\r\nEXEC\r\n',
@@ -171,7 +256,7 @@ export class RedisLogStore implements LogStore {
         if (!Array.isArray(reply)) throw reply instanceof Error ? reply : new Error(`unexpected EXEC reply ${String(reply)}`);
         [fence, added] = reply;
         // SCRIPT FLUSH behind our back: load it again; this append fails retriably and the partition reloads.
-        if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void this.appender.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
+        if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void conn.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
       } else {
         const [log, meta, producers] = head.keys;
         const out = await this.redis.multi().eval(FENCE_LUA, 3, log, meta, producers, ...fenceArgs).xadd(log, id, 'b', req.batch).exec();
@@ -180,6 +265,8 @@ export class RedisLogStore implements LogStore {
         added = out[1]![0] ?? out[1]![1];
       }
     } catch (e) {
+      // The slot moved or its primary died: learn the new map; the partition reloads and the client retries.
+      if (isTopologyError(e)) this.appenders?.refresh();
       throw storageError(e);
     }
     if (isFenceError(fence)) return { fenced: (fence as Error).message };
@@ -238,7 +325,9 @@ export class RedisLogStore implements LogStore {
   }
 
   async sizeBytes(tp: TopicPartition): Promise<number> {
-    const n = await guard(this.redis.call('MEMORY', 'USAGE', this.keys.log(tp), 'SAMPLES', '0'));
+    // MEMORY USAGE names its key after a subcommand, which cluster clients do not route: send it to the owner.
+    const key = this.keys.log(tp);
+    const n = await guard(this.nodeFor(key).call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     return n === null ? 0 : Number(n);
   }
 
@@ -254,18 +343,21 @@ export class RedisLogStore implements LogStore {
     return (await guard(this.redis.get(this.keys.clusterId))) ?? fresh;
   }
 
-  /** WAIT / WAITAOF on the connection that carried the appends, so they cover them. */
-  private async call(args: string[]): Promise<unknown> {
-    if (!this.appender) return this.redis.call(args[0]!, ...args.slice(1));
-    const reply = await this.appender.command(args);
-    if (reply instanceof Error) throw reply;
+  /** WAIT / WAITAOF on the connection that carried the partition's appends (its shard's primary), so they cover them. */
+  private async call(tp: TopicPartition, args: string[]): Promise<unknown> {
+    if (!this.appenders) return this.redis.call(args[0]!, ...args.slice(1));
+    const reply = await this.appenders.forSlot(this.appendHead(tp).slot).command(args);
+    if (reply instanceof Error) {
+      if (isTopologyError(reply)) this.appenders.refresh();
+      throw reply;
+    }
     return reply;
   }
 
-  async waitReplicas(replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
+  async waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
     if (aof) {
       try {
-        const [local, remote] = (await this.call(['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];
+        const [local, remote] = (await this.call(tp, ['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];
         return { replicas: remote, aofLocal: local >= 1 };
       } catch (e) {
         // Servers without WAITAOF (Redis < 7.2) or without appendonly fall back to WAIT.
@@ -273,19 +365,29 @@ export class RedisLogStore implements LogStore {
       }
     }
     if (replicas <= 0) return { replicas: 0, aofLocal: false };
-    const n = (await guard(this.call(['WAIT', String(replicas), String(timeoutMs)]))) as number;
+    const n = (await guard(this.call(tp, ['WAIT', String(replicas), String(timeoutMs)]))) as number;
     return { replicas: n, aofLocal: false };
   }
 
-  async connectedReplicas(): Promise<number> {
-    const info = await guard(this.redis.info('replication'));
+  /** The ioredis node of the primary that owns a key's slot (cluster mode), else the client. */
+  private nodeFor(key: string): Redis | ScriptRedis {
+    const client = this.redis;
+    if (!isCluster(client)) return client;
+    const owner = client.slots[slotOfTag(key)]?.[0];
+    const node = owner ? client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner) : undefined;
+    if (!node) throw new RunnelError('STORAGE_UNAVAILABLE', `CLUSTERDOWN no primary known for key ${key}`);
+    return node;
+  }
+
+  async connectedReplicas(tp: TopicPartition): Promise<number> {
+    const info = await guard(this.nodeFor(this.keys.log(tp)).info('replication'));
     const m = /connected_slaves:(\d+)/.exec(info);
     return m ? Number(m[1]) : 0;
   }
 
   async close(): Promise<void> {
-    this.appender?.close();
-    this.redis.disconnect();
+    this.appenders?.close();
+    this.client?.disconnect();
   }
 }
 

@@ -5,7 +5,8 @@
 import type { Redis } from 'ioredis';
 import { RunnelError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { KEY_LAYOUT_VERSION, type Keys } from './keys.js';
+import { isCluster, type RedisClient } from '../../../../common/redis/connect.js';
+import { KEY_LAYOUT_VERSION, UPGRADABLE_LAYOUTS, type Keys } from './keys.js';
 
 export interface ServerCheckOptions {
   /** redis.acks.all.waitaof: acks=all waits for the primary's AOF fsync. */
@@ -51,34 +52,49 @@ export async function readServerFacts(redis: Redis): Promise<RedisServerFacts> {
   };
 }
 
-/** Throws RunnelError(CONFIG_INVALID) when Runnel must not run on this server as configured. */
-export async function checkRedisServer(redis: Redis, keys: Keys, opts: ServerCheckOptions, logger: Logger): Promise<RedisServerFacts> {
-  const f = await readServerFacts(redis);
-  logger.info('redis persistence', {
-    server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
-  });
-  if (!f.aofEnabled) {
-    logger.warn('redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)');
+/**
+ * Throws RunnelError(CONFIG_INVALID) when Runnel must not run on this server
+ * as configured. In cluster mode every primary is checked: one evicting or
+ * AOF-less shard loses the partitions placed on it.
+ */
+export async function checkRedisServer(client: RedisClient, keys: Keys, opts: ServerCheckOptions, logger: Logger): Promise<RedisServerFacts> {
+  const nodes: Redis[] = isCluster(client) ? client.nodes('master') : [client];
+  const all = await Promise.all(nodes.map(readServerFacts));
+  for (let i = 0; i < nodes.length; i++) {
+    const f = all[i]!;
+    const shard = isCluster(client) ? `primary ${nodes[i]!.options.host}:${nodes[i]!.options.port}: ` : '';
+    logger.info('redis persistence', {
+      ...(shard ? { primary: `${nodes[i]!.options.host}:${nodes[i]!.options.port}` } : {}),
+      server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
+    });
+    if (!f.aofEnabled) {
+      logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)`);
+    }
+    if (f.maxmemoryPolicy !== 'noeviction') {
+      const why = `${shard}redis maxmemory-policy is ${f.maxmemoryPolicy}: under memory pressure Redis would evict log streams, leases or offsets and silently lose acknowledged data; set maxmemory-policy noeviction`;
+      if (!opts.allowEviction) throw new RunnelError('CONFIG_INVALID', `${why} (or start with redis.allow.eviction=true to accept the loss)`);
+      logger.warn(`DATA LOSS RISK: ${why}; starting anyway because redis.allow.eviction=true`);
+    }
+    if (opts.waitAof && !f.hasWaitAof) {
+      throw new RunnelError('CONFIG_INVALID', `${shard}redis.acks.all.waitaof=true needs WAITAOF (Redis/Valkey 7.2 or newer); the server is ${f.version}`);
+    }
+    if (opts.waitAof && !f.aofEnabled) {
+      throw new RunnelError('CONFIG_INVALID', `${shard}redis.acks.all.waitaof=true needs the server to run with appendonly yes`);
+    }
   }
-  if (f.maxmemoryPolicy !== 'noeviction') {
-    const why = `redis maxmemory-policy is ${f.maxmemoryPolicy}: under memory pressure Redis would evict log streams, leases or offsets and silently lose acknowledged data; set maxmemory-policy noeviction`;
-    if (!opts.allowEviction) throw new RunnelError('CONFIG_INVALID', `${why} (or start with redis.allow.eviction=true to accept the loss)`);
-    logger.warn(`DATA LOSS RISK: ${why}; starting anyway because redis.allow.eviction=true`);
-  }
-  if (opts.waitAof && !f.hasWaitAof) {
-    throw new RunnelError('CONFIG_INVALID', `redis.acks.all.waitaof=true needs WAITAOF (Redis/Valkey 7.2 or newer); the server is ${f.version}`);
-  }
-  if (opts.waitAof && !f.aofEnabled) {
-    throw new RunnelError('CONFIG_INVALID', 'redis.acks.all.waitaof=true needs the server to run with appendonly yes');
-  }
-  await checkKeyLayout(redis, keys);
-  return f;
+  await checkKeyLayout(client, keys);
+  return all[0]!;
 }
 
 /** The key layout is a versioned contract: a store written with another layout is refused, never misread. */
-async function checkKeyLayout(redis: Redis, keys: Keys): Promise<void> {
+async function checkKeyLayout(redis: RedisClient, keys: Keys): Promise<void> {
   const want = String(KEY_LAYOUT_VERSION);
   let have = await redis.get(keys.layout);
+  // Same keys, new optional field: upgrade in place (older brokers then refuse the store).
+  if (have !== null && UPGRADABLE_LAYOUTS.includes(have)) {
+    await redis.set(keys.layout, want);
+    have = want;
+  }
   if (have === null) {
     if ((await redis.hlen(keys.topics)) > 0) {
       throw new RunnelError('CONFIG_INVALID', `the Redis keys under prefix "${keys.prefix}" were written by a Runnel before key layout ${want} (docs/redis-keys.md); use a fresh Redis database or another key.prefix`);

@@ -1,11 +1,11 @@
 // TLS to Redis: a `rediss://` redis.url turns it on, and the redis.tls.*
 // settings (PEM files, like Redis's own tls-ca-cert-file / tls-cert-file /
-// tls-key-file) configure it. The same options go to every connection of the
-// broker: the ioredis client and the zero-copy append connection.
+// tls-key-file) configure it. The same options go to every Redis connection
+// of the broker (the ioredis client and the zero-copy append connections) and
+// of the archiver.
 import fs from 'node:fs';
 import net from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { RunnelError } from '../../errors.js';
 
 export interface RedisTlsSettings {
   /** PEM file of the CA(s) that signed the server's certificate; empty: Node's default CAs. */
@@ -28,13 +28,21 @@ const SETTING_NAMES: Record<keyof RedisTlsSettings, string> = {
   insecureSkipVerify: 'redis.tls.insecure.skip.verify',
 };
 
+/** A redis.tls.* setting that cannot work (the broker reports it as RN3001, invalid configuration). */
+export class RedisTlsConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisTlsConfigError';
+  }
+}
+
 export const isTlsUrl = (url: string): boolean => /^rediss:\/\//i.test(url);
 
 function readPem(field: keyof RedisTlsSettings, file: string): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (e) {
-    throw new RunnelError('CONFIG_INVALID', `${SETTING_NAMES[field]}: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new RedisTlsConfigError(`${SETTING_NAMES[field]}: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
@@ -46,11 +54,11 @@ function readPem(field: keyof RedisTlsSettings, file: string): Buffer {
 export function redisTlsOptions(url: string, s: RedisTlsSettings): ConnectionOptions | undefined {
   const given = (Object.keys(SETTING_NAMES) as Array<keyof RedisTlsSettings>).filter((k) => s[k] !== '' && s[k] !== false);
   if (!isTlsUrl(url)) {
-    if (given.length) throw new RunnelError('CONFIG_INVALID', `redis.tls.* settings need a rediss:// redis.url (set: ${given.map((k) => SETTING_NAMES[k]).join(', ')})`);
+    if (given.length) throw new RedisTlsConfigError(`redis.tls.* settings need a rediss:// redis.url (set: ${given.map((k) => SETTING_NAMES[k]).join(', ')})`);
     return undefined;
   }
   if (Boolean(s.certLocation) !== Boolean(s.keyLocation)) {
-    throw new RunnelError('CONFIG_INVALID', 'redis.tls.cert.location and redis.tls.key.location go together');
+    throw new RedisTlsConfigError('redis.tls.cert.location and redis.tls.key.location go together');
   }
   const o: ConnectionOptions = { rejectUnauthorized: !s.insecureSkipVerify };
   if (s.caLocation) o.ca = readPem('caLocation', s.caLocation);
@@ -59,9 +67,10 @@ export function redisTlsOptions(url: string, s: RedisTlsSettings): ConnectionOpt
   // SNI: the setting, else the URL's host name (never an IP address, which SNI does not allow).
   let host = '';
   try {
-    host = new URL(url).hostname;
+    // A cluster seed list: the first URL names the host (each node is checked against its own address or the servername setting).
+    host = new URL(url.split(',')[0]!.trim()).hostname;
   } catch {
-    throw new RunnelError('CONFIG_INVALID', 'redis.url is not a valid rediss:// URL');
+    throw new RedisTlsConfigError('redis.url is not a valid rediss:// URL');
   }
   if (s.servername) o.servername = s.servername;
   else if (host && !net.isIP(host.replace(/^\[(.*)\]$/, '$1'))) o.servername = host;
