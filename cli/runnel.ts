@@ -11,6 +11,7 @@ commands:
   broker     run a Kafka-compatible broker (see README for flags and settings)
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
+  placement  per Redis primary: the partitions it holds and their bytes (--redis URL [--json])
 `;
 
 async function main(): Promise<void> {
@@ -34,6 +35,11 @@ async function main(): Promise<void> {
     const { buildHandlers } = await import('../broker/src/handlers/registry.js');
     const { apiTable } = await import('../broker/src/handlers/api-table.js');
     process.stdout.write(apiTable(buildHandlers()));
+    return;
+  }
+  if (command === 'placement') {
+    const { placementCommand } = await import('./placement.js');
+    await placementCommand(rest);
     return;
   }
   if (command === 'archiver') {

@@ -42,6 +42,15 @@ type ScriptRedis = RedisClient & {
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
 };
 
+/** One Redis primary in the placement report. */
+export interface PrimaryPlacement {
+  node: string;
+  /** `<topic>/<partition>`, in topic order. */
+  partitions: string[];
+  /** Bytes held by those partitions' log streams. */
+  bytes: number;
+}
+
 export interface RedisLogStoreOptions {
   /** TLS options for rediss:// (the same for ioredis and the append connections). */
   tls?: ConnectionOptions;
@@ -383,6 +392,33 @@ export class RedisLogStore implements LogStore {
     const info = await guard(this.nodeFor(this.keys.log(tp)).info('replication'));
     const m = /connected_slaves:(\d+)/.exec(info);
     return m ? Number(m[1]) : 0;
+  }
+
+  /**
+   * Where the partitions live: per Redis primary (one entry for a single
+   * node), the partitions whose slot it owns now and the bytes their streams
+   * hold (MEMORY USAGE). For `runnel placement`.
+   */
+  async placementReport(): Promise<PrimaryPlacement[]> {
+    const client = this.redis;
+    const byNode = new Map<string, PrimaryPlacement>();
+    const entry = (node: string): PrimaryPlacement => {
+      let e = byNode.get(node);
+      if (!e) byNode.set(node, (e = { node, partitions: [], bytes: 0 }));
+      return e;
+    };
+    if (isCluster(client)) for (const n of client.nodes('master')) entry(`${n.options.host}:${n.options.port}`);
+    const topics = (await this.listTopics()).filter((t) => Number.isFinite(t.partitions)).sort((a, b) => a.name.localeCompare(b.name));
+    await Promise.all(topics.flatMap((t) => Array.from({ length: t.partitions }, async (_, partition) => {
+      const tp = { topic: t.name, partition };
+      const node = isCluster(client) ? client.slots[slotOfTag(this.keys.tag(tp))]?.[0] ?? 'unassigned' : `${this.endpoints.seeds[0]!.host}:${this.endpoints.seeds[0]!.port}`;
+      const e = entry(node);
+      e.partitions.push(`${t.name}/${partition}`);
+      e.bytes += await this.sizeBytes(tp);
+    })));
+    const order = (x: string): [string, number] => { const i = x.lastIndexOf('/'); return [x.slice(0, i), Number(x.slice(i + 1))]; };
+    for (const e of byNode.values()) e.partitions.sort((a, b) => { const [ta, pa] = order(a); const [tb, pb] = order(b); return ta === tb ? pa - pb : ta.localeCompare(tb); });
+    return [...byNode.values()].sort((a, b) => a.node.localeCompare(b.node));
   }
 
   async close(): Promise<void> {

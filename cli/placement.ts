@@ -1,0 +1,40 @@
+// `runnel placement [--json] [broker flags]`: per Redis primary, the
+// partitions it holds and their bytes, read from the same Redis the brokers
+// use (the broker's --redis / redis.url, key.prefix and redis.tls.* settings).
+import { loadBrokerConfig } from '../broker/src/config.js';
+import { RedisLogStore, type PrimaryPlacement } from '../broker/src/storage/redis/redis-log-store.js';
+import { redisTlsOptions } from '../common/redis/tls-options.js';
+
+const human = (n: number): string => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+
+export function placementTable(rows: PrimaryPlacement[]): string {
+  const total = rows.reduce((a, r) => a + r.partitions.length, 0);
+  const lines = ['primary                 partitions  share    bytes        topics/partitions'];
+  for (const r of rows) {
+    const share = total ? `${((100 * r.partitions.length) / total).toFixed(1)}%` : '-';
+    const shown = r.partitions.length > 8 ? `${r.partitions.slice(0, 8).join(' ')} ... (+${r.partitions.length - 8})` : r.partitions.join(' ');
+    lines.push(`${r.node.padEnd(24)}${String(r.partitions.length).padStart(10)}  ${share.padStart(6)}  ${human(r.bytes).padStart(11)}  ${shown}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function placementCommand(args: string[]): Promise<void> {
+  const json = args.includes('--json');
+  const cfg = loadBrokerConfig(args.filter((a) => a !== '--json'));
+  if (!cfg.redisUrl) throw new Error('runnel placement needs --redis (or redis.url / RUNNEL_REDIS_URL)');
+  const tls = redisTlsOptions(cfg.redisUrl, {
+    caLocation: cfg.redisTlsCaLocation,
+    certLocation: cfg.redisTlsCertLocation,
+    keyLocation: cfg.redisTlsKeyLocation,
+    servername: cfg.redisTlsServername,
+    insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
+  });
+  const store = new RedisLogStore(cfg.redisUrl, cfg.keyPrefix, tls ? { tls } : {});
+  try {
+    await store.connect();
+    const rows = await store.placementReport();
+    process.stdout.write(json ? `${JSON.stringify({ cluster: store.cluster, primaries: rows }, null, 2)}\n` : placementTable(rows));
+  } finally {
+    await store.close();
+  }
+}
