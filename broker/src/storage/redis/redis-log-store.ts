@@ -414,7 +414,8 @@ export class RedisLogStore implements LogStore {
       const node = isCluster(client) ? client.slots[slotOfTag(this.keys.tag(tp))]?.[0] ?? 'unassigned' : `${this.endpoints.seeds[0]!.host}:${this.endpoints.seeds[0]!.port}`;
       const e = entry(node);
       e.partitions.push(`${t.name}/${partition}`);
-      e.bytes += await this.sizeBytes(tp);
+      const bytes = await this.sizeBytes(tp);
+      e.bytes += bytes;
     })));
     const order = (x: string): [string, number] => { const i = x.lastIndexOf('/'); return [x.slice(0, i), Number(x.slice(i + 1))]; };
     for (const e of byNode.values()) e.partitions.sort((a, b) => { const [ta, pa] = order(a); const [tb, pb] = order(b); return ta === tb ? pa - pb : ta.localeCompare(tb); });
