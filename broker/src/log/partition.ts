@@ -86,6 +86,12 @@ export class Partition {
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
     if (this.leaseEpoch === null) this.leaderEpoch = tail.leaderEpoch;
+    else if (tail.leaderEpoch < this.leaseEpoch) {
+      // Redis lost the epoch this broker took with its lease (a primary failed
+      // over before replicating it): put it back, or every append stays fenced.
+      // A newer leader's higher epoch is never lowered, so it still fences us.
+      await this.store.restoreLeaderEpoch(this.tp, this.leaseEpoch);
+    }
     if (tail.last) this.avgBatchBytes = Math.max(64, tail.last.bytes.length);
     if (tail.nextOffset !== null) {
       this.nextOffset = tail.nextOffset;

@@ -66,6 +66,11 @@ export interface LogStore {
   tail(tp: TopicPartition): Promise<PartitionTail>;
   /** Fenced, atomic append of one batch with its producer state (see AppendRequest). */
   append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult>;
+  /**
+   * Sets the stored leader epoch to `epoch` if it is lower (the store lost the
+   * leader's epoch in a Redis failover); never lowers it. Returns the stored epoch.
+   */
+  restoreLeaderEpoch(tp: TopicPartition, epoch: number): Promise<number>;
   /** Stored idempotent-producer states: producer id -> encoded state. */
   producerStates(tp: TopicPartition): Promise<Map<number, string>>;
   /** Removes the named producers whose last append is before cutoffMs, if `epoch` is still current; returns how many. */

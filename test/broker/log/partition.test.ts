@@ -46,6 +46,28 @@ describe('Partition', () => {
     expect((await fresh.append(batch(-1, 0), { logAppendTime: false })).baseOffset).toBe(5);
   });
 
+  it('restores its epoch when a Redis failover lost it, and continues after the surviving log end', async () => {
+    const store = new MemoryLogStore();
+    const leader = new Partition(tp, store);
+    await leader.takeLeadership(3, history());
+    store.parts.get('t/0')!.leaderEpoch = 3;
+    for (let i = 0; i < 3; i++) await leader.append(batch(-1, 0), { logAppendTime: false });
+    // The promoted replica missed the epoch bump and the last batch (async replication).
+    const part = store.parts.get('t/0')!;
+    part.leaderEpoch = 2;
+    part.batches.pop();
+    part.next = 2;
+    expect((await leader.append(batch(-1, 0), { logAppendTime: false })).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const again = await leader.append(batch(-1, 0), { logAppendTime: false });
+    expect(again).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 2 });
+    expect(part.leaderEpoch).toBe(3);
+    // A newer leader's epoch is never lowered: the old leader stays fenced.
+    part.leaderEpoch = 4;
+    leader.invalidate();
+    expect((await leader.append(batch(-1, 0), { logAppendTime: false })).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    expect(part.leaderEpoch).toBe(4);
+  });
+
   it('moves the high watermark only over settled appends, in order', async () => {
     const store = new MemoryLogStore();
     const p = new Partition(tp, store);

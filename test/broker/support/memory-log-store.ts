@@ -45,6 +45,7 @@ export class MemoryLogStore implements LogStore {
     if (req.producer) p.producers.set(req.producer.id, req.producer.state);
     return 'ok';
   }
+  async restoreLeaderEpoch(tp: TopicPartition, epoch: number) { this.check(); const p = this.part(tp); if (p.leaderEpoch < epoch) p.leaderEpoch = epoch; return p.leaderEpoch; }
   async producerStates(tp: TopicPartition) { this.check(); return new Map(this.part(tp).producers); }
   async expireProducers(tp: TopicPartition, epoch: number, cutoffMs: number, ids: number[]) {
     const p = this.part(tp);

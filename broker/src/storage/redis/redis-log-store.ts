@@ -37,9 +37,11 @@ const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.
 const FENCE_LUA = luaSource('append-fence');
 const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
 const EXPIRE_LUA = luaSource('expire-producers');
+const RESTORE_EPOCH_LUA = luaSource('restore-epoch');
 
 type ScriptRedis = RedisClient & {
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
+  restoreEpoch(meta: string, epoch: string): Promise<number>;
 };
 
 /** One Redis primary in the placement report. */
@@ -118,6 +120,7 @@ export class RedisLogStore implements LogStore {
       // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
       client.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
+      client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
       await client.connect();
     } catch (e) {
       client?.disconnect();
@@ -282,6 +285,10 @@ export class RedisLogStore implements LogStore {
     if (fence instanceof Error) throw storageError(fence);
     if (added instanceof Error) throw storageError(added);
     return 'ok';
+  }
+
+  async restoreLeaderEpoch(tp: TopicPartition, epoch: number): Promise<number> {
+    return guard(this.redis.restoreEpoch(this.keys.meta(tp), String(epoch)));
   }
 
   async producerStates(tp: TopicPartition): Promise<Map<number, string>> {
