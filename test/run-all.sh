@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
 # The one test command (`npm test`, and CI via .ci/run):
-#   1. test/setup/install.sh     redis, valkey, kcat, python venv, Kafka jars
+#   1. test/setup/install.sh     redis, valkey (+ redis-cli, valkey-cli), kcat, python venv, Kafka jars
 #      test/setup/install-archiver.sh  S3 server (moto, If-None-Match enforced), deltalake
 #   2. npm ci                    only when package-lock.json changed
 #   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
-#   4. vitest --project unit
-#   5. vitest --project integration with RUNNEL_TEST_BACKEND=redis
-#   6. vitest --project integration with RUNNEL_TEST_BACKEND=valkey
-#   7. npm run bench -- --quick (smoke: each workload must yield a number)
-#      (RUNNEL_SKIP_PERF=1: the 1M-record perf test runs on redis only;
-#       RUNNEL_VALKEY_FILTER='<vitest -t pattern>' narrows this pass further)
+# then the phases (RUNNEL_TEST_PHASES, default "unit redis valkey cluster bench"):
+#   unit     vitest --project unit
+#   redis    vitest --project integration with RUNNEL_TEST_BACKEND=redis (single redis-server 7)
+#   valkey   vitest --project integration with RUNNEL_TEST_BACKEND=valkey (single valkey-server 8)
+#            (RUNNEL_SKIP_PERF=1: the 1M-record perf test runs on redis only;
+#             RUNNEL_VALKEY_FILTER='<vitest -t pattern>' narrows this pass further)
+#   cluster  a real Redis Cluster (3 primaries + 3 replicas, test/helpers/redis-cluster.ts):
+#            integration-redis-cluster   RUNNEL_TEST_BACKEND=redis-cluster over $CLUSTER_SUITES
+#            integration-valkey-cluster  RUNNEL_TEST_BACKEND=valkey-cluster over test/integration/redis-cluster
+#            (both with RUNNEL_SKIP_PERF=1)
+#   bench    npm run bench -- --quick (smoke: each workload must yield a number)
 #
 # Honoured environment:
 #   RUNNEL_TEST_TARGET=runnel|kafka   broker under test (default runnel). With
 #                                     kafka the backend passes are the same, so
-#                                     the valkey pass is skipped.
+#                                     the valkey and cluster passes are skipped.
 #   RUNNEL_GROUPS=0                   skip the consumer-group parts of the interop tests.
 #   RUNNEL_SKIP_INSTALL=1             skip step 1 (you know it is installed).
-#   RUNNEL_TEST_PHASES="unit redis valkey bench"  which phases to run.
+#   RUNNEL_TEST_PHASES="unit redis valkey cluster bench"  which phases to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
+
+# Test files and folders the cluster phase runs against a Redis Cluster
+# (RUNNEL_TEST_BACKEND=redis-cluster): the cluster harness's own tests plus the
+# suites that already pass on a cluster. Append a suite here once it does;
+# the valkey-cluster pass runs the harness tests only.
+CLUSTER_SUITES="test/integration/redis-cluster"
 
 T_START=$(date +%s)
 declare -a SUMMARY=()
@@ -100,7 +111,7 @@ run_vitest() {
   if [ "$rc" != 0 ]; then FAILED_PHASES+=("$name"); fi
 }
 
-PHASES="${RUNNEL_TEST_PHASES:-unit redis valkey bench}"
+PHASES="${RUNNEL_TEST_PHASES:-unit redis valkey cluster bench}"
 TARGET="${RUNNEL_TEST_TARGET:-runnel}"
 
 for phase in $PHASES; do
@@ -119,6 +130,15 @@ for phase in $PHASES; do
       filter=()
       if [ -n "${RUNNEL_VALKEY_FILTER:-}" ]; then filter=(-t "$RUNNEL_VALKEY_FILTER"); fi
       run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${filter[@]}"
+      ;;
+    cluster)
+      if [ "$TARGET" = kafka ]; then
+        SUMMARY+=("vitest integration-redis-cluster, integration-valkey-cluster: skipped (RUNNEL_TEST_TARGET=kafka does not use the backend)")
+        continue
+      fi
+      # shellcheck disable=SC2086  # CLUSTER_SUITES is a space-separated list
+      run_vitest integration-redis-cluster RUNNEL_TEST_BACKEND=redis-cluster RUNNEL_SKIP_PERF=1 -- --project integration $CLUSTER_SUITES
+      run_vitest integration-valkey-cluster RUNNEL_TEST_BACKEND=valkey-cluster RUNNEL_SKIP_PERF=1 -- --project integration test/integration/redis-cluster
       ;;
     bench)
       # The benchmark's smoke mode: every workload must produce a number (never a speed threshold).

@@ -6,18 +6,47 @@
 //   await r.stop();                              // final; removes the temp dir
 //
 // Defaults: no RDB snapshots (--save ''), appendonly yes, appendfsync everysec.
+//
+// RUNNEL_TEST_BACKEND = redis | valkey | redis-cluster | valkey-cluster.
+// With a -cluster backend startRedis() starts a Redis Cluster of that flavor
+// (3 primaries + 3 replicas, see redis-cluster.ts) and returns it behind the
+// same RedisServer interface: url = the comma-separated seeds (initial
+// primaries), host/port/dir/proc = the first primary, command() routed like a
+// cluster client (follows MOVED/ASK), kill() = SIGKILL every node, restart() =
+// start every node again and wait until the cluster is healthy; the cluster
+// itself is in `.cluster`. opts.cluster = false forces a single node.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, HOST, spawnManaged, waitFor, type ManagedProcess } from './procs.js';
+import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 
 export type RedisFlavor = 'redis' | 'valkey';
+export type RedisBackend = RedisFlavor | 'redis-cluster' | 'valkey-cluster';
 
-export function backendFromEnv(): RedisFlavor {
+const BACKENDS: readonly RedisBackend[] = ['redis', 'valkey', 'redis-cluster', 'valkey-cluster'];
+
+/** RUNNEL_TEST_BACKEND as given (default 'redis'); throws on an unknown value. */
+export function rawBackendFromEnv(): RedisBackend {
   const v = (process.env.RUNNEL_TEST_BACKEND ?? 'redis').trim().toLowerCase();
-  if (v === 'redis' || v === 'valkey') return v;
-  throw new Error(`RUNNEL_TEST_BACKEND must be 'redis' or 'valkey', got '${v}'`);
+  if ((BACKENDS as readonly string[]).includes(v)) return v as RedisBackend;
+  throw new Error(`RUNNEL_TEST_BACKEND must be one of ${BACKENDS.join(', ')}; got '${v}'`);
+}
+
+/** The server flavor of RUNNEL_TEST_BACKEND: 'redis-cluster' -> 'redis', 'valkey-cluster' -> 'valkey'. */
+export function flavorFromEnv(): RedisFlavor {
+  return rawBackendFromEnv().startsWith('valkey') ? 'valkey' : 'redis';
+}
+
+/** The flavor (kept for existing callers; cluster or not: see clusterFromEnv()). */
+export function backendFromEnv(): RedisFlavor {
+  return flavorFromEnv();
+}
+
+/** True when RUNNEL_TEST_BACKEND is redis-cluster or valkey-cluster. */
+export function clusterFromEnv(): boolean {
+  return rawBackendFromEnv().endsWith('-cluster');
 }
 
 export interface StartRedisOptions {
@@ -31,6 +60,11 @@ export interface StartRedisOptions {
   /** Extra server args, e.g. ['--maxmemory', '1gb']. */
   args?: string[];
   startTimeoutMs?: number;
+  /**
+   * Start a Redis Cluster (3 primaries + 3 replicas) instead of one server.
+   * Default: clusterFromEnv(). port and dir cannot be combined with it.
+   */
+  cluster?: boolean;
 }
 
 export interface RedisServer {
@@ -49,6 +83,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Send one inline command (e.g. 'PING', 'INFO persistence'); returns the raw RESP reply. */
   command(line: string): Promise<string>;
+  /** Set when this is a Redis Cluster (RUNNEL_TEST_BACKEND=*-cluster or opts.cluster). */
+  cluster?: RedisCluster;
 }
 
 /** Sends one inline command and returns the first complete RESP reply (raw). */
@@ -84,7 +120,37 @@ function binaryFor(flavor: RedisFlavor): string {
   return flavor === 'valkey' ? 'valkey-server' : 'redis-server';
 }
 
+/** A Redis Cluster behind the RedisServer interface (see the header). */
+async function startClusterServer(opts: StartRedisOptions): Promise<RedisServer> {
+  if (opts.port !== undefined || opts.dir !== undefined) {
+    throw new Error('startRedis: port/dir cannot be chosen for a Redis Cluster backend (pass cluster: false for a single server)');
+  }
+  const cluster = await startRedisCluster({
+    flavor: opts.flavor ?? flavorFromEnv(),
+    appendonly: opts.appendonly,
+    appendfsync: opts.appendfsync,
+    args: opts.args,
+    startTimeoutMs: opts.startTimeoutMs,
+  });
+  // The first primary (seeds are the initial primaries in creation order).
+  const seed = cluster.nodes.find((n) => n.url === cluster.seeds.split(',')[0]) ?? cluster.nodes[0]!;
+  return {
+    flavor: cluster.flavor,
+    url: cluster.url,
+    host: seed.host,
+    port: seed.port,
+    dir: seed.dir,
+    cluster,
+    proc: () => seed.proc(),
+    stop: () => cluster.stop(),
+    restart: () => cluster.restartAll(),
+    kill: () => cluster.killAll(),
+    command: (line: string) => cluster.clusterCommand(line),
+  };
+}
+
 export async function startRedis(opts: StartRedisOptions = {}): Promise<RedisServer> {
+  if (opts.cluster ?? clusterFromEnv()) return startClusterServer(opts);
   const flavor = opts.flavor ?? backendFromEnv();
   const port = opts.port ?? (await freePort());
   const ownDir = opts.dir === undefined;

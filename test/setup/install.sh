@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything the Runnel test suite needs, idempotently.
 #
-#   - Debian packages: redis-server, kcat (bookworm) and valkey-server
-#     (bookworm-backports). Service auto-start is suppressed / undone: tests
-#     start their own servers on free ports.
+#   - Debian packages: redis-server + redis-tools (redis-cli), kcat (bookworm)
+#     and valkey-server + valkey-tools (valkey-cli; bookworm-backports). The
+#     CLIs drive the Redis Cluster tests (--cluster create/reshard/...).
+#     Service auto-start is suppressed / undone: tests start their own servers
+#     on free ports.
 #   - Python venv at .cache/venv with confluent-kafka, deltalake, pyarrow.
 #   - Apache Kafka 4.x jars (tools, clients, broker + runtime deps + log4j2
 #     binding) in .cache/java/lib, via Maven and test/setup/java/pom.xml.
@@ -79,16 +81,18 @@ quiesce_service() {
 install_debian() {
   local missing=()
   have_cmd redis-server || missing+=(redis-server)
+  have_cmd redis-cli || missing+=(redis-tools)      # normally pulled in by redis-server
   have_cmd kcat || missing+=(kcat)
-  local need_valkey=0
-  have_cmd valkey-server || need_valkey=1
+  local valkey_missing=()                            # from bookworm-backports
+  have_cmd valkey-server || valkey_missing+=(valkey-server)
+  have_cmd valkey-cli || valkey_missing+=(valkey-tools)  # normally pulled in by valkey-server
 
-  if [ ${#missing[@]} = 0 ] && [ $need_valkey = 0 ]; then
-    log "debian packages: present ($(redis-server --version | grep -o 'v=[0-9.]*' | head -1 | sed 's/v=/redis /'), $(valkey-server --version | grep -o 'v=[0-9.]*' | head -1 | sed 's/v=/valkey /'), kcat)"
+  if [ ${#missing[@]} = 0 ] && [ ${#valkey_missing[@]} = 0 ]; then
+    log "debian packages: present ($(redis-server --version | grep -o 'v=[0-9.]*' | head -1 | sed 's/v=/redis /'), $(valkey-server --version | grep -o 'v=[0-9.]*' | head -1 | sed 's/v=/valkey /'), redis-cli, valkey-cli, kcat)"
     return 0
   fi
   if [ "$(id -u)" != 0 ]; then
-    die "missing Debian packages (${missing[*]} $([ $need_valkey = 1 ] && echo valkey-server)); run this script as root"
+    die "missing Debian packages (${missing[*]} ${valkey_missing[*]}); run this script as root"
   fi
 
   if [ ${#missing[@]} -gt 0 ]; then
@@ -99,7 +103,7 @@ install_debian() {
     fi
   fi
 
-  if [ $need_valkey = 1 ]; then
+  if [ ${#valkey_missing[@]} -gt 0 ]; then
     if ! grep -qsF "$BACKPORTS_LINE" "$BACKPORTS_LIST"; then
       log "adding bookworm-backports to $BACKPORTS_LIST"
       echo "$BACKPORTS_LINE" >>"$BACKPORTS_LIST"
@@ -108,10 +112,10 @@ install_debian() {
     elif ! have_backports_index; then
       apt_update
     fi
-    log "apt install -t bookworm-backports valkey-server"
-    if ! apt_install -t bookworm-backports valkey-server; then
+    log "apt install -t bookworm-backports ${valkey_missing[*]}"
+    if ! apt_install -t bookworm-backports "${valkey_missing[@]}"; then
       apt_update
-      apt_install -t bookworm-backports valkey-server || die "apt-get install valkey-server failed"
+      apt_install -t bookworm-backports "${valkey_missing[@]}" || die "apt-get install ${valkey_missing[*]} failed"
     fi
   fi
 
@@ -119,6 +123,8 @@ install_debian() {
   quiesce_service valkey-server
   have_cmd redis-server || die "redis-server still missing after install"
   have_cmd valkey-server || die "valkey-server still missing after install"
+  have_cmd redis-cli || die "redis-cli (redis-tools) still missing after install"
+  have_cmd valkey-cli || die "valkey-cli (valkey-tools) still missing after install"
   have_cmd kcat || die "kcat still missing after install"
   log "debian packages: installed"
 }
