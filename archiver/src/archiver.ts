@@ -10,7 +10,11 @@
 // This file runs the loops; the parts live in membership.ts (which partitions),
 // reader.ts (XRANGE into buffers), commit.ts (flush and commit), maintenance.ts
 // (OPTIMIZE / VACUUM) and metrics.ts (counters and lag).
-import { Redis } from 'ioredis';
+//
+// Redis: one node or a Redis Cluster (detected from the server, see redis.ts).
+// Every command, script and MULTI the archiver sends touches the keys of one
+// hash tag only, so each runs on one shard.
+import { isCluster, type RedisClient } from '../../common/redis/connect.js';
 import { flush } from './commit.js';
 import type { ArchiverConfig } from './config.js';
 import type { ArchiverContext } from './context.js';
@@ -22,6 +26,7 @@ import { Membership } from './membership.js';
 import { emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';
 import { ParquetPool } from './parquet/pool.js';
 import { pollOnce, readLimitBytes } from './reader.js';
+import { openArchiverRedis } from './redis.js';
 import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
 import { openLake, type ObjectStore } from './storage/index.js';
 import type { TopicArchiver } from './topic-state.js';
@@ -34,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class Archiver implements ArchiverContext {
   readonly keys: Keys;
   readonly store: ObjectStore;
-  readonly redis: Redis;
+  private client: RedisClient | null = null;
   readonly pool: ParquetPool;
   readonly log: Logger;
   readonly leases: Leases;
@@ -48,18 +53,41 @@ export class Archiver implements ArchiverContext {
   constructor(
     readonly config: ArchiverConfig,
     readonly hooks: TransactionHooks = abortedTransactionFilter,
-    deps: { store?: ObjectStore; redis?: Redis; logger?: Logger } = {},
+    deps: { store?: ObjectStore; redis?: RedisClient; logger?: Logger } = {},
   ) {
     this.keys = new Keys(config.keyPrefix);
     this.log = deps.logger ?? createLogger(config.logLevel, { component: 'archiver', id: config.archiverId });
     this.store =
       deps.store ??
       openLake(config.lake, { s3Endpoint: config.s3Endpoint, s3ForcePathStyle: config.s3ForcePathStyle, s3Region: config.s3Region });
-    this.redis = deps.redis ?? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
-    this.redis.on('error', (e) => this.log.warn('redis error', { err: (e as Error).message }));
+    if (deps.redis) this.useClient(deps.redis, isCluster(deps.redis));
     this.pool = new ParquetPool(config.workers);
-    this.leases = new Leases(this.redis, this.keys, config.archiverId, config.leaseTtlMs);
+    this.leases = new Leases(() => this.redis, this.keys, config.archiverId, config.leaseTtlMs);
     this.membership = new Membership(this);
+  }
+
+  /** The Redis client (connected by start(), or given to the constructor). */
+  get redis(): RedisClient {
+    if (!this.client) throw new Error('archiver: Redis is not connected (start() first)');
+    return this.client;
+  }
+
+  /** True when Redis is a Redis Cluster. */
+  get cluster(): boolean {
+    return this.client !== null && isCluster(this.client);
+  }
+
+  private useClient(client: RedisClient, cluster: boolean) {
+    this.client = client;
+    // In cluster mode a partition key is only built from its topic's placement, never guessed.
+    this.keys.strict = cluster;
+    client.on('error', (e: Error) => this.log.warn('redis error', { err: e.message }));
+  }
+
+  /** Opens Redis from the config (redis.ts): seed list, cluster detection, ACL user, TLS. */
+  private async connect(): Promise<void> {
+    const { client, cluster } = await openArchiverRedis(this.config, this.log);
+    this.useClient(client, cluster);
   }
 
   get stopping(): boolean {
@@ -76,6 +104,7 @@ export class Archiver implements ArchiverContext {
 
   async start(): Promise<void> {
     this.log.info('archiver starting', { lake: this.store.url, workers: this.config.workers });
+    if (!this.client) await this.connect();
     await this.refreshTopics();
     await this.membershipTick();
     this.loops.push(this.loop('topics', this.config.topicRefreshMs, () => this.refreshTopics()));
@@ -101,10 +130,10 @@ export class Archiver implements ArchiverContext {
       await t.busy?.catch(() => {});
       for (const p of t.parts.keys()) await this.leases.release(t.topic, p).catch(() => {});
     }
-    await this.leases.leave().catch(() => {});
+    if (this.client) await this.leases.leave().catch(() => {});
     await this.pool.close();
     await this.store.close();
-    this.redis.disconnect();
+    this.client?.disconnect();
     this.log.info('archiver stopped', { ...this.stats });
   }
 

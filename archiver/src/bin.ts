@@ -3,8 +3,14 @@
 // Configuration comes from the environment (see config.ts). SIGTERM/SIGINT flush and exit.
 import { loadConfig, runArchiver } from './main.js';
 
-const cfg = loadConfig();
-const h = await runArchiver(cfg);
+let h: Awaited<ReturnType<typeof runArchiver>>;
+try {
+  h = await runArchiver(loadConfig());
+} catch (e) {
+  // a configuration error (RN3001) or Redis unreachable at start: say why, exit non-zero
+  process.stderr.write(JSON.stringify({ level: 'error', msg: 'archiver cannot start', err: e instanceof Error ? e.message : String(e) }) + '\n');
+  process.exit(1);
+}
 let stopping = false;
 const stop = async (sig: string) => {
   if (stopping) return;

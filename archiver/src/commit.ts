@@ -21,11 +21,16 @@ const PUBLISH_ARCHIVED = `local c = redis.call('hget', KEYS[1], 'archived')
 if (not c) or tonumber(c) < tonumber(ARGV[1]) then redis.call('hset', KEYS[1], 'archived', ARGV[1]) return 1 end
 return 0`;
 
-/** Raise each partition's `archived` watermark in Redis to `v` (never lowers it). */
+/**
+ * Raise each partition's `archived` watermark in Redis to `v` (never lowers it).
+ * One script per partition: each touches only its partition's meta key, so on a
+ * Redis Cluster it runs on that partition's shard. All are sent at once; every
+ * one is tried, and the first failure is then thrown.
+ */
 export async function publishArchived(ctx: ArchiverContext, topic: string, items: { p: number; v: number }[]) {
-  const pl = ctx.redis.pipeline();
-  for (const it of items) pl.eval(PUBLISH_ARCHIVED, 1, ctx.keys.meta(topic, it.p), String(it.v));
-  await pl.exec();
+  const r = await Promise.allSettled(items.map(async (it) => ctx.redis.eval(PUBLISH_ARCHIVED, 1, ctx.keys.meta(topic, it.p), String(it.v))));
+  const failed = r.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Drop the buffer and restart every partition from its txn version in the table log. */

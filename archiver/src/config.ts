@@ -2,10 +2,25 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { RunnelError } from '../../broker/src/errors.js';
+import type { RedisTlsSettings } from '../../common/redis/tls-options.js';
 
 export interface ArchiverConfig {
-  /** RUNNEL_REDIS_URL: the Redis holding the log. */
+  /**
+   * RUNNEL_REDIS_URL: the Redis holding the log. One URL, or for a Redis Cluster a
+   * comma-separated seed list (`redis://user:pass@h1:p1,h2:p2`); cluster mode is
+   * detected from the server. `rediss://` turns TLS on (settings below).
+   */
   redisUrl: string;
+  /** RUNNEL_REDIS_TLS_CA_LOCATION (redis.tls.ca.location): PEM file of the CA(s) of the Redis server certificate; empty: Node's CAs. */
+  redisTlsCaLocation: string;
+  /** RUNNEL_REDIS_TLS_CERT_LOCATION (redis.tls.cert.location): PEM client certificate, for `tls-auth-clients yes`. */
+  redisTlsCertLocation: string;
+  /** RUNNEL_REDIS_TLS_KEY_LOCATION (redis.tls.key.location): PEM private key of the client certificate (unencrypted). */
+  redisTlsKeyLocation: string;
+  /** RUNNEL_REDIS_TLS_SERVERNAME (redis.tls.servername): SNI and certificate name; empty: the URL's host. */
+  redisTlsServername: string;
+  /** RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY (redis.tls.insecure.skip.verify): accept any server certificate. Testing only. */
+  redisTlsInsecureSkipVerify: boolean;
   /** RUNNEL_KEY_PREFIX: key prefix of the Redis key contract. */
   keyPrefix: string;
   /** RUNNEL_LAKE: `file:///abs/path` (or a plain path) or `s3://bucket/prefix`. One table per topic at <lake>/<topic>. */
@@ -77,6 +92,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
   const level = (env.RUNNEL_LOG_LEVEL ?? 'info') as ArchiverConfig['logLevel'];
   const cfg: ArchiverConfig = {
     redisUrl: env.RUNNEL_REDIS_URL || 'redis://127.0.0.1:6379',
+    redisTlsCaLocation: env.RUNNEL_REDIS_TLS_CA_LOCATION || '',
+    redisTlsCertLocation: env.RUNNEL_REDIS_TLS_CERT_LOCATION || '',
+    redisTlsKeyLocation: env.RUNNEL_REDIS_TLS_KEY_LOCATION || '',
+    redisTlsServername: env.RUNNEL_REDIS_TLS_SERVERNAME || '',
+    redisTlsInsecureSkipVerify: bool(env, 'RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY', false),
     keyPrefix: env.RUNNEL_KEY_PREFIX || 'rn',
     lake: env.RUNNEL_LAKE || `file://${process.cwd()}/lake`,
     s3Endpoint: env.RUNNEL_S3_ENDPOINT || undefined,
@@ -103,4 +123,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     ...overrides,
   };
   return cfg;
+}
+
+/** The redis.tls.* settings of a config, as common/redis/tls-options.ts takes them. */
+export function redisTlsSettings(cfg: ArchiverConfig): RedisTlsSettings {
+  return {
+    caLocation: cfg.redisTlsCaLocation,
+    certLocation: cfg.redisTlsCertLocation,
+    keyLocation: cfg.redisTlsKeyLocation,
+    servername: cfg.redisTlsServername,
+    insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
+  };
 }

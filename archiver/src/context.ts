@@ -1,6 +1,6 @@
 // What the archiver's parts (membership, reader, commit, maintenance) share.
 // The Archiver implements it.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../common/redis/connect.js';
 import type { ArchiverConfig } from './config.js';
 import type { Keys } from './keys.js';
 import type { Leases } from './lease.js';
@@ -16,7 +16,8 @@ export interface ArchiverContext {
   readonly hooks: TransactionHooks;
   readonly keys: Keys;
   readonly store: ObjectStore;
-  readonly redis: Redis;
+  /** one node, or a Redis Cluster client (every command then touches one hash tag) */
+  readonly redis: RedisClient;
   readonly pool: ParquetPool;
   readonly log: Logger;
   readonly leases: Leases;

@@ -6,8 +6,12 @@
 // Lease: `SET rn:p:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
 // with a compare-and-pexpire script, released with compare-and-delete. The lease
 // only avoids wasted work: exactly-once comes from the Delta txn check at commit.
+//
+// Redis Cluster: every command and script here touches one key (the MULTI of
+// the heartbeat only `rn:archivers`), so each runs on the shard of its key;
+// renewals are one command per lease, sent together (see reader.ts).
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../common/redis/connect.js';
 import type { Keys } from './keys.js';
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
@@ -28,7 +32,12 @@ export function rendezvousOwner(members: string[], item: string): string | undef
 }
 
 export class Leases {
-  constructor(private readonly redis: Redis, private readonly keys: Keys, private readonly id: string, private readonly ttlMs: number) {}
+  /** `redis` is read on every call: the archiver connects after constructing its parts. */
+  constructor(private readonly client: () => RedisClient, private readonly keys: Keys, private readonly id: string, private readonly ttlMs: number) {}
+
+  private get redis(): RedisClient {
+    return this.client();
+  }
 
   /** Heartbeat membership and return the live members (sorted). */
   async heartbeat(): Promise<string[]> {
@@ -54,13 +63,17 @@ export class Leases {
     return (await this.redis.get(k)) === this.id;
   }
 
-  /** Renew many leases in one round trip; returns the ones still held. */
+  /**
+   * Renew many leases, one script per lease (each on its own partition's shard),
+   * all sent before any reply is awaited; returns the ones still held. A lease
+   * whose renewal failed (error, or a key that can no longer be named) counts as lost.
+   */
   async renew(items: { topic: string; p: number }[]): Promise<boolean[]> {
     if (!items.length) return [];
-    const pl = this.redis.pipeline();
-    for (const it of items) pl.eval(RENEW, 1, this.keys.lease(it.topic, it.p), this.id, String(this.ttlMs));
-    const r = (await pl.exec()) ?? [];
-    return r.map(([err, v]) => !err && Number(v) === 1);
+    const r = await Promise.allSettled(
+      items.map(async (it) => this.redis.eval(RENEW, 1, this.keys.lease(it.topic, it.p), this.id, String(this.ttlMs))),
+    );
+    return r.map((x) => x.status === 'fulfilled' && Number(x.value) === 1);
   }
 
   async release(topic: string, p: number): Promise<void> {

@@ -27,7 +27,13 @@ export async function runArchiver(
   hooks: TransactionHooks = abortedTransactionFilter,
 ): Promise<ArchiverHandle> {
   const a = new Archiver(config, hooks);
-  await a.start();
+  try {
+    await a.start();
+  } catch (e) {
+    // nothing to flush yet: release what was opened (worker threads, lake client, Redis)
+    await a.stop({ flush: false }).catch(() => {});
+    throw e;
+  }
   const http = config.httpPort > 0 ? await startHttp('0.0.0.0', config.httpPort, archiverProbes(a)) : null;
   return {
     lag: () => a.lag(),

@@ -3,7 +3,7 @@
 import { RunnelError } from '../../broker/src/errors.js';
 import { publishArchived } from './commit.js';
 import type { ArchiverContext } from './context.js';
-import { appIdOf } from './keys.js';
+import { appIdOf, parsePlacement } from './keys.js';
 import { rendezvousOwner } from './lease.js';
 import { refreshLogEnds } from './reader.js';
 import { TopicArchiver, type TopicInfo } from './topic-state.js';
@@ -25,26 +25,52 @@ export class Membership {
   /** Topics already reported as unusable (logged once). */
   private readonly refused = new Set<string>();
 
+  /**
+   * Re-reads `rn:topics`. Every record read teaches the key builder the topic's
+   * placement salts (keys.ts) before any key of the topic is built; a record
+   * whose placement cannot be used is refused like a bad partition count.
+   */
   async refreshTopics(): Promise<void> {
-    const all = await this.ctx.redis.hgetall(this.ctx.keys.topics());
+    const ctx = this.ctx;
+    const all = await ctx.redis.hgetall(ctx.keys.topics());
     const next = new Map<string, TopicInfo>();
     for (const [name, json] of Object.entries(all)) {
       if (name.startsWith('__')) continue; // internal topics are not archived
-      if (this.ctx.config.topics && !this.ctx.config.topics.includes(name)) continue;
+      if (ctx.config.topics && !ctx.config.topics.includes(name)) continue;
+      let info: { partitions?: unknown; id?: string; placement?: unknown };
       try {
-        const info = JSON.parse(json) as { partitions?: number; id?: string };
-        if (typeof info.partitions === 'number' && Number.isInteger(info.partitions) && info.partitions > 0 && info.partitions <= MAX_TOPIC_PARTITIONS) {
-          next.set(name, { partitions: info.partitions, id: info.id });
-        } else if (!this.refused.has(name)) {
-          // A hostile or corrupt count (e.g. 2^31-1) must not make this process enumerate it.
-          this.refused.add(name);
-          this.ctx.log.error('topic record has an unusable partition count; not archived', { topic: name, partitions: String(info.partitions), limit: MAX_TOPIC_PARTITIONS });
-        }
+        info = JSON.parse(json) as typeof info;
+        if (info === null || typeof info !== 'object') throw new Error('not an object');
       } catch {
-        this.ctx.log.warn('unreadable topic entry', { topic: name });
+        ctx.log.warn('unreadable topic entry', { topic: name });
+        continue;
       }
+      const partitions = info.partitions;
+      const placement = parsePlacement(info.placement);
+      if (!(typeof partitions === 'number' && Number.isInteger(partitions) && partitions > 0 && partitions <= MAX_TOPIC_PARTITIONS)) {
+        // A hostile or corrupt count (e.g. 2^31-1) must not make this process enumerate it.
+        this.refuse(name, 'topic record has an unusable partition count; not archived', { partitions: String(partitions), limit: MAX_TOPIC_PARTITIONS });
+        continue;
+      }
+      if (placement === null) {
+        // Without its salts the partitions' keys (and so their shard) are unknown.
+        this.refuse(name, 'topic record has an unusable placement; not archived', { placement: JSON.stringify(info.placement)?.slice(0, 200) ?? '' });
+        continue;
+      }
+      this.refused.delete(name);
+      ctx.keys.place(name, placement);
+      next.set(name, { partitions, id: info.id, placement });
     }
+    // Placement of a topic that is gone is kept while this process still has its
+    // table loaded: its partitions' leases are released with those keys.
+    for (const name of this.topicInfo.keys()) if (!next.has(name) && !ctx.topics.has(name)) ctx.keys.forget(name);
     this.topicInfo = next;
+  }
+
+  private refuse(topic: string, msg: string, fields: Record<string, string | number>) {
+    if (this.refused.has(topic)) return;
+    this.refused.add(topic);
+    this.ctx.log.error(msg, { topic, ...fields });
   }
 
   private assigned(): { topic: string; p: number }[] {
@@ -139,7 +165,7 @@ export class Membership {
       }
       const v = t.table.state.txns.get(appIdOf(topic, p))?.version ?? -1;
       t.parts.set(p, { partition: p, committed: v, base: v, last: v, epoch: 0, logEnd: null, pendingTs: [], stalled: false });
-      if (v >= 0) await publishArchived(ctx, topic, [{ p, v }]);
+      if (v >= 0) await publishArchived(ctx, topic, [{ p, v }]).catch((e) => ctx.log.warn('cannot publish archived offset', { topic, partition: p, err: e as Error }));
       ctx.log.info('partition adopted', { topic, partition: p, resumeAfter: v, tableVersion: t.table.state.version });
     });
     ctx.wakeUp();

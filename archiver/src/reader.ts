@@ -1,5 +1,10 @@
-// Reading the owned partitions: pipelined XRANGE into each topic's buffer, and
-// the log end offsets the lag is measured against.
+// Reading the owned partitions: XRANGE into each topic's buffer, and the log
+// end offsets the lag is measured against.
+//
+// One command per partition, all sent before any reply is awaited. No pipeline
+// or MULTI spans partitions: on a Redis Cluster the partitions sit on different
+// shards (their keys carry different hash tags), and each command is routed,
+// and redirected on MOVED/ASK, on its own.
 import { RunnelError } from '../../broker/src/errors.js';
 import { corrupt, RecordBatchError } from '../../common/record-batch/errors.js';
 import { readBatchHeader, type BatchHeader } from '../../common/record-batch/header.js';
@@ -13,7 +18,7 @@ export function readLimitBytes(ctx: ArchiverContext): number {
   return Math.min(ctx.config.targetFileBytes * 8, 256 * 1024 * 1024);
 }
 
-/** One pipelined XRANGE over all owned partitions with room in their table buffer. */
+/** One XRANGE per owned partition with room in its table buffer, sent together. */
 export async function pollOnce(ctx: ArchiverContext): Promise<number> {
   const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
   const now = Date.now();
@@ -30,24 +35,23 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     }
   }
   if (!reqs.length) return 0;
-  const pl = ctx.redis.pipeline();
-  for (const r of reqs) {
-    pl.xrangeBuffer(
-      ctx.keys.log(r.t.topic, r.ps.partition),
-      r.ps.last < 0 ? '-' : `(${r.ps.last}-1`,
-      '+',
-      'COUNT',
-      r.count,
-    );
-  }
-  const res = (await pl.exec()) ?? [];
+  const res = await Promise.allSettled(
+    reqs.map(async (r) =>
+      ctx.redis.xrangeBuffer(ctx.keys.log(r.t.topic, r.ps.partition), r.ps.last < 0 ? '-' : `(${r.ps.last}-1`, '+', 'COUNT', r.count),
+    ),
+  );
+  // a failed read (a shard away, a slot moving) leaves its partition where it was; the others go on
+  let firstError: unknown = null;
   let total = 0;
   for (let i = 0; i < reqs.length; i++) {
     const { t, ps, epoch, lso, count } = reqs[i]!;
-    const [err, v] = res[i] ?? [new Error('no reply'), null];
-    if (err) throw err;
+    const r = res[i]!;
+    if (r.status === 'rejected') {
+      firstError ??= r.reason;
+      continue;
+    }
     if (t.parts.get(ps.partition) !== ps || ps.epoch !== epoch) continue; // reset or dropped meanwhile
-    const entries = v as [Buffer, Buffer[]][];
+    const entries = r.value as [Buffer, Buffer[]][];
     let stoppedAtLso = false;
     let full = false;
     const recheck = ps.stalled; // a stalled partition's bad batch is due to be checked again
@@ -110,6 +114,7 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     }
     if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
   }
+  if (firstError !== null) throw firstError;
   return total;
 }
 
@@ -127,20 +132,15 @@ function checkStored(ctx: ArchiverContext, t: TopicArchiver, ps: PartState, b: B
   return checkBatchHeader(b, 'stored', crc);
 }
 
-/** Log end offset of every owned partition, from the last entry of its stream. */
+/** Log end offset of every owned partition, from the last entry of its stream (one XREVRANGE each, sent together). */
 export async function refreshLogEnds(ctx: ArchiverContext) {
   const reqs: { ps: PartState; topic: string }[] = [];
-  const pl = ctx.redis.pipeline();
-  for (const t of ctx.topics.values())
-    for (const ps of t.parts.values()) {
-      reqs.push({ ps, topic: t.topic });
-      pl.xrevrangeBuffer(ctx.keys.log(t.topic, ps.partition), '+', '-', 'COUNT', 1);
-    }
+  for (const t of ctx.topics.values()) for (const ps of t.parts.values()) reqs.push({ ps, topic: t.topic });
   if (!reqs.length) return;
-  const res = (await pl.exec()) ?? [];
-  res.forEach(([err, v], i) => {
-    if (err) return;
-    const entries = v as [Buffer, Buffer[]][];
+  const res = await Promise.allSettled(reqs.map(async (r) => ctx.redis.xrevrangeBuffer(ctx.keys.log(r.topic, r.ps.partition), '+', '-', 'COUNT', 1)));
+  res.forEach((x, i) => {
+    if (x.status === 'rejected') return;
+    const entries = x.value as [Buffer, Buffer[]][];
     const e = entries[0];
     if (!e) return;
     const b = fieldB(e[1]);

@@ -47,6 +47,8 @@ export interface Buffered {
 export interface TopicInfo {
   partitions: number;
   id?: string;
+  /** placement salts from the record (index = partition; absent or shorter = salt 0) */
+  placement?: number[];
 }
 
 export class TopicArchiver {

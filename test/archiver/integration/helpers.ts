@@ -1,6 +1,12 @@
-// Helpers for the archiver integration tests: real redis-server, real S3 server
-// (moto, enforcing If-None-Match), a fault-injecting S3 proxy, child archiver
+// Helpers for the archiver integration tests: real redis-server (or a real Redis
+// Cluster when RUNNEL_TEST_BACKEND ends in `-cluster`), real S3 server (moto,
+// enforcing If-None-Match), a fault-injecting S3 proxy, child archiver
 // processes, and a delta-rs (python `deltalake`) reader.
+//
+// Partition keys: topics registered with createTopic() may carry placement
+// salts (on a cluster they always do, spreading partitions over the
+// primaries), so tests name a partition's keys with redisKey() / metaKey(),
+// never by hand.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,14 +15,20 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis/connect.js';
+import { partitionTag } from '../../../common/keys.js';
+import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluster.js';
 import { expect } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
 
 const execFileP = promisify(execFile);
+// cluster-key-slot (an ioredis dependency, CommonJS): the CRC16 slot of a key, hash tags honoured.
+const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const PY = path.join(ROOT, '.cache/venv/bin/python');
 export const HOST = '127.0.0.1';
@@ -58,18 +70,30 @@ export function tmpDir(tag: string): string {
 // ------------------------------------------------------------------ redis
 
 export interface RedisHandle {
+  /** One URL, or the seed list of a cluster. */
   url: string;
   port: number;
-  client: Redis;
+  /** A plain client, or an ioredis Cluster client on a cluster backend. */
+  client: RedisClient;
+  /** The cluster, on a cluster backend. */
+  cluster?: RedisCluster;
   stop(): Promise<void>;
 }
 
+/** RUNNEL_TEST_BACKEND: redis | valkey | redis-cluster | valkey-cluster. */
+export function testBackend(): { flavor: 'redis' | 'valkey'; cluster: boolean } {
+  const v = (process.env.RUNNEL_TEST_BACKEND ?? 'redis').trim().toLowerCase();
+  return { flavor: v.startsWith('valkey') ? 'valkey' : 'redis', cluster: v.endsWith('-cluster') };
+}
+
+/** A redis-server (valkey-server), or a 3-primary/3-replica cluster when the backend is a cluster one. */
 export async function startRedis(): Promise<RedisHandle> {
+  const backend = testBackend();
+  if (backend.cluster) return startClusterRedis({ flavor: backend.flavor });
   const port = await freePort();
   const dir = tmpDir('redis');
   // the suite's valkey pass (RUNNEL_TEST_BACKEND=valkey) runs the archiver against valkey-server
-  const valkey = (process.env.RUNNEL_TEST_BACKEND ?? '').toLowerCase() === 'valkey';
-  const bin = valkey ? 'valkey-server' : 'redis-server';
+  const bin = backend.flavor === 'valkey' ? 'valkey-server' : 'redis-server';
   const proc = spawn(bin, ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: 'ignore',
   });
@@ -94,6 +118,49 @@ export async function startRedis(): Promise<RedisHandle> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Redis Cluster (test/helpers/redis-cluster.ts) with an ioredis Cluster client for the test's own reads and writes. */
+export async function startClusterRedis(opts: { flavor?: 'redis' | 'valkey'; primaries?: number; replicasPerPrimary?: number } = {}): Promise<RedisHandle> {
+  const cluster = await startRedisCluster({
+    flavor: opts.flavor ?? testBackend().flavor,
+    primaries: opts.primaries,
+    replicasPerPrimary: opts.replicasPerPrimary,
+    appendonly: false,
+  });
+  const seeds = cluster.seeds.split(',').map((u) => new URL(u));
+  const client = new Cluster(seeds.map((u) => ({ host: u.hostname, port: Number(u.port) })), {
+    lazyConnect: true,
+    slotsRefreshInterval: 1000,
+    redisOptions: { maxRetriesPerRequest: 2 },
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (e) {
+    client.disconnect();
+    await cluster.stop();
+    throw e;
+  }
+  return {
+    url: cluster.url,
+    port: Number(seeds[0]!.port),
+    client,
+    cluster,
+    async stop() {
+      client.disconnect();
+      await cluster.stop();
+    },
+  };
+}
+
+/** Primary ("host:port") serving each slot, from CLUSTER SLOTS; null on a single node. */
+export async function slotOwners(redis: RedisClient): Promise<((slot: number) => string) | null> {
+  if (!(redis instanceof Cluster)) return null;
+  const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
+  const owner = new Array<string>(16384);
+  for (const [a, b, [host, port]] of ranges) for (let s = a; s <= b; s++) owner[s] = `${host}:${port}`;
+  return (slot) => owner[slot]!;
 }
 
 // ------------------------------------------------------------------ S3 (moto) + fault proxy
@@ -237,9 +304,53 @@ export interface ExpectedRow {
 
 const b64 = (b: Uint8Array | null | undefined) => (b == null ? null : Buffer.from(b).toString('base64'));
 
-/** Register a topic in `rn:topics` the way the broker does. */
-export async function createTopic(redis: Redis, topic: string, partitions: number) {
-  await redis.hset('rn:topics', topic, JSON.stringify({ id: randomUUIDish(), partitions, configs: {}, created: Date.now() }));
+/** Placement salts of the topics registered by createTopic() (index = partition; absent or shorter = salt 0). */
+const placements = new Map<string, number[]>();
+
+/**
+ * Salts that put partition p of `topic` on primary `targets[p % n]`: the
+ * smallest salt whose tag hashes to a slot of that primary (like the broker's
+ * even placement, without its tie rules).
+ */
+export function spreadPlacement(topic: string, partitions: number, ownerOf: (slot: number) => string, targets: string[]): number[] {
+  const salts: number[] = [];
+  for (let p = 0; p < partitions; p++) {
+    const want = targets[p % targets.length]!;
+    let salt = 0;
+    while (ownerOf(calculateSlot(partitionTag(topic, p, salt))) !== want) salt++;
+    salts.push(salt);
+  }
+  return salts;
+}
+
+/**
+ * Register a topic in `rn:topics` the way the broker does. On a cluster the
+ * record carries placement salts that spread the partitions over the
+ * primaries (`opts.placement` overrides; `null` = no placement field).
+ */
+export async function createTopic(redis: RedisClient, topic: string, partitions: number, opts: { placement?: number[] | null } = {}) {
+  let placement = opts.placement;
+  if (placement === undefined) {
+    const ownerOf = await slotOwners(redis);
+    if (ownerOf) {
+      const primaries = [...new Set(Array.from({ length: 16384 }, (_, s) => ownerOf(s)))].sort();
+      placement = spreadPlacement(topic, partitions, ownerOf, primaries);
+    } else {
+      placement = null;
+    }
+  }
+  if (placement) placements.set(topic, placement);
+  else placements.delete(topic);
+  await redis.hset(
+    'rn:topics',
+    topic,
+    JSON.stringify({ id: randomUUIDish(), partitions, configs: {}, created: Date.now(), ...(placement ? { placement } : {}) }),
+  );
+}
+
+/** Hash tag of a partition as the broker names it: `{topic/p}` or `{topic/p/salt}`. */
+export function tagOf(topic: string, p: number): string {
+  return partitionTag(topic, p, placements.get(topic)?.[p] ?? 0);
 }
 
 function randomUUIDish() {
@@ -261,7 +372,7 @@ export function newProducer(): Producer {
  * cycling codecs, with timestamps spanning several UTC dates. Adds a control batch now and then.
  */
 export async function produce(
-  redis: Redis,
+  redis: RedisClient,
   prod: Producer,
   topic: string,
   partition: number,
@@ -322,8 +433,19 @@ export async function produce(
   for (const [err] of res ?? []) if (err) throw err;
 }
 
+/** The log stream of a partition (placement-aware). */
 export function redisKey(topic: string, p: number) {
-  return `rn:p:{${topic}/${p}}:log`;
+  return `rn:p:${tagOf(topic, p)}:log`;
+}
+
+/** The meta hash of a partition (field `archived`: the archiver's watermark). */
+export function metaKey(topic: string, p: number) {
+  return `rn:p:${tagOf(topic, p)}:meta`;
+}
+
+/** The archiver lease key of a partition. */
+export function leaseKey(topic: string, p: number) {
+  return `rn:p:${tagOf(topic, p)}:archiver-lease`;
 }
 
 // ------------------------------------------------------------------ archiver processes
@@ -399,11 +521,11 @@ export function spawnArchiver(env: Record<string, string>): ArchiverProc {
   };
 }
 
-/** Wait until `rn:p:{t/p}:meta archived` reaches the last offset of every partition. */
-export async function waitArchived(redis: Redis, topic: string, prod: Producer, timeoutMs: number) {
+/** Wait until `rn:p:{t/p[/salt]}:meta archived` reaches the last offset of every partition. */
+export async function waitArchived(redis: RedisClient, topic: string, prod: Producer, timeoutMs: number) {
   await waitFor(async () => {
     for (const [p, next] of prod.next) {
-      const v = await redis.hget(`rn:p:{${topic}/${p}}:meta`, 'archived');
+      const v = await redis.hget(metaKey(topic, p), 'archived');
       if (v === null || Number(v) < next - 1) return false;
     }
     return true;

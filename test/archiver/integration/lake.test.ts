@@ -11,13 +11,16 @@ import {
   checkTable,
   createTopic,
   diffRows,
+  metaKey,
   ensureBuilt,
   newProducer,
   produce,
   readDelta,
+  redisKey,
   spawnArchiver,
   startRedis,
   startS3,
+  testBackend,
   tmpDir,
   waitArchived,
   waitFor,
@@ -57,6 +60,8 @@ describe('archiver writes Delta tables', () => {
     );
     try {
       await waitArchived(redis.client, topic, prod, 60_000);
+      // RUNNEL_TEST_BACKEND=redis-cluster / valkey-cluster: the archiver found a cluster (from the seed list alone)
+      expect(a.log.some((l) => l.includes(`"mode":"${testBackend().cluster ? 'cluster' : 'single node'}"`))).toBe(true);
       // more traffic while running
       for (let p = 0; p < 3; p++) await produce(redis.client, prod, topic, p, 10, 7);
       await waitArchived(redis.client, topic, prod, 60_000);
@@ -158,16 +163,16 @@ describe('archiver writes Delta tables', () => {
     const { encodeBatch } = await import('../../../archiver/src/records/encode.js');
     const bad = encodeBatch([{ value: Buffer.from('bad') }], { baseOffset: prod.next.get(1)! });
     bad[bad.length - 1]! ^= 0xff;
-    await redis.client.xadd(`rn:p:{${topic}/1}:log`, `${prod.next.get(1)}-1`, 'b', bad);
+    await redis.client.xadd(redisKey(topic, 1), `${prod.next.get(1)}-1`, 'b', bad);
     const good = encodeBatch([{ value: Buffer.from('after') }], { baseOffset: prod.next.get(1)! + 1 });
-    await redis.client.xadd(`rn:p:{${topic}/1}:log`, `${prod.next.get(1)! + 1}-1`, 'b', good);
+    await redis.client.xadd(redisKey(topic, 1), `${prod.next.get(1)! + 1}-1`, 'b', good);
     // partition 0: a transactional batch of producer 99 that the hook reports as aborted
     const aborted = encodeBatch([{ value: Buffer.from('aborted-1') }, { value: Buffer.from('aborted-2') }], {
       baseOffset: prod.next.get(0)!,
       transactional: true,
       producerId: 99n,
     });
-    await redis.client.xadd(`rn:p:{${topic}/0}:log`, `${prod.next.get(0)}-1`, 'b', aborted);
+    await redis.client.xadd(redisKey(topic, 0), `${prod.next.get(0)}-1`, 'b', aborted);
     const abortedLast = prod.next.get(0)! + 1;
     const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
     const cfg = main.loadConfig(
@@ -182,10 +187,10 @@ describe('archiver writes Delta tables', () => {
       lastStableOffset: () => null,
     });
     try {
-      await waitFor(async () => (await redis.client.hget(`rn:p:{${topic}/0}:meta`, 'archived')) === String(abortedLast), 20_000, 'p0 archived past the aborted batch');
-      await waitFor(async () => (await redis.client.hget(`rn:p:{${topic}/1}:meta`, 'archived')) === String(prod.next.get(1)! - 1), 20_000, 'p1 archived up to the corrupt batch');
+      await waitFor(async () => (await redis.client.hget(metaKey(topic, 0), 'archived')) === String(abortedLast), 20_000, 'p0 archived past the aborted batch');
+      await waitFor(async () => (await redis.client.hget(metaKey(topic, 1), 'archived')) === String(prod.next.get(1)! - 1), 20_000, 'p1 archived up to the corrupt batch');
       await new Promise((r) => setTimeout(r, 500));
-      expect(await redis.client.hget(`rn:p:{${topic}/1}:meta`, 'archived')).toBe(String(prod.next.get(1)! - 1));
+      expect(await redis.client.hget(metaKey(topic, 1), 'archived')).toBe(String(prod.next.get(1)! - 1));
       expect(h.stats().errors).toBeGreaterThan(0);
       expect(h.stats().corruptBatches).toBe(1);
       expect(h.lag().map((l) => [l.partition, l.stalled, l.stallCode])).toEqual([[0, false, null], [1, true, 'RN4003']]);
@@ -213,7 +218,7 @@ describe('archiver writes Delta tables', () => {
       await a.kill('SIGTERM');
     }
     // delete + re-create: new id, new stream from offset 0
-    await redis.client.del(`rn:p:{${topic}/0}:log`, `rn:p:{${topic}/0}:meta`);
+    await redis.client.del(redisKey(topic, 0), metaKey(topic, 0));
     await createTopic(redis.client, topic, 1);
     await produce(redis.client, newProducer(), topic, 0, 2, 2, { control: false });
     const b = spawnArchiver(env);
@@ -222,7 +227,7 @@ describe('archiver writes Delta tables', () => {
     } finally {
       await b.kill('SIGTERM');
     }
-    expect(await redis.client.hget(`rn:p:{${topic}/0}:meta`, 'archived')).toBeNull();
+    expect(await redis.client.hget(metaKey(topic, 0), 'archived')).toBeNull();
     const read = await readDelta(`file://${dir}/${topic}`);
     expect(diffRows(read, prod.expected)).toEqual([]);
   });

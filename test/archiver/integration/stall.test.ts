@@ -19,6 +19,7 @@ import {
   newProducer,
   produce,
   readDelta,
+  metaKey,
   redisKey,
   sleep,
   startRedis,
@@ -78,7 +79,7 @@ describe('a bad stored batch stalls only its partition', () => {
     const log = memoryLogger();
     const a = new Archiver(cfg, undefined, { logger: log });
     await a.start();
-    const archived = async (p: number) => Number((await redis.client.hget(`rn:p:{${topic}/${p}}:meta`, 'archived')) ?? -1);
+    const archived = async (p: number) => Number((await redis.client.hget(metaKey(topic, p), 'archived')) ?? -1);
     const stalledOf = () => Object.fromEntries(a.lag().map((l) => [l.partition, l.stallCode]));
     try {
       await waitFor(async () => (await archived(0)) === prod.next.get(0)! - 1, 30_000, 'p0 archived');
