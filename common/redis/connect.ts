@@ -46,9 +46,11 @@ export async function probeClusterMode(ep: RedisEndpoints, o: RedisConnectOption
       retryStrategy: () => null,
       connectTimeout: 5_000,
     });
-    r.on('error', () => undefined);
+    // ioredis rejects connect() with only "Connection is closed."; the reason (a refused certificate, WRONGPASS) comes as an event.
+    let reason: Error | null = null;
+    r.on('error', (e: Error) => { reason ??= e; });
     try {
-      await r.connect();
+      await r.connect().catch((e: unknown) => { throw reason ?? e; });
       try {
         return /cluster_enabled:1/.test(await r.info('cluster'));
       } catch (e) {

@@ -115,7 +115,10 @@ export class RedisLogStore implements LogStore {
           enableAutoPipelining: true,
           retryStrategy: (times: number) => Math.min(100 * times, 1000),
         },
-        cluster: { enableOfflineQueue: false, enableAutoPipelining: true },
+        // No auto-pipelining on a cluster: ioredis redirects a MOVED/ASK per
+        // auto-pipeline batch, not per command, so during a slot migration some
+        // commands would fail instead of following the redirection (ioredis #2075).
+        cluster: { enableOfflineQueue: false, enableAutoPipelining: false },
       }) as ScriptRedis;
       // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
       client.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
@@ -160,15 +163,21 @@ export class RedisLogStore implements LogStore {
   }
 
   /**
-   * Cluster mode: the placement salts of partitions 0..t.partitions-1, the
-   * existing ones kept, new ones spread evenly over the current primaries
-   * (placement.ts). Single node: none (every tag is `{topic/p}`).
+   * Cluster mode: the placement salts of partitions 0..t.partitions-1. The
+   * partitions that exist already (`before`, the stored record) keep theirs,
+   * salt 0 for a record written without placement (single-node era), so their
+   * keys never move; only new partitions are spread evenly over the current
+   * primaries (placement.ts). Single node: no placement (every tag `{topic/p}`).
    */
-  private async placed(t: TopicRecord): Promise<TopicRecord> {
+  private async placed(t: TopicRecord, before: TopicRecord | null): Promise<TopicRecord> {
     const client = this.redis;
-    if (!isCluster(client)) return t;
-    const existing = (t.placement ?? []).slice(0, t.partitions);
-    if (existing.length >= t.partitions && t.placement) return t;
+    const had = before && Number.isFinite(before.partitions) ? before.partitions : 0;
+    const kept = before?.placement ? { ...t, placement: before.placement } : { ...t, placement: undefined };
+    if (!isCluster(client) || t.partitions <= had) {
+      if (!kept.placement) delete kept.placement;
+      return kept;
+    }
+    const existing = Array.from({ length: had }, (_, p) => before?.placement?.[p] ?? 0);
     const ownerOf = (slot: number): string | null => client.slots[slot]?.[0] ?? null;
     const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
     const load = new Map<string, number>();
@@ -179,13 +188,11 @@ export class RedisLogStore implements LogStore {
         if (owner) load.set(owner, (load.get(owner) ?? 0) + 1);
       }
     }
-    // Salts of partitions that exist but were created without placement (single-node era) are 0.
-    while (existing.length < Math.min(t.partitions, t.placement?.length ?? 0)) existing.push(0);
     return { ...t, placement: placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load }) };
   }
 
   async createTopic(t: TopicRecord): Promise<TopicRecord | null> {
-    const stored = await this.placed(t);
+    const stored = await this.placed(t, null);
     const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(stored)));
     if (created !== 1) return null;
     await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
@@ -193,7 +200,8 @@ export class RedisLogStore implements LogStore {
   }
 
   async updateTopic(t: TopicRecord): Promise<TopicRecord> {
-    const stored = await this.placed(t);
+    // The placement is the stored one (never the caller's copy), extended for new partitions only.
+    const stored = await this.placed(t, await this.getTopic(t.name));
     await guard(this.redis.hset(this.keys.topics, t.name, this.encodeTopic(stored)));
     return this.learn(stored);
   }
