@@ -80,20 +80,24 @@ describe('partition placement on a 3-primary cluster', () => {
 
   it('keeps salt 0 for partitions of a record written without placement when the topic grows (their keys never move)', async () => {
     // A topic record from before placement existed (single-node era, or an older Runnel).
-    const legacy = JSON.stringify({ id: '3d4f1c2e-0000-4000-8000-00000000beef', partitions: 2, configs: {}, created: Date.now() });
+    const legacy = JSON.stringify({ id: '3d4f1c2e-0000-4000-8000-00000000beef', partitions: 12, configs: {}, created: Date.now() });
     expect(await cluster.clusterCommand(['HSET', 'rn:topics', 'legacy', legacy])).toMatch(/^:1/);
     expect(await cluster.clusterCommand(['HSET', 'rn:topic-ids', '3d4f1c2e-0000-4000-8000-00000000beef', 'legacy'])).toMatch(/^:1/);
     await broker.stop();
     broker = await startRunnel({ redisUrl: cluster.seeds });
-    const sent = await runCommand('kcat', ['-b', broker.bootstrap, '-P', '-t', 'legacy', '-p', '0'], { input: 'before-growth\n', timeoutMs: 30_000 });
-    expect(sent.code, sent.stderr).toBe(0);
-    const grown = await kafkaTopics(broker.bootstrap, ['--alter', '--topic', 'legacy', '--partitions', '5']);
+    for (let p = 0; p < 12; p++) {
+      const sent = await runCommand('kcat', ['-b', broker.bootstrap, '-P', '-t', 'legacy', '-p', String(p)], { input: `before-growth-${p}\n`, timeoutMs: 30_000 });
+      expect(sent.code, sent.stderr).toBe(0);
+    }
+    const grown = await kafkaTopics(broker.bootstrap, ['--alter', '--topic', 'legacy', '--partitions', '15']);
     expect(grown.code, grown.stderr).toBe(0);
     const record = JSON.parse((await cluster.clusterCommand(['HGET', 'rn:topics', 'legacy'])).split('\r\n')[1]!) as { partitions: number; placement: number[] };
-    expect(record.partitions).toBe(5);
-    expect(record.placement.slice(0, 2)).toEqual([0, 0]);
-    expect(record.placement).toHaveLength(5);
-    const read = await runCommand('kcat', ['-b', broker.bootstrap, '-C', '-t', 'legacy', '-p', '0', '-o', 'beginning', '-e', '-q'], { timeoutMs: 30_000 });
-    expect(read.stdout.trim()).toBe('before-growth');
+    expect(record.partitions).toBe(15);
+    expect(record.placement.slice(0, 12)).toEqual(new Array(12).fill(0));
+    expect(record.placement).toHaveLength(15);
+    for (let p = 0; p < 12; p++) {
+      const read = await runCommand('kcat', ['-b', broker.bootstrap, '-C', '-t', 'legacy', '-p', String(p), '-o', 'beginning', '-e', '-q'], { timeoutMs: 30_000 });
+      expect(read.stdout.trim()).toBe(`before-growth-${p}`);
+    }
   });
 });
