@@ -524,6 +524,13 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
       }),
     );
     let signature: string | null = null;
+    // Every view must agree on every live node's role (a restarted primary is
+    // seen as a master by some nodes until gossip says it became a replica).
+    const roleOf = (v: (typeof views)[number], id: string): string => { const l = v.lines.find((x) => x.id === id); return l ? (isMaster(l) ? 'master' : 'replica') : '?'; };
+    for (const id of liveIds) {
+      const roles = new Set(views.map((v) => roleOf(v, id)));
+      if (roles.size > 1) return `nodes disagree on the role of ${id}: ${[...roles].join(' / ')}`;
+    }
     for (const v of views) {
       if (!/^cluster_state:ok\r?$/m.test(v.info)) return `${v.node.port}: ${/cluster_state:\w+/.exec(v.info)?.[0] ?? 'no cluster_state'}`;
       const sig = slotSignature(v.lines);
