@@ -3,8 +3,10 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f (workload letters), --systems kafka,runnel,raw, --b-producers N,
-//          --profile / --no-profile, --no-archiver, --no-readme.
+// Options: --runs N, --only a,c,f (workload letters; `cluster` = the cluster-scale family),
+//          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
+//          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
+//          --cluster-replicas / --no-cluster-replicas.
 //          --report <results.json> re-renders the tables/charts/README of a finished run.
 // See bench/README.md.
 import fs from 'node:fs';
@@ -12,8 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, runCommand } from '../test/helpers/procs.js';
 import { machineInfo, softwareInfo } from './lib/machine.js';
+import { runClusterScale, type Acks } from './lib/cluster-scale.js';
 import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/profile.js';
-import { computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
+import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
 import { SYSTEM_LABEL, startKafkaSystem, startRawSystem, startRunnelSystem, type System, type SystemName } from './lib/systems.js';
 import {
@@ -40,10 +43,34 @@ interface Args {
   archiver: boolean;
   readme: boolean;
   bProducers: number | null;
+  /** The cluster-scale family: off with --no-cluster or an --only without `cluster`. */
+  cluster: boolean;
+  clusterPrimaries: number[] | null;
+  clusterAcks: Acks[] | null;
+  clusterReplicas: boolean | null;
 }
 
+/** Full mode: 1, 2 and 3 primaries, acks=1 and acks=all, and acks=all with a replica per primary. Quick: 1 and 3 primaries, acks=1. */
+const CLUSTER_DEFAULTS = {
+  full: { primaries: [1, 2, 3], acks: ['1', 'all'] as Acks[], replicas: true },
+  quick: { primaries: [1, 3], acks: ['1'] as Acks[], replicas: false },
+};
+
 function parseArgs(argv: string[]): Args {
-  const a: Args = { quick: false, runs: 0, only: null, systems: [...SYSTEM_ORDER], profile: true, archiver: true, readme: true, bProducers: null };
+  const a: Args = {
+    quick: false,
+    runs: 0,
+    only: null,
+    systems: [...SYSTEM_ORDER],
+    profile: true,
+    archiver: true,
+    readme: true,
+    bProducers: null,
+    cluster: true,
+    clusterPrimaries: null,
+    clusterAcks: null,
+    clusterReplicas: null,
+  };
   let profileSet = false;
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i]!;
@@ -61,11 +88,19 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--no-archiver') a.archiver = false;
     else if (x === '--no-readme') a.readme = false;
     else if (x === '--b-producers') a.bProducers = Number(val());
+    else if (x === '--no-cluster') a.cluster = false;
+    else if (x === '--cluster-primaries') a.clusterPrimaries = val().split(',').map((v) => Number(v.trim()));
+    else if (x === '--cluster-acks') a.clusterAcks = val().split(',').map((v) => v.trim().toLowerCase().replace(/^-1$/, 'all')) as Acks[];
+    else if (x === '--cluster-replicas') a.clusterReplicas = true;
+    else if (x === '--no-cluster-replicas') a.clusterReplicas = false;
     else throw new Error(`unknown option ${x}`);
   }
   if (a.quick && !profileSet) a.profile = false;
   if (!a.runs) a.runs = a.quick ? 1 : 3;
   for (const s of a.systems) if (!SYSTEM_ORDER.includes(s)) throw new Error(`unknown system ${s}`);
+  if (a.only && !a.only.has('cluster')) a.cluster = false;
+  for (const p of a.clusterPrimaries ?? []) if (!Number.isInteger(p) || p < 1) throw new Error(`--cluster-primaries: ${p} is not a positive integer`);
+  for (const k of a.clusterAcks ?? []) if (k !== '1' && k !== 'all') throw new Error(`--cluster-acks: ${k} is neither 1 nor all`);
   return a;
 }
 
@@ -123,9 +158,10 @@ async function archiverHook(quick: boolean, counts: typeof FULL): Promise<Archiv
 /** `--report <results.json>`: re-renders the Markdown, charts and README section of a finished run. */
 function rerender(file: string): number {
   const r = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResult;
-  const full = r.mode === 'full' && r.systems.length === SYSTEM_ORDER.length;
-  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? path.join(REPO_ROOT, 'bench', 'README.md') : null);
-  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full ? ' and bench/README.md' : ''}`);
+  const full = r.mode === 'full' && r.systems.length === SYSTEM_ORDER.length && r.rows.length > 0;
+  const readme = path.join(REPO_ROOT, 'bench', 'README.md');
+  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? readme : null, r.clusterDefault ? readme : null);
+  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full || r.clusterDefault ? ' and bench/README.md' : ''}`);
   return 0;
 }
 
@@ -140,7 +176,18 @@ async function main(): Promise<number> {
   // e) is measured on what a) and b) wrote.
   const letter = (w: WorkloadId): string => (w === 'e-consume-a' ? 'a' : w === 'e-consume-b' ? 'b' : w[0]!);
   const want = (w: WorkloadId): boolean => !args.only || args.only.has(letter(w));
-  log(`mode ${args.quick ? 'quick' : 'full'}, ${args.runs} run(s), systems ${args.systems.join(', ')}, ${os.availableParallelism()} cores`);
+  // `--only cluster` runs no workload of the three systems: do not start them.
+  const anyStandard = WORKLOADS.some((w) => want(w.id));
+  const clusterDefaults = CLUSTER_DEFAULTS[args.quick ? 'quick' : 'full'];
+  const cl = {
+    primaries: args.clusterPrimaries ?? clusterDefaults.primaries,
+    acks: args.clusterAcks ?? clusterDefaults.acks,
+    replicas: args.clusterReplicas ?? clusterDefaults.replicas,
+  };
+  log(
+    `mode ${args.quick ? 'quick' : 'full'}, ${args.runs} run(s), ${anyStandard ? `systems ${args.systems.join(', ')}` : 'no single-node workloads'}, ` +
+      `cluster ${args.cluster ? `${cl.primaries.join('/')} primaries, acks ${cl.acks.join('/')}${cl.replicas ? ', + replicas' : ''}` : 'off'}, ${os.availableParallelism()} cores`,
+  );
 
   await ensureBenchJava();
   const machine = machineInfo();
@@ -153,9 +200,9 @@ async function main(): Promise<number> {
   const profiles: ProfileResult[] = [];
   let archiver: ArchiverResult = { available: false, note: 'skipped (--no-archiver)' };
   try {
-    log('starting systems');
     const starters: Record<SystemName, () => Promise<System>> = { kafka: startKafkaSystem, runnel: () => startRunnelSystem(), raw: startRawSystem };
-    for (const s of args.systems) {
+    if (anyStandard) log('starting systems');
+    for (const s of anyStandard ? args.systems : []) {
       systems.set(s, await starters[s]());
       settings[s] = await systems.get(s)!.describe();
       log(`${SYSTEM_LABEL[s]} up${systems.get(s)!.bootstrap ? ` at ${systems.get(s)!.bootstrap}` : ''}: ${JSON.stringify(settings[s])}`);
@@ -199,7 +246,27 @@ async function main(): Promise<number> {
     for (const s of systems.values()) await s.stop().catch((e) => log(`stop ${s.name}: ${errText(e)}`));
   }
 
-  if (args.profile && args.systems.includes('runnel')) {
+  let cluster: BenchResult['cluster'];
+  let clusterError: string | null = null;
+  if (args.cluster) {
+    log(`cluster scale: Runnel on Redis Cluster, ${cl.primaries.join(', ')} primaries`);
+    cluster = await runClusterScale({
+      quick: args.quick,
+      runs: args.runs,
+      primaries: cl.primaries,
+      acks: cl.acks,
+      replicas: cl.replicas,
+      profileDir: args.profile ? path.join(REPO_ROOT, '.cache', 'bench-prof') : undefined,
+      log,
+    }).catch((e) => {
+      // A cluster or broker that would not start: the other workloads' results still get written.
+      clusterError = errText(e);
+      log(`cluster scale failed: ${clusterError}`);
+      return undefined;
+    });
+  }
+
+  if (args.profile && args.systems.includes('runnel') && anyStandard) {
     for (const w of ['a', 'c', 'e'] as const) {
       if (args.only && !args.only.has(w)) continue;
       log(`profiling Runnel on workload ${w} (node --cpu-prof)`);
@@ -224,7 +291,7 @@ async function main(): Promise<number> {
   const medians = computeMedians(rows);
   const failures: string[] = [];
   for (const w of WORKLOADS.filter((x) => want(x.id))) {
-    for (const s of args.systems) {
+    for (const s of anyStandard ? args.systems : []) {
       const v = medians[w.id]?.[s]?.[w.primary];
       if (typeof v !== 'number' || !Number.isFinite(v)) {
         const errs = rows.filter((r) => r.workload === w.id && r.system === s && r.error).map((r) => r.error!.split('\n')[0]);
@@ -233,6 +300,14 @@ async function main(): Promise<number> {
     }
   }
   if (archiver.available && !(archiver.results ?? []).length) failures.push(`h-archiver: no number (${archiver.error ?? 'no results'})`);
+  if (clusterError) failures.push(`cluster: ${String(clusterError).split('\n')[0]}`);
+  for (const c of cluster?.configs ?? []) {
+    const v = cluster!.medians[c.id]?.recordsPerSec;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      const err = cluster!.rows.find((r) => r.config === c.id && r.error)?.error?.split('\n')[0];
+      failures.push(`cluster ${c.id}: no recordsPerSec${err ? ` (${err})` : ''}`);
+    }
+  }
 
   const result: BenchResult = {
     timestamp: new Date().toISOString(),
@@ -249,11 +324,22 @@ async function main(): Promise<number> {
     profiles,
     archiver,
     failures,
+    cluster,
+    clusterDefault:
+      !!cluster &&
+      !args.quick &&
+      cl.primaries.join() === CLUSTER_DEFAULTS.full.primaries.join() &&
+      cl.acks.join() === CLUSTER_DEFAULTS.full.acks.join(),
   };
   const updateReadme = !args.quick && args.readme && !args.only && args.systems.length === SYSTEM_ORDER.length;
-  const out = writeOutputs(result, path.join(REPO_ROOT, 'bench', 'results'), updateReadme ? path.join(REPO_ROOT, 'bench', 'README.md') : null);
-  process.stdout.write(`\n${markdown(result, path.basename(out.md, '.md'))}\n`);
-  log(`wrote ${path.relative(REPO_ROOT, out.json)} and ${path.relative(REPO_ROOT, out.md)}${updateReadme ? ' and bench/README.md' : ''}`);
+  // The cluster section is replaced by any full run of the cluster family with its default configurations (--only cluster too).
+  const updateClusterReadme = args.readme && !!result.clusterDefault;
+  const readmePath = path.join(REPO_ROOT, 'bench', 'README.md');
+  const out = writeOutputs(result, path.join(REPO_ROOT, 'bench', 'results'), updateReadme ? readmePath : null, updateClusterReadme ? readmePath : null);
+  if (anyStandard) process.stdout.write(`\n${markdown(result, path.basename(out.md, '.md'))}\n`);
+  if (cluster) process.stdout.write(`\n## Cluster scale\n\n${clusterSection(result)}\n`);
+  const readmeNote = [updateReadme ? 'its results' : '', updateClusterReadme ? 'its cluster section' : ''].filter(Boolean).join(' and ');
+  log(`wrote ${path.relative(REPO_ROOT, out.json)} and ${path.relative(REPO_ROOT, out.md)}${readmeNote ? ` and bench/README.md (${readmeNote})` : ''}`);
   if (failures.length) {
     log(`FAILED: ${failures.length} workload(s) produced no number:\n  ${failures.join('\n  ')}`);
     return 1;

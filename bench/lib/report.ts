@@ -1,6 +1,8 @@
 // Turns a finished run into JSON, Markdown, SVG charts and the README section.
 import fs from 'node:fs';
 import path from 'node:path';
+import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
+import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
 import type { MachineInfo, SoftwareInfo } from './machine.js';
 import type { ProfileResult } from './profile.js';
@@ -31,6 +33,10 @@ export interface BenchResult {
   profiles: ProfileResult[];
   archiver: ArchiverResult;
   failures: string[];
+  /** The cluster-scale family (`--only cluster`; part of full and quick runs), when it ran. */
+  cluster?: ClusterScaleResult;
+  /** The cluster family ran with its default configurations in full mode: it may replace the README's cluster section. */
+  clusterDefault?: boolean;
 }
 
 export const SYSTEM_ORDER: SystemName[] = ['kafka', 'runnel', 'raw'];
@@ -249,7 +255,18 @@ export function replaceBetween(text: string, start: string, end: string, body: s
   return `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`;
 }
 
-export function writeOutputs(r: BenchResult, dir: string, readme: string | null): { json: string; md: string } {
+/** The Markdown of the cluster family, or '' when it did not run. */
+export function clusterSection(r: BenchResult): string {
+  return r.cluster ? clusterMarkdown(r.cluster, r) : '';
+}
+
+/**
+ * Writes <dir>/<base>.{json,md,svg}. `readme`: replace its results and
+ * profile sections (a full run of every system and workload). `clusterReadme`:
+ * replace its cluster section, and keep that family's own results as
+ * <dir>/cluster-<stamp>.{json,md} (not git-ignored: the README links to them).
+ */
+export function writeOutputs(r: BenchResult, dir: string, readme: string | null, clusterReadme: string | null = null): { json: string; md: string } {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = r.timestamp.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
   const partial = r.mode === 'full' && (r.systems.length !== SYSTEM_ORDER.length || WORKLOADS.some((w) => !r.rows.some((x) => x.workload === w.id)));
@@ -260,14 +277,28 @@ export function writeOutputs(r: BenchResult, dir: string, readme: string | null)
   const c = charts(r);
   fs.writeFileSync(path.join(dir, `${base}-throughput.svg`), c.throughput);
   fs.writeFileSync(path.join(dir, `${base}-latency.svg`), c.latency);
-  const table = markdown(r, base);
+  // A run of the cluster family alone has no rows for the main tables.
+  const table = r.rows.length || !r.cluster ? markdown(r, base) : '';
   const prof = profileMarkdown(r);
-  fs.writeFileSync(md, `# Runnel benchmark ${r.timestamp}\n\n${table}\n${prof ? `\n## Profile\n\n${prof}\n` : ''}`);
+  const clus = clusterSection(r);
+  fs.writeFileSync(
+    md,
+    `# Runnel benchmark ${r.timestamp}\n\n${table}\n${prof ? `\n## Profile\n\n${prof}\n` : ''}${clus ? `\n## Cluster scale\n\n${clus}\n` : ''}`,
+  );
   if (readme) {
     let text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
     text = replaceBetween(text, README_START, README_END, markdown(r, `results/${base}`));
     if (prof) text = replaceBetween(text, PROFILE_START, PROFILE_END, prof);
     fs.writeFileSync(readme, text);
+  }
+  if (clusterReadme && r.cluster) {
+    const own = `cluster-${stamp}`;
+    const mine = { timestamp: r.timestamp, mode: r.mode, machine: r.machine, software: r.software, cluster: r.cluster };
+    fs.writeFileSync(path.join(dir, `${own}.json`), JSON.stringify(mine, null, 2) + '\n');
+    fs.writeFileSync(path.join(dir, `${own}.md`), `# Runnel cluster scale ${r.timestamp}\n\n${clus}\n`);
+    let text = fs.existsSync(clusterReadme) ? fs.readFileSync(clusterReadme, 'utf8') : '# Benchmarks\n';
+    text = replaceBetween(text, CLUSTER_START, CLUSTER_END, `${clus}\nAll numbers of this run: [results/${own}.json](results/${own}.json).\n`);
+    fs.writeFileSync(clusterReadme, text);
   }
   return { json, md };
 }

@@ -129,7 +129,7 @@ export interface Ctx {
 // ------------------------------------------------------------------ helpers ---
 
 const DEPTH = 5; // max.in.flight.requests.per.connection of the Java producer
-const BIG_BATCH = { acks: 1, 'batch.size': 1048576, 'linger.ms': 0 };
+export const BIG_BATCH = { acks: 1, 'batch.size': 1048576, 'linger.ms': 0 };
 
 export const topicName = (w: string, run: number): string => `bench-${w}-r${run}-${randomBytes(3).toString('hex')}`;
 
@@ -208,7 +208,7 @@ export async function producerPerfSteady(o: {
 /** Warm-up records for a throughput run: 10 % of it. */
 const warmupOf = (n: number): number => Math.floor(n / 10);
 
-interface ProduceSpec {
+export interface ProduceSpec {
   partitions: number;
   producers: number;
   recordsPerProducer: number;
@@ -272,7 +272,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
       const r = await producerPerfSteady({ bootstrap: sys.bootstrap, topic, numRecords: total, warmup: warmupOf(total), recordSize: spec.recordSize, props: spec.props });
       Object.assign(row.metrics, perfMetrics(r.steady), { records: r.overall.records, overallRecordsPerSec: r.overall.recordsPerSec });
     } else {
-      Object.assign(row.metrics, await parallelProducers(sys, topic, spec));
+      Object.assign(row.metrics, await parallelProducers(sys.bootstrap, topic, spec));
     }
     const records = row.metrics.records ?? total;
     Object.assign(row.metrics, cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), records));
@@ -346,11 +346,16 @@ function rawBatchesFor(w: WorkloadId, spec: ProduceSpec, ctx: Ctx, row: Row): Ra
   return [{ bytes: buildBatch(valueRecords(n, spec.recordSize)), records: n }];
 }
 
-async function parallelProducers(sys: System, topic: string, spec: ProduceSpec): Promise<Metrics> {
+/**
+ * `spec.producers` concurrent ProducerPerformance JVMs on one topic; the
+ * aggregate rate is steady-state records over the union of their steady-state
+ * send windows (see the README, workload b).
+ */
+export async function parallelProducers(bootstrap: string, topic: string, spec: Pick<ProduceSpec, 'producers' | 'recordsPerProducer' | 'recordSize' | 'props'>): Promise<Metrics> {
   const n = spec.recordsPerProducer;
   const done = await Promise.all(
     Array.from({ length: spec.producers }, async () => {
-      const r = await producerPerfSteady({ bootstrap: sys.bootstrap, topic, numRecords: n, warmup: warmupOf(n), recordSize: spec.recordSize, props: spec.props });
+      const r = await producerPerfSteady({ bootstrap, topic, numRecords: n, warmup: warmupOf(n), recordSize: spec.recordSize, props: spec.props });
       return { r: r.steady, all: r.overall, end: Date.now() };
     }),
   );
