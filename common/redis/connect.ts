@@ -82,8 +82,10 @@ export function createRedisClient(ep: RedisEndpoints, cluster: boolean, o: Redis
   return new Cluster(ep.seeds.map((s) => ({ host: s.host, port: s.port })), {
     lazyConnect: true,
     redisOptions: nodeOptions(ep, o),
-    // A slot map change (failover, resharding) is picked up within a second even without a MOVED.
-    slotsRefreshInterval: 1_000,
+    // A slot map change (failover, resharding) is picked up within 5 s even
+    // without a MOVED; the append path refreshes at once on a topology error,
+    // and topic creation before it places partitions.
+    slotsRefreshInterval: 5_000,
     ...o.cluster,
   });
 }

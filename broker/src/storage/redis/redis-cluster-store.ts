@@ -21,11 +21,26 @@ interface RegistrationJson extends BrokerInfo {
   expiresAt: number;
 }
 
+/**
+ * A lease command that has not answered in this long fails the leadership
+ * tick, so the next tick can start: one hung command must not stall lease
+ * upkeep (seen once on a Valkey cluster, where the cluster client held a
+ * command for two minutes after a primary was killed). Every lease write is
+ * a compare-and-set, so a command that completes after this is harmless.
+ */
+const LEASE_COMMAND_TIMEOUT_MS = 5_000;
+
 async function guard<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`redis did not answer within ${LEASE_COMMAND_TIMEOUT_MS} ms`)), LEASE_COMMAND_TIMEOUT_MS);
+  });
   try {
-    return await p;
+    return await Promise.race([p, timeout]);
   } catch (e) {
     throw new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
+  } finally {
+    clearTimeout(timer);
   }
 }
 

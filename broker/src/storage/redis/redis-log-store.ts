@@ -177,6 +177,8 @@ export class RedisLogStore implements LogStore {
       if (!kept.placement) delete kept.placement;
       return kept;
     }
+    // Place on the primaries serving slots now (a shard may have been added since the last periodic refresh).
+    await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
     const existing = Array.from({ length: had }, (_, p) => before?.placement?.[p] ?? 0);
     const ownerOf = (slot: number): string | null => client.slots[slot]?.[0] ?? null;
     const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
@@ -403,10 +405,26 @@ export class RedisLogStore implements LogStore {
     return node;
   }
 
+  /**
+   * Replica counts per primary, read at most once a second while there are
+   * replicas (not once per append); a count of 0 is read again every time, so
+   * a replica that (re)connects is seen at once. A replica lost within the
+   * second is caught by the WAIT that follows the append.
+   */
+  private readonly replicaCounts = new Map<string, { n: number; at: number }>();
+
   async connectedReplicas(tp: TopicPartition): Promise<number> {
-    const info = await guard(this.nodeFor(this.keys.log(tp)).info('replication'));
+    const key = this.keys.log(tp);
+    const client = this.redis;
+    const id = isCluster(client) ? client.slots[slotOfTag(key)]?.[0] ?? '' : 'single';
+    const cached = this.replicaCounts.get(id);
+    if (cached && Date.now() - cached.at < 1_000) return cached.n;
+    const info = await guard(this.nodeFor(key).info('replication'));
     const m = /connected_slaves:(\d+)/.exec(info);
-    return m ? Number(m[1]) : 0;
+    const n = m ? Number(m[1]) : 0;
+    if (n > 0) this.replicaCounts.set(id, { n, at: Date.now() });
+    else this.replicaCounts.delete(id);
+    return n;
   }
 
   /**
