@@ -38,6 +38,8 @@ const FENCE_LUA = luaSource('append-fence');
 const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
 const EXPIRE_LUA = luaSource('expire-producers');
 const RESTORE_EPOCH_LUA = luaSource('restore-epoch');
+/** One connection attempt; the broker retries (and logs) on failure. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 type ScriptRedis = RedisClient & {
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
@@ -121,10 +123,20 @@ export class RedisLogStore implements LogStore {
         cluster: { enableOfflineQueue: false, enableAutoPipelining: false },
       }) as ScriptRedis;
       // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
-      client.on('error', (e: Error) => { if (isTlsConfigError(e)) this.tlsError = e; });
+      let lastError: Error | null = null;
+      client.on('error', (e: Error) => { lastError = e; if (isTlsConfigError(e)) this.tlsError = e; });
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
       client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
-      await client.connect();
+      // A cluster whose nodes cannot be reached as announced (an empty or
+      // unroutable cluster-announce-ip) never becomes ready: fail this attempt
+      // with the reason instead of waiting silently.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.connect(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`redis${this.clusterMode ? ' cluster' : ''} not ready within ${CONNECT_TIMEOUT_MS} ms${lastError ? `: ${(lastError as Error).message}` : ''} (check that every node is reachable at the address it announces)`)), CONNECT_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
     } catch (e) {
       client?.disconnect();
       throw this.tlsError ?? e;
