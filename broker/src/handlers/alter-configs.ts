@@ -1,7 +1,7 @@
 import { AlterConfigs } from '../protocol/messages/alter-configs.js';
 import { IncrementalAlterConfigs } from '../protocol/messages/incremental-alter-configs.js';
 import { ErrorCode } from '../errors.js';
-import { validateTopicConfig } from '../topics/topic-configs.js';
+import { applyListOp, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import { ResourceType } from './config-resources.js';
 import type { BrokerServices, Handler } from './types.js';
 
@@ -29,13 +29,19 @@ async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean,
       delete next[c.name];
       continue;
     }
-    if (op === OP_APPEND || op === OP_SUBTRACT) return fail(ErrorCode.INVALID_CONFIG, `Config ${c.name} is not a list; APPEND/SUBTRACT are not allowed`);
-    if (op !== OP_SET) return fail(ErrorCode.INVALID_REQUEST, `Unknown config operation ${op}`);
-    const problem = validateTopicConfig(c.name, c.value);
+    let value = c.value;
+    if (op === OP_APPEND || op === OP_SUBTRACT) {
+      const r = applyListOp(op === OP_APPEND ? 'APPEND' : 'SUBTRACT', c.name, next[c.name], c.value, b.config);
+      if ('error' in r) return fail(ErrorCode.INVALID_CONFIG, r.error);
+      value = r.value;
+    } else if (op !== OP_SET) return fail(ErrorCode.INVALID_REQUEST, `Unknown config operation ${op}`);
+    const problem = validateTopicConfig(c.name, value);
     if (problem) return fail(ErrorCode.INVALID_CONFIG, problem);
-    if (c.value === null) delete next[c.name];
-    else next[c.name] = c.value;
+    if (value === null) delete next[c.name];
+    else next[c.name] = value;
   }
+  const conflict = validateTopicConfigSet(next, b.config);
+  if (conflict) return fail(ErrorCode.INVALID_CONFIG, conflict);
   if (!validateOnly) await b.log.updateTopic({ ...t, configs: next });
   return { ...head, errorCode: ErrorCode.NONE, errorMessage: null };
 }

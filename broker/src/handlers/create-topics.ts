@@ -1,7 +1,7 @@
 import { CreateTopics } from '../protocol/messages/create-topics.js';
 import { ErrorCode, KafkaError, codeName } from '../errors.js';
 import { validateTopicName } from '../log/log-manager.js';
-import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig } from '../topics/topic-configs.js';
+import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import type { BrokerServices, Handler } from './types.js';
 import { liveBrokerCount } from './cluster-view.js';
 
@@ -47,6 +47,8 @@ async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boo
     if (problem) return err(ErrorCode.INVALID_CONFIG, problem);
     if (c.value !== null) configs[c.name] = c.value;
   }
+  const conflict = validateTopicConfigSet(configs, b.config);
+  if (conflict) return err(ErrorCode.INVALID_CONFIG, conflict);
   try {
     const created = await b.log.createTopic(t.name, partitions, configs, validateOnly);
     return {

@@ -30,8 +30,10 @@ export class RetentionTask {
     try {
       const topics = await this.log.allTopics();
       for (const t of topics) {
-        const retentionMs = this.log.configNumber(t, 'retention.ms');
-        const retentionBytes = this.log.configNumber(t, 'retention.bytes');
+        // Kafka applies retention.ms/retention.bytes only when cleanup.policy includes delete.
+        const deletes = this.log.configValue(t, 'cleanup.policy').split(',').includes('delete');
+        const retentionMs = deletes ? this.log.configNumber(t, 'retention.ms') : -1;
+        const retentionBytes = deletes ? this.log.configNumber(t, 'retention.bytes') : -1;
         const archived = this.log.configValue(t, 'archive.enable') === 'true';
         for (let i = 0; i < t.partitions; i++) {
           const p = this.log.cachedPartition(t.name, i);

@@ -1,53 +1,113 @@
-// Topic-level configs with Kafka's names. A topic stores only what was set
-// explicitly; everything else falls back to the broker's defaults.
+// Topic-level configs with Kafka's names (definitions in topic-config-defs.ts).
+// A topic stores only what was set explicitly, as the client sent it; everything
+// else falls back to Kafka's default or the broker's setting.
 import type { BrokerConfig } from '../config.js';
+import { DEFS, type ConfigType, type ParsedValue, type TopicConfigDef } from './topic-config-defs.js';
 
 export type ConfigSource = 'TOPIC_CONFIG' | 'STATIC_BROKER_CONFIG' | 'DEFAULT_CONFIG';
 /** DescribeConfigs ConfigSource numbers. */
 export const SOURCE_ID: Record<ConfigSource, number> = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 };
 /** DescribeConfigs ConfigType numbers (v3+). */
-const TYPE_ID = { boolean: 1, string: 2, int: 3, short: 4, long: 5, double: 6, list: 7, class: 8, password: 9 } as const;
+const TYPE_ID: Record<ConfigType, number> = { boolean: 1, string: 2, int: 3, long: 5, double: 6, list: 7 };
 
-interface TopicConfigDef {
-  name: string;
-  type: keyof typeof TYPE_ID;
-  /** Default value, possibly derived from a broker setting. */
-  fallback: (b: BrokerConfig) => string;
-  /** Is the fallback a broker setting (vs a fixed Kafka default)? */
-  fromBroker?: boolean;
-  validate?: (v: string) => boolean;
-  doc: string;
+const BY_NAME = new Map<string, TopicConfigDef>(DEFS.map((d) => [d.name, d]));
+
+export const topicConfigNames = (): string[] => DEFS.map((d) => d.name);
+export const isListConfig = (name: string): boolean => BY_NAME.get(name)?.type === 'list';
+
+const INT_MIN = -(2n ** 31n);
+const INT_MAX = 2n ** 31n - 1n;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** Splits a LIST value as Kafka's ConfigDef does ("" is the empty list). */
+export function splitList(v: string): string[] {
+  const t = v.trim();
+  return t === '' ? [] : t.split(/\s*,\s*/);
 }
 
-const isLong = (v: string): boolean => /^-?\d+$/.test(v);
-const atLeast = (min: number) => (v: string): boolean => isLong(v) && Number(v) >= min;
-const oneOf = (...xs: string[]) => (v: string): boolean => xs.includes(v);
+/** Java's Double.toString for the values a range message shows (2 -> "2.0"). */
+const javaDouble = (n: number): string => (Number.isInteger(n) ? n.toFixed(1) : String(n));
 
-const DEFS: TopicConfigDef[] = [
-  { name: 'cleanup.policy', type: 'list', fallback: () => 'delete', validate: oneOf('delete'), doc: 'Only delete is supported; compaction is not.' },
-  { name: 'compression.type', type: 'string', fallback: () => 'producer', validate: oneOf('producer'), doc: 'Batches are stored as the producer compressed them.' },
-  { name: 'retention.ms', type: 'long', fallback: (b) => String(b.logRetentionMs), fromBroker: true, validate: atLeast(-1), doc: 'Age after which batches are trimmed (-1: forever).' },
-  { name: 'retention.bytes', type: 'long', fallback: (b) => String(b.logRetentionBytes), fromBroker: true, validate: atLeast(-1), doc: 'Size per partition beyond which old batches are trimmed (-1: unlimited).' },
-  { name: 'max.message.bytes', type: 'int', fallback: (b) => String(b.messageMaxBytes), fromBroker: true, validate: atLeast(0), doc: 'Largest record batch accepted.' },
-  { name: 'min.insync.replicas', type: 'int', fallback: (b) => String(b.minInsyncReplicas), fromBroker: true, validate: atLeast(1), doc: 'acks=all waits for this many copies: the Redis primary plus N-1 Redis replicas.' },
-  { name: 'message.timestamp.type', type: 'string', fallback: () => 'CreateTime', validate: oneOf('CreateTime', 'LogAppendTime'), doc: 'CreateTime or LogAppendTime.' },
-  { name: 'segment.bytes', type: 'int', fallback: () => '1073741824', validate: atLeast(14), doc: 'Accepted for compatibility; Redis streams have no segments.' },
-  { name: 'segment.ms', type: 'long', fallback: () => '604800000', validate: atLeast(1), doc: 'Accepted for compatibility.' },
-  { name: 'flush.messages', type: 'long', fallback: () => '9223372036854775807', validate: atLeast(1), doc: 'Accepted for compatibility; durability follows the Redis AOF settings.' },
-  { name: 'flush.ms', type: 'long', fallback: () => '9223372036854775807', validate: atLeast(0), doc: 'Accepted for compatibility.' },
-  { name: 'unclean.leader.election.enable', type: 'boolean', fallback: () => 'false', validate: oneOf('true', 'false'), doc: 'Accepted for compatibility.' },
-  { name: 'archive.enable', type: 'boolean', fallback: () => 'false', validate: oneOf('true', 'false'), doc: 'Runnel: the archiver drains this topic into the lake; Redis is never trimmed past the archived offset.' },
-];
+type Parsed = { ok: true; value: ParsedValue; shown: string } | { ok: false; message: string };
 
-const BY_NAME = new Map(DEFS.map((d) => [d.name, d]));
+/** Parses like Kafka's ConfigDef.parseType; `message` is the full ConfigException text. */
+function parse(def: TopicConfigDef, raw: string): Parsed {
+  const t = raw.trim();
+  const bad = (why: string): Parsed => ({ ok: false, message: `Invalid value ${t} for configuration ${def.name}: ${why}` });
+  switch (def.type) {
+    case 'boolean': {
+      const l = t.toLowerCase();
+      return l === 'true' || l === 'false' ? { ok: true, value: l === 'true', shown: l } : bad('Expected value to be either true or false');
+    }
+    case 'string':
+      return { ok: true, value: t, shown: t };
+    case 'int':
+    case 'long': {
+      const [min, max] = def.type === 'int' ? [INT_MIN, INT_MAX] : [LONG_MIN, LONG_MAX];
+      const n = /^[+-]?\d+$/.test(t) ? BigInt(t) : null;
+      if (n === null || n < min || n > max) return bad(`Not a number of type ${def.type.toUpperCase()}`);
+      return { ok: true, value: def.type === 'int' ? Number(n) : n, shown: String(n) };
+    }
+    case 'double': {
+      const ok = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[dDfF]?$/.test(t);
+      if (!ok) return bad('Not a number of type DOUBLE');
+      const n = Number(t.replace(/[dDfF]$/, ''));
+      return { ok: true, value: n, shown: javaDouble(n) };
+    }
+    case 'list': {
+      const parts = splitList(t);
+      if (parts.some((p) => p === '')) return { ok: false, message: `Configuration '${def.name}' values must not be empty.` };
+      return { ok: true, value: parts, shown: `[${parts.join(', ')}]` };
+    }
+  }
+}
 
-/** Returns an error message, or null if the value is acceptable. */
+/**
+ * Returns an INVALID_CONFIG message in Kafka's shape, or null if the value is
+ * acceptable. A value Kafka accepts but Runnel cannot honour (log compaction,
+ * broker-side recompression, tiered storage) is refused with the reason.
+ */
 export function validateTopicConfig(name: string, value: string | null): string | null {
   const def = BY_NAME.get(name);
   if (!def) return `Unknown topic config name: ${name}`;
   if (value === null) return null;
-  if (def.validate && !def.validate(value)) return `Invalid value ${value} for configuration ${name}`;
+  const p = parse(def, value);
+  if (!p.ok) return p.message;
+  const why = def.check?.(p.value) ?? def.refuse?.(p.value) ?? null;
+  if (why === null) return null;
+  const [shown, reason] = typeof why === 'string' ? [p.shown, why] : [why.value, why.why];
+  return `Invalid value ${shown} for configuration ${name}: ${reason}`;
+}
+
+/** Checks across configs (Kafka's LogConfig.validateValues) on the explicit set merged with defaults. */
+export function validateTopicConfigSet(explicit: Record<string, string>, broker: BrokerConfig): string | null {
+  const min = BigInt(topicConfigValue(explicit, broker, 'min.compaction.lag.ms').replace(/^\+/, ''));
+  const max = BigInt(topicConfigValue(explicit, broker, 'max.compaction.lag.ms').replace(/^\+/, ''));
+  if (min > max) return `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})`;
   return null;
+}
+
+/**
+ * IncrementalAlterConfigs APPEND (2) / SUBTRACT (3) on a LIST config, as Kafka's
+ * controller does it: start from the explicit value or else the default, then
+ * add the values not yet present / remove each given value. Returns the new
+ * value, or an error message for a non-list config.
+ */
+export function applyListOp(op: 'APPEND' | 'SUBTRACT', name: string, current: string | undefined, operand: string | null, broker: BrokerConfig): { value: string } | { error: string } {
+  const def = BY_NAME.get(name);
+  if (!def) return { error: `Unknown topic config name: ${name}` };
+  if (def.type !== 'list') return { error: `Can't ${op} to key ${name} because its type is not LIST.` };
+  const list = splitList(current ?? def.fallback(broker));
+  for (const v of (operand ?? '').split(',')) {
+    if (op === 'APPEND') {
+      if (!list.includes(v)) list.push(v);
+    } else {
+      const i = list.indexOf(v);
+      if (i >= 0) list.splice(i, 1);
+    }
+  }
+  return { value: list.join(',') };
 }
 
 export interface ResolvedConfig {
@@ -63,19 +123,17 @@ export function resolveTopicConfigs(explicit: Record<string, string>, broker: Br
   return DEFS.map((d) => {
     const set = explicit[d.name];
     const source: ConfigSource = set !== undefined ? 'TOPIC_CONFIG' : d.fromBroker ? 'STATIC_BROKER_CONFIG' : 'DEFAULT_CONFIG';
-    return {
-      name: d.name,
-      value: set ?? d.fallback(broker),
-      source,
-      type: TYPE_ID[d.type],
-      doc: d.doc,
-      isDefault: set === undefined,
-    };
+    return { name: d.name, value: set ?? d.fallback(broker), source, type: TYPE_ID[d.type], doc: d.doc, isDefault: set === undefined };
   });
 }
 
+/** The effective value, normalised as Kafka parses it (trimmed; booleans lower-case; lists without blanks around commas). */
 export function topicConfigValue(explicit: Record<string, string>, broker: BrokerConfig, name: string): string {
-  return explicit[name] ?? BY_NAME.get(name)!.fallback(broker);
+  const def = BY_NAME.get(name)!;
+  const raw = (explicit[name] ?? def.fallback(broker)).trim();
+  if (def.type === 'boolean') return raw.toLowerCase();
+  if (def.type === 'list') return splitList(raw).join(',');
+  return raw;
 }
 
 export function topicConfigNumber(explicit: Record<string, string>, broker: BrokerConfig, name: string): number {

@@ -1,0 +1,103 @@
+// The topic configs Apache Kafka 4.x accepts (LogConfig's ConfigDef, checked
+// against kafka-storage 4.4.0), with Kafka's types, defaults and validators, and
+// what each one does in Runnel.
+import type { BrokerConfig } from '../config.js';
+
+export type ConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list';
+
+/**
+ * A validator gets the parsed value and returns Kafka's reason text, or null when
+ * valid; `value` replaces the value the message shows (ValidList names the bad element).
+ */
+export type Check = (v: ParsedValue) => string | { value: string; why: string } | null;
+export type ParsedValue = number | bigint | boolean | string | string[];
+
+export interface TopicConfigDef {
+  name: string;
+  type: ConfigType;
+  /** Default value as DescribeConfigs shows it, possibly derived from a broker setting. */
+  fallback: (b: BrokerConfig) => string;
+  /** Is the fallback a broker setting (vs a fixed Kafka default)? */
+  fromBroker?: boolean;
+  check?: Check;
+  /** Runnel-specific refusal of a value Kafka accepts (a feature Runnel lacks); returns the reason. */
+  refuse?: Check;
+  doc: string;
+}
+
+const LONG_MAX = '9223372036854775807';
+const big = (v: ParsedValue): bigint => (typeof v === 'bigint' ? v : BigInt(v as number));
+const num = (v: ParsedValue): number => Number(v);
+
+/** Kafka's Range.atLeast. */
+export const atLeast = (min: number): Check => (v) => (big(v) >= BigInt(min) ? null : `Value must be at least ${min}`);
+/** Kafka's Range.between. */
+export const between = (min: number, max: number): Check => (v) => {
+  if (num(v) < min) return `Value must be at least ${min}`;
+  if (num(v) > max) return `Value must be no more than ${max}`;
+  return null;
+};
+/** Kafka's ValidString.in. */
+export const oneOf = (...xs: string[]): Check => (v) => (xs.includes(v as string) ? null : `String must be one of: ${xs.join(', ')}`);
+/** Kafka's ValidList.in. */
+const listOf = (...xs: string[]): Check => (v) => {
+  const bad = (v as string[]).find((x) => !xs.includes(x));
+  return bad === undefined ? null : { value: bad, why: `String must be one of: ${xs.join(', ')}` };
+};
+/** Kafka's ThrottledReplicaListValidator. */
+const throttledReplicas = (name: string): Check => (v) => {
+  const parts = (v as string[]).map((s) => s.trim());
+  if (parts.every((s) => /^([0-9]+:[0-9]+)?$/.test(s)) || parts.join('') === '*') return null;
+  return `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`;
+};
+const gzipLevel: Check = (v) => (num(v) === -1 || (num(v) >= 1 && num(v) <= 9) ? null : 'Value must be between 1 and 9 or equal to -1');
+
+const NO_EFFECT = 'Accepted for compatibility; no effect in Runnel.';
+const fixed = (v: string) => (): string => v;
+
+export const DEFS: TopicConfigDef[] = [
+  { name: 'cleanup.policy', type: 'list', fallback: fixed('delete'), check: listOf('compact', 'delete'),
+    refuse: (v) => ((v as string[]).includes('compact') ? { value: 'compact', why: 'Runnel does not support log compaction yet; only cleanup.policy=delete (or an empty list) is accepted' } : null),
+    doc: 'delete: retention.ms/retention.bytes trim the log. An empty list keeps everything (only DeleteRecords moves the log start). compact is refused until compaction exists.' },
+  { name: 'compression.type', type: 'string', fallback: fixed('producer'), check: oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'),
+    refuse: (v) => (v !== 'producer' ? 'Runnel stores batches as the producer compressed them and does not recompress on the broker; only compression.type=producer is supported' : null),
+    doc: 'Only producer: batches are stored as the producer compressed them.' },
+  { name: 'compression.gzip.level', type: 'int', fallback: fixed('-1'), check: gzipLevel, doc: `${NO_EFFECT} (Runnel never recompresses.)` },
+  { name: 'compression.lz4.level', type: 'int', fallback: fixed('9'), check: between(1, 17), doc: `${NO_EFFECT} (Runnel never recompresses.)` },
+  { name: 'compression.zstd.level', type: 'int', fallback: fixed('3'), check: between(-131072, 22), doc: `${NO_EFFECT} (Runnel never recompresses.)` },
+  { name: 'retention.ms', type: 'long', fallback: (b) => String(b.logRetentionMs), fromBroker: true, check: atLeast(-1), doc: 'Age after which batches are trimmed (-1: forever).' },
+  { name: 'retention.bytes', type: 'long', fallback: (b) => String(b.logRetentionBytes), fromBroker: true, doc: 'Size per partition beyond which old batches are trimmed (negative: unlimited).' },
+  { name: 'max.message.bytes', type: 'int', fallback: (b) => String(b.messageMaxBytes), fromBroker: true, check: atLeast(0), doc: 'Largest record batch accepted.' },
+  { name: 'max.decompressed.message.bytes', type: 'int', fallback: fixed('2147483639'), check: between(1, 2147483639), doc: `${NO_EFFECT} (not enforced)` },
+  { name: 'min.insync.replicas', type: 'int', fallback: (b) => String(b.minInsyncReplicas), fromBroker: true, check: atLeast(1), doc: 'acks=all waits for this many copies: the Redis primary plus N-1 Redis replicas.' },
+  { name: 'message.timestamp.type', type: 'string', fallback: fixed('CreateTime'), check: oneOf('CreateTime', 'LogAppendTime'), doc: 'CreateTime or LogAppendTime.' },
+  { name: 'message.timestamp.before.max.ms', type: 'long', fallback: fixed(LONG_MAX), check: atLeast(0), doc: `${NO_EFFECT} (timestamps are not range-checked)` },
+  { name: 'message.timestamp.after.max.ms', type: 'long', fallback: fixed('3600000'), check: atLeast(0), doc: `${NO_EFFECT} (timestamps are not range-checked)` },
+  { name: 'delete.retention.ms', type: 'long', fallback: fixed('86400000'), check: atLeast(0), doc: `${NO_EFFECT} (tombstone lifetime on compacted topics, which Runnel does not have yet)` },
+  { name: 'min.compaction.lag.ms', type: 'long', fallback: fixed('0'), check: atLeast(0), doc: `${NO_EFFECT} (compaction is not supported yet)` },
+  { name: 'max.compaction.lag.ms', type: 'long', fallback: fixed(LONG_MAX), check: atLeast(1), doc: `${NO_EFFECT} (compaction is not supported yet)` },
+  { name: 'min.cleanable.dirty.ratio', type: 'double', fallback: fixed('0.5'), check: between(0, 1), doc: `${NO_EFFECT} (compaction is not supported yet)` },
+  { name: 'segment.bytes', type: 'int', fallback: fixed('1073741824'), check: atLeast(1048576), doc: `${NO_EFFECT} (Redis streams have no segments)` },
+  { name: 'segment.ms', type: 'long', fallback: fixed('604800000'), check: atLeast(1), doc: `${NO_EFFECT} (Redis streams have no segments)` },
+  { name: 'segment.jitter.ms', type: 'long', fallback: fixed('0'), check: atLeast(0), doc: NO_EFFECT },
+  { name: 'segment.index.bytes', type: 'int', fallback: fixed('10485760'), check: atLeast(4), doc: NO_EFFECT },
+  { name: 'index.interval.bytes', type: 'int', fallback: fixed('4096'), check: atLeast(0), doc: NO_EFFECT },
+  { name: 'file.delete.delay.ms', type: 'long', fallback: fixed('60000'), check: atLeast(0), doc: NO_EFFECT },
+  { name: 'preallocate', type: 'boolean', fallback: fixed('false'), doc: NO_EFFECT },
+  { name: 'flush.messages', type: 'long', fallback: fixed(LONG_MAX), check: atLeast(1), doc: `${NO_EFFECT} (durability follows the Redis AOF settings)` },
+  { name: 'flush.ms', type: 'long', fallback: fixed(LONG_MAX), check: atLeast(0), doc: `${NO_EFFECT} (durability follows the Redis AOF settings)` },
+  { name: 'unclean.leader.election.enable', type: 'boolean', fallback: fixed('false'), doc: NO_EFFECT },
+  { name: 'leader.replication.throttled.replicas', type: 'list', fallback: fixed(''), check: throttledReplicas('leader.replication.throttled.replicas'), doc: `${NO_EFFECT} (Redis does the replication)` },
+  { name: 'follower.replication.throttled.replicas', type: 'list', fallback: fixed(''), check: throttledReplicas('follower.replication.throttled.replicas'), doc: `${NO_EFFECT} (Redis does the replication)` },
+  { name: 'remote.storage.enable', type: 'boolean', fallback: fixed('false'),
+    refuse: (v) => (v === true ? 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.' : null),
+    doc: 'false only, as on a Kafka broker without tiered storage (Runnel\'s lake is archive.enable).' },
+  { name: 'local.retention.ms', type: 'long', fallback: fixed('-2'), check: atLeast(-2), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'local.retention.bytes', type: 'long', fallback: fixed('-2'), check: atLeast(-2), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'remote.log.copy.disable', type: 'boolean', fallback: fixed('false'), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'remote.log.delete.on.disable', type: 'boolean', fallback: fixed('false'), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'remote.copy.lag.ms', type: 'long', fallback: fixed('0'), check: atLeast(-1), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'remote.copy.lag.bytes', type: 'long', fallback: fixed('-1'), check: atLeast(-1), doc: `${NO_EFFECT} (tiered storage only)` },
+  { name: 'errors.deadletterqueue.group.enable', type: 'boolean', fallback: fixed('false'), doc: `${NO_EFFECT} (share groups are not supported)` },
+  { name: 'archive.enable', type: 'boolean', fallback: fixed('false'), doc: 'Runnel: the archiver drains this topic into the lake; Redis is never trimmed past the archived offset.' },
+];
