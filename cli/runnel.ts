@@ -1,23 +1,83 @@
 #!/usr/bin/env node
-// `runnel <command>`: broker | archiver
-import { loadBrokerConfig } from '../broker/src/config.js';
-import { startBroker } from '../broker/src/broker.js';
-import { redactSecrets } from '../broker/src/logger.js';
+// `runnel <command>`: broker | archiver | apis | placement. Arguments are
+// parsed with node:util parseArgs (strict): an unknown flag exits 2 with the
+// usage; --help and --version exit 0.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config.js';
+import { redactSecrets } from '../broker/src/logger.js';
+import { connectFailureReason } from '../broker/src/redis-errors.js';
+import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
 
 const USAGE = `usage: runnel <command> [options]
+       runnel --version | --help
+       runnel <command> --help
 
 commands:
-  broker     run a Kafka-compatible broker (see README for flags and settings)
+  broker     run a Kafka-compatible broker
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
-  placement  per Redis primary: the partitions it holds and their bytes (--redis URL [--json])
+  placement  per Redis primary: the partitions it holds and their bytes
 `;
+
+const COMMAND_USAGE: Record<string, () => string> = {
+  broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see README "Configuration".\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
+  archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
+  apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
+  placement: () => `usage: runnel placement [--json] [broker options]\n\nPer Redis primary: the partitions it holds and their bytes (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of a table\n${brokerFlagsUsage()}`,
+};
+
+class UsageError extends Error {}
+
+/** Names what the archiver could not reach: the Redis URL (password redacted) and why. */
+function archiverStartError(e: unknown, redisUrl: string): Error {
+  const err = e as { code?: string; port?: number; address?: string };
+  if (!err?.code || !/^E[A-Z]+$/.test(err.code)) return e as Error;
+  const redisPorts = [...redisUrl.matchAll(/:(\d+)(?=[,/]|$)/g)].map((m) => Number(m[1]));
+  const isRedis = err.port === undefined || redisPorts.includes(err.port) || (redisPorts.length === 0 && err.port === 6379);
+  const what = isRedis ? `redis at ${redactSecrets(redisUrl)}` : `${err.address ?? 'a service'}:${err.port}`;
+  return new Error(`archiver: cannot connect to ${what}: ${connectFailureReason(e)}`, { cause: e });
+}
+
+function version(): string {
+  for (const p of ['../../package.json', '../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(p, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch { /* next */ }
+  }
+  return 'unknown';
+}
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): Record<string, string | boolean | (string | boolean)[] | undefined> {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    if ((e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
+    throw e;
+  }
+}
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`runnel ${version()}\n`);
+    return;
+  }
+  const usage = COMMAND_USAGE[command];
+  if (!usage) throw new UsageError(`unknown command ${command}`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(usage());
+    return;
+  }
   if (command === 'broker') {
+    parse(rest, BROKER_OPTIONS);
     const cfg = loadBrokerConfig(rest);
+    const { startBroker } = await import('../broker/src/broker.js');
     const broker = await startBroker(cfg);
     const shutdown = (): void => {
       void broker.stop().then(() => process.exit(0));
@@ -32,43 +92,37 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'apis') {
+    parse(rest, { help: { type: 'boolean', short: 'h' } });
     const { buildHandlers } = await import('../broker/src/handlers/registry.js');
     const { apiTable } = await import('../broker/src/handlers/api-table.js');
     process.stdout.write(apiTable(buildHandlers()));
     return;
   }
   if (command === 'placement') {
+    parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' } });
     const { placementCommand } = await import('./placement.js');
     await placementCommand(rest);
     return;
   }
-  if (command === 'archiver') {
-    // Flags mirror the environment variables of archiver/src/config.ts.
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    const flags: Record<string, string> = { '--lake': 'RUNNEL_LAKE', '--redis': 'RUNNEL_REDIS_URL', '--s3-endpoint': 'RUNNEL_S3_ENDPOINT' };
-    for (let i = 0; i < rest.length; i++) {
-      const name = flags[rest[i]!];
-      if (!name || rest[i + 1] === undefined) {
-        process.stderr.write(`unknown or incomplete flag ${rest[i]}\n`);
-        process.exit(2);
-      }
-      env[name] = rest[++i];
-    }
-    if (!env.RUNNEL_LAKE) env.RUNNEL_LAKE = `file://${resolve('data', 'lake')}`;
-    const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
-    const handle = await runArchiver(loadConfig(env));
-    const shutdown = (): void => {
-      void handle.stop().then(() => process.exit(0));
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
-    return;
-  }
-  process.stderr.write(USAGE);
-  process.exit(command ? 2 : 0);
+  // archiver
+  const env = archiverEnv(parse(rest, ARCHIVER_OPTIONS), process.env);
+  if (!env.RUNNEL_LAKE) env.RUNNEL_LAKE = `file://${resolve('data', 'lake')}`;
+  const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
+  const cfg = loadConfig(env);
+  const handle = await runArchiver(cfg).catch((e: unknown) => { throw archiverStartError(e, cfg.redisUrl); });
+  const shutdown = (): void => {
+    void handle.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
 }
 
 main().catch((e) => {
+  if (e instanceof UsageError) {
+    const command = process.argv[2];
+    process.stderr.write(`runnel: ${e.message}\n\n${(command && COMMAND_USAGE[command]?.()) || USAGE}`);
+    process.exit(2);
+  }
   process.stderr.write(`${redactSecrets(e instanceof Error ? e.message : String(e))}\n`);
   process.exit(1);
 });

@@ -135,3 +135,39 @@ export function redisTlsSettings(cfg: ArchiverConfig): RedisTlsSettings {
     insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
   };
 }
+
+/**
+ * Every environment variable loadConfig reads, with its kind and meaning: the
+ * `runnel archiver` flags are derived from this table (cli/archiver-flags.ts).
+ */
+export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'; help: string }> = [
+  { name: 'RUNNEL_REDIS_URL', kind: 'string', help: 'Redis holding the log (default redis://127.0.0.1:6379; cluster: comma-separated seeds)' },
+  { name: 'RUNNEL_REDIS_TLS_CA_LOCATION', kind: 'string', help: 'PEM file of the CA(s) of the Redis server certificate (rediss://)' },
+  { name: 'RUNNEL_REDIS_TLS_CERT_LOCATION', kind: 'string', help: 'PEM client certificate' },
+  { name: 'RUNNEL_REDIS_TLS_KEY_LOCATION', kind: 'string', help: 'PEM private key of the client certificate' },
+  { name: 'RUNNEL_REDIS_TLS_SERVERNAME', kind: 'string', help: 'SNI and certificate name (default: the URL host)' },
+  { name: 'RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY', kind: 'bool', help: 'accept any server certificate (testing only)' },
+  { name: 'RUNNEL_KEY_PREFIX', kind: 'string', help: 'Redis key prefix (default rn)' },
+  { name: 'RUNNEL_LAKE', kind: 'string', help: 'file:///abs/path, a path, or s3://bucket/prefix (default file://<cwd>/data/lake)' },
+  { name: 'RUNNEL_S3_ENDPOINT', kind: 'string', help: 'custom S3 endpoint (MinIO, ...)' },
+  { name: 'RUNNEL_S3_FORCE_PATH_STYLE', kind: 'bool', help: 'path-style S3 addressing' },
+  { name: 'RUNNEL_S3_REGION', kind: 'string', help: 'S3 region (default AWS_REGION, then us-east-1)' },
+  { name: 'RUNNEL_ARCHIVER_TARGET_FILE_BYTES', kind: 'string', help: 'cut a data file at this estimated Parquet size (default 128 MiB)' },
+  { name: 'RUNNEL_ARCHIVER_MAX_FILE_AGE_MS', kind: 'string', help: 'cut a file at the latest this long after its first record (default 60000)' },
+  { name: 'RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL', kind: 'string', help: 'Delta checkpoint every N versions (default 10)' },
+  { name: 'RUNNEL_ARCHIVER_LEASE_TTL_MS', kind: 'string', help: 'partition lease TTL (default 15000)' },
+  { name: 'RUNNEL_ARCHIVER_POLL_INTERVAL_MS', kind: 'string', help: 'idle poll interval (default 200)' },
+  { name: 'RUNNEL_ARCHIVER_READ_COUNT', kind: 'string', help: 'batches per read per partition (default 256)' },
+  { name: 'RUNNEL_ARCHIVER_WORKERS', kind: 'string', help: 'Parquet worker threads (default cores - 1)' },
+  { name: 'RUNNEL_ARCHIVER_VERIFY_CRC', kind: 'string', help: 'verify the CRC-32C of every batch: true|false (default true)' },
+  { name: 'RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS', kind: 'string', help: 'small-file compaction interval, 0 = never (default 300000)' },
+  { name: 'RUNNEL_ARCHIVER_OPTIMIZE_MIN_FILES', kind: 'string', help: 'compact a date partition at this many small files (default 8)' },
+  { name: 'RUNNEL_ARCHIVER_SMALL_FILE_BYTES', kind: 'string', help: 'compaction candidates are below this size (default target/4)' },
+  { name: 'RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS', kind: 'string', help: 'VACUUM interval, 0 = never (default 3600000)' },
+  { name: 'RUNNEL_ARCHIVER_VACUUM_RETENTION_MS', kind: 'string', help: 'keep unreferenced files this long (default 7 days)' },
+  { name: 'RUNNEL_ARCHIVER_TOPIC_REFRESH_MS', kind: 'string', help: 'topic list refresh interval (default 5000)' },
+  { name: 'RUNNEL_ARCHIVER_TOPICS', kind: 'string', help: 'comma-separated topics to archive (default: all)' },
+  { name: 'RUNNEL_ARCHIVER_ID', kind: 'string', help: 'member id (default host-pid-random)' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_PORT', kind: 'string', help: '/health, /ready, /metrics port; 0 disables (default 0)' },
+  { name: 'RUNNEL_LOG_LEVEL', kind: 'string', help: 'error | warn | info | debug (default info)' },
+];

@@ -1,7 +1,8 @@
 // Wires one broker process together: store, log manager, dispatcher, server, retention.
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, redactSecrets, type Logger } from './logger.js';
+import { connectFailureReason } from './redis-errors.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
@@ -46,6 +47,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     servername: config.redisTlsServername,
     insecureSkipVerify: config.redisTlsInsecureSkipVerify,
   }));
+  if (config.ignoredKeys?.length) logger.warn('ignored Kafka settings that have no meaning for Runnel', { keys: config.ignoredKeys.join(',') });
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
   let url = config.redisUrl;
   if (!url) {
@@ -53,7 +55,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     url = embedded.url;
   }
   const store = new RedisLogStore(url, config.keyPrefix, tls ? { tls } : {});
-  await connectWithRetry(store, logger);
+  await connectWithRetry(store, url, logger).catch(async (e: unknown) => { await embedded?.stop(); throw e; });
   await checkRedisServer(store.redis, store.keyNames, { waitAof: config.acksAllWaitAof, allowEviction: config.redisAllowEviction }, logger)
     .catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
   const clusterId = await store.clusterId();
@@ -185,10 +187,14 @@ function configured<T>(f: () => T): T {
   }
 }
 
-async function connectWithRetry(store: RedisLogStore, logger: Logger): Promise<void> {
+const CONNECT_ATTEMPTS = 50;
+
+async function connectWithRetry(store: RedisLogStore, url: string, logger: Logger): Promise<void> {
+  const shown = redactSecrets(url);
   for (let attempt = 1; ; attempt++) {
     try {
       await store.connect();
+      if (attempt > 1) logger.info('redis reachable', { url: shown, attempts: attempt });
       return;
     } catch (e) {
       // A refused certificate or handshake does not heal by waiting: fail now, saying why.
@@ -196,8 +202,12 @@ async function connectWithRetry(store: RedisLogStore, logger: Logger): Promise<v
         await store.close();
         throw new Error(`redis TLS handshake failed: ${(e instanceof Error ? e.message : String(e)).trim()} (check redis.url and redis.tls.*)`, { cause: e });
       }
-      if (attempt >= 50) throw e;
-      logger.warn('waiting for redis', { attempt, err: e instanceof Error ? e.message : String(e) });
+      const reason = connectFailureReason(e);
+      if (attempt >= CONNECT_ATTEMPTS) {
+        await store.close().catch(() => undefined);
+        throw new Error(`cannot connect to redis at ${shown}: ${reason} (gave up after ${attempt} attempts; check --redis / redis.url)`, { cause: e });
+      }
+      if (attempt === 1) logger.warn('waiting for redis', { url: shown, reason, retries: CONNECT_ATTEMPTS - 1, intervalMs: 200 });
       await new Promise((r) => setTimeout(r, 200));
     }
   }

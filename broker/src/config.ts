@@ -2,7 +2,9 @@
 // Precedence: defaults < config file (server.properties style) < environment
 // (RUNNEL_ + upper-snake key, e.g. RUNNEL_NUM_PARTITIONS) < command-line flags.
 import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
+import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
 
 export interface BrokerConfig {
   nodeId: number;
@@ -76,6 +78,8 @@ export interface BrokerConfig {
   socketPartialRequestTimeoutMs: number;
   /** Response bytes a connection may have waiting for the client to read; above it that connection is not read (Runnel's name). */
   socketMaxUnsentBytes: number;
+  /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
+  ignoredKeys?: string[];
 }
 
 interface Setting {
@@ -180,49 +184,84 @@ export function parseProperties(text: string): Record<string, string> {
   return out;
 }
 
-const FLAG_KEYS: Record<string, string> = {
-  '--redis': 'redis.url',
-  '--port': 'port',
-  '--host': 'host',
-  '--data-dir': 'data.dir',
-  '--node-id': 'node.id',
-  '--advertised-host': 'advertised.host',
-  '--advertised-port': 'advertised.port',
+/** The broker's command-line flags (node:util parseArgs); each names a setting, except --config and --set. */
+export const FLAG_KEYS: Readonly<Record<string, string>> = {
+  redis: 'redis.url',
+  port: 'port',
+  host: 'host',
+  'data-dir': 'data.dir',
+  'node-id': 'node.id',
+  'advertised-host': 'advertised.host',
+  'advertised-port': 'advertised.port',
 };
 
+export const BROKER_OPTIONS = {
+  config: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  ...Object.fromEntries(Object.keys(FLAG_KEYS).map((f) => [f, { type: 'string' }])),
+} as const satisfies ParseArgsConfig['options'];
+
+/** Usage lines of the broker's flags. */
+export function brokerFlagsUsage(): string {
+  const lines = [
+    '  --config FILE            server.properties-style file (Kafka broker keys accepted; also RUNNEL_CONFIG)',
+    '  --set KEY=VALUE          any setting, repeatable (e.g. --set num.partitions=6)',
+  ];
+  for (const [flag, key] of Object.entries(FLAG_KEYS)) lines.push(`  --${`${flag} VALUE`.padEnd(23)}${key}`);
+  lines.push('  -h, --help               this help');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Every key a file, --set or RUNNEL_* may name: Runnel's settings, Kafka aliases and translated keys. */
+export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS];
+const SETTING_KEYS = new Set(SETTINGS.map((s) => s.key));
+
+/** Environment variables of other Runnel components (the archiver), not broker settings. */
+const OTHER_ENV = /^RUNNEL_(CONFIG|LAKE|S3_.*|ARCHIVER_.*|TEST_.*)$/;
+
 export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): BrokerConfig {
+  const { values: opts } = parseArgs({ args: argv, options: BROKER_OPTIONS, strict: true, allowPositionals: false });
+  const o = opts as Record<string, string | string[] | boolean | undefined>;
+  const file = (o.config as string | undefined) ?? env.RUNNEL_CONFIG;
+  // Explicitly given keys, in precedence order: file < environment < flags.
+  const explicit: Record<string, string> = {};
+  const ignored = new Set<string>();
+  const put = (key: string, value: string, where: string): void => {
+    const k = ALIASES[key] ?? key;
+    if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k)) explicit[k] = value;
+    else if (isIgnoredKey(k)) ignored.add(k);
+    else throw unknownKey(key, where, KNOWN_KEYS);
+  };
+  if (file) for (const [k, v] of Object.entries(parseProperties(readFileSync(file, 'utf8')))) put(k, v, file);
+  const byEnv = new Map<string, string>();
+  for (const k of KNOWN_KEYS) byEnv.set(envName(k), k);
+  const knownEnv = [...byEnv.keys()];
+  for (const [name, v] of Object.entries(env)) {
+    if (!name.startsWith('RUNNEL_') || v === undefined || OTHER_ENV.test(name)) continue;
+    const key = byEnv.get(name);
+    if (key) put(key, v, `environment ${name}`);
+    else {
+      // RUNNEL_* is shared with tools and scripts: only a near miss of a broker setting is refused.
+      const hint = closest(name, knownEnv);
+      if (hint && editDistance(name, hint) <= 2) throw new RunnelError('CONFIG_INVALID', `unknown setting ${name} (environment); did you mean ${hint}?`);
+    }
+  }
+  for (const kv of (o.set as string[] | undefined) ?? []) {
+    const j = kv.indexOf('=');
+    if (j <= 0) throw new RunnelError('CONFIG_INVALID', `--set ${kv}: expected KEY=VALUE`);
+    put(kv.slice(0, j).trim(), kv.slice(j + 1), '--set');
+  }
+  for (const [flag, key] of Object.entries(FLAG_KEYS)) if (typeof o[flag] === 'string') explicit[key] = o[flag] as string;
   const values: Record<string, string> = {};
   for (const s of SETTINGS) values[s.key] = s.default;
-  let file = env.RUNNEL_CONFIG;
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [name, inline] = a.includes('=') && a.startsWith('--') && !a.startsWith('--set') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const next = (): string => {
-      if (inline !== undefined) return inline;
-      const v = argv[++i];
-      if (v === undefined) throw new RunnelError('CONFIG_INVALID', `${name} needs a value`);
-      return v;
-    };
-    if (name === '--config') file = next();
-    else if (name === '--set') {
-      const kv = next();
-      const j = kv.indexOf('=');
-      flags[kv.slice(0, j)] = kv.slice(j + 1);
-    } else if (FLAG_KEYS[name]) flags[FLAG_KEYS[name]!] = next();
-    else throw new RunnelError('CONFIG_INVALID', `unknown flag ${a}`);
-  }
-  if (file) Object.assign(values, parseProperties(readFileSync(file, 'utf8')));
-  if (env.RUNNEL_REDIS_URL !== undefined) values['redis.url'] = env.RUNNEL_REDIS_URL;
-  for (const s of SETTINGS) {
-    const v = env[envName(s.key)];
-    if (v !== undefined) values[s.key] = v;
-  }
-  Object.assign(values, flags);
+  for (const [k, v] of Object.entries(explicit)) if (SETTING_KEYS.has(k)) values[k] = v;
+  applyKafkaKeys(explicit, values);
   const cfg = {} as Record<string, unknown>;
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
-  if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' ? '127.0.0.1' : out.host;
+  if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' || out.host === '::' ? '127.0.0.1' : out.host;
   if (!out.advertisedPort) out.advertisedPort = out.port;
+  if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }

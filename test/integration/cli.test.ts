@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, runCommand, spawnManaged, waitFor, waitForPort, REPO_ROOT, type ManagedProcess } from '../helpers/procs.js';
 import { apiVersionsProbe } from '../helpers/runnel.js';
 import { readTopic } from './support.js';
+import { DescribeConfigs } from '../../broker/src/protocol/messages/describe-configs.js';
+import { WireClient } from '../helpers/wire.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-cli-'));
 const cli = path.join(REPO_ROOT, 'dist', 'cli', 'runnel.js');
@@ -65,5 +67,97 @@ describe('runnel CLI', () => {
     const brokerMetrics = await (await fetch(`http://127.0.0.1:${brokerHttp}/metrics`)).text();
     expect(brokerMetrics).toMatch(/runnel_partition_high_watermark\{topic="cli",partition="0"\} 3/);
     await waitFor('lag 0', async () => /runnel_archiver_lag_records\{topic="cli",partition="0"\} 0/.test(await (await fetch(`http://127.0.0.1:${archiverHttp}/metrics`)).text()), { timeoutMs: 15_000 });
+  });
+});
+
+describe('runnel CLI: arguments, Kafka configuration, errors', () => {
+  const run = (args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000) => runCommand(process.execPath, [cli, ...args], { env, timeoutMs });
+
+  it('--help and --version exit 0; every command lists its flags; unknown flags exit 2 with the usage', async () => {
+    const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+    expect(await run(['--version'])).toMatchObject({ code: 0, stdout: `runnel ${version}\n` });
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    for (const c of ['broker', 'archiver', 'apis', 'placement']) expect(help.stdout).toContain(c);
+    expect((await run([])).code).toBe(0);
+    const broker = await run(['broker', '--help']);
+    expect(broker.code).toBe(0);
+    for (const f of ['--config', '--set', '--redis', '--port', '--host', '--data-dir', '--node-id', '--advertised-host', '--advertised-port']) expect(broker.stdout).toContain(f);
+    const archiver = await run(['archiver', '--help']);
+    expect(archiver.code).toBe(0);
+    for (const f of ['--lake', '--redis', '--s3-endpoint', '--s3-force-path-style', '--s3-region', '--key-prefix', '--redis-tls-ca-location', '--redis-tls-insecure-skip-verify', '--max-file-age-ms', '--topics', '--http-port']) expect(archiver.stdout).toContain(f);
+    expect((await run(['apis', '--help'])).code).toBe(0);
+    expect((await run(['placement', '--help'])).stdout).toContain('--json');
+    for (const args of [['broker', '--bogus'], ['archiver', '--bogus', 'x'], ['nope'], ['apis', '--x']]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('usage: runnel');
+    }
+  });
+
+  it('an unknown setting is refused with RN3001 and the closest key', async () => {
+    const r = await run(['broker', '--set', 'log.retention.hour=1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/RN3001.*unknown setting log\.retention\.hour.*did you mean log\.retention\.hours\?/);
+    const e = await run(['broker'], { ...process.env, RUNNEL_NUM_PARTITION: '2' });
+    expect(e.stderr).toMatch(/did you mean RUNNEL_NUM_PARTITIONS\?/);
+    const tls = await run(['broker', '--set', 'listeners=SSL://:9093']);
+    expect(tls.code).toBe(1);
+    expect(tls.stderr).toMatch(/SSL.*PLAINTEXT listeners only/);
+  });
+
+  it('a refused Redis URL is named (password redacted) with "connection refused"', async () => {
+    const dead = await freePort();
+    const url = `redis://:Sekr3t-991@127.0.0.1:${dead}`;
+    const b = await run(['broker', '--redis', url, '--port', '0'], process.env, 40_000);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain(`cannot connect to redis at redis://***@127.0.0.1:${dead}: connection refused`);
+    expect(b.stderr.match(/waiting for redis/g)?.length).toBe(1);
+    expect(b.stderr).not.toContain('Sekr3t');
+    const a = await run(['archiver', '--redis', url, '--lake', `file://${path.join(dataDir, 'nolake')}`], process.env, 40_000);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain(`cannot connect to redis at redis://***@127.0.0.1:${dead}: connection refused`);
+    expect(a.stderr).not.toContain('Sekr3t');
+  });
+
+  it("Kafka's server.properties: the broker listens on `listeners`, advertises `advertised.listeners`, uses log.retention.hours", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(dataDir, 'kafka-props-'));
+    const file = path.join(dir, 'server.properties');
+    fs.writeFileSync(file, [
+      'process.roles=broker,controller',
+      'node.id=1',
+      'controller.quorum.bootstrap.servers=localhost:9093',
+      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://:9093`,
+      'inter.broker.listener.name=PLAINTEXT',
+      `advertised.listeners=PLAINTEXT://runnel-adv.example:${port + 1},CONTROLLER://localhost:9093`,
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL',
+      'num.network.threads=3',
+      'log.dirs=/tmp/kraft-combined-logs',
+      'num.partitions=3',
+      'transaction.state.log.replication.factor=1',
+      'log.retention.hours=5',
+      `data.dir=${dir}`,
+      '',
+    ].join('\n'));
+    const p = spawnManaged(`runnel-kafka-props-${port}`, process.execPath, [cli, 'broker', '--config', file]);
+    procs.push(p);
+    await waitForPort(port, { proc: p, timeoutMs: 30_000 });
+    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: p, timeoutMs: 30_000 });
+    const md = await runCommand('kcat', ['-L', '-b', `127.0.0.1:${port}`, '-m', '10'], { timeoutMs: 30_000 });
+    expect(md.stdout).toMatch(new RegExp(`broker 1 at runnel-adv\\.example:${port + 1}`));
+    const c = await WireClient.connect(port);
+    try {
+      const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['log.retention.ms', 'num.partitions'] }], includeSynonyms: false, includeDocumentation: false });
+      const got = Object.fromEntries(r.results[0].configs.map((x: { name: string; value: string }) => [x.name, x.value]));
+      expect(got).toEqual({ 'log.retention.ms': String(5 * 3_600_000), 'num.partitions': '3' });
+    } finally {
+      c.close();
+    }
+    const warnings = fs.readFileSync(p.logFile, 'utf8').split('\n').filter((l) => l.includes('ignored Kafka settings'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('log.dirs');
+    await p.stop(10_000);
   });
 });

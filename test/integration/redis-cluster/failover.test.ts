@@ -19,7 +19,7 @@ let broker: RunnelBroker;
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ primaries: 3, replicasPerPrimary: 1 });
-  broker = await startRunnel({ redisUrl: cluster.seeds, args: ['--set', 'replica.wait.ms=2000'] });
+  broker = await startRunnel({ redisUrl: cluster.seeds, args: ['--set', 'redis.replica.wait.ms=2000'] });
 });
 
 afterAll(async () => {

@@ -1,0 +1,152 @@
+// Kafka's broker configuration language, mapped onto Runnel's settings
+// (config.ts). Three kinds of keys besides Runnel's own:
+// - aliases and translated keys that mean something here (`broker.id`,
+//   `listeners`, `advertised.listeners`, `log.retention.minutes|hours`);
+// - keys of Kafka's own server.properties that have no meaning for Runnel
+//   (`log.dirs`, `num.io.threads`, `process.roles`, ...): accepted, listed in
+//   one warning line;
+// - anything else: refused with RN3001 and the closest known key.
+import { RunnelError } from './errors.js';
+
+/** Kafka keys that are another name of a Runnel setting. */
+export const ALIASES: Readonly<Record<string, string>> = {
+  'broker.id': 'node.id',
+};
+
+/** Kafka keys read and translated here rather than stored as they are. */
+export const TRANSLATED_KEYS: readonly string[] = [
+  'listeners',
+  'advertised.listeners',
+  'listener.security.protocol.map',
+  'controller.listener.names',
+  'log.retention.minutes',
+  'log.retention.hours',
+];
+
+/** Keys of Kafka's broker and controller configs that have no meaning for Runnel. */
+export const IGNORED_KEYS: ReadonlySet<string> = new Set([
+  'process.roles', 'log.dirs', 'log.dir', 'metadata.log.dir', 'inter.broker.listener.name', 'inter.broker.protocol.version',
+  'security.inter.broker.protocol', 'num.network.threads', 'num.io.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir',
+  'num.replica.alter.log.dirs.threads', 'background.threads', 'queued.max.requests', 'socket.send.buffer.bytes',
+  'socket.receive.buffer.bytes', 'socket.listen.backlog.size', 'socket.connection.setup.timeout.ms', 'socket.connection.setup.timeout.max.ms',
+  'log.segment.bytes', 'log.segment.delete.delay.ms', 'log.roll.ms', 'log.roll.hours', 'log.roll.jitter.ms', 'log.roll.jitter.hours',
+  'log.flush.interval.messages', 'log.flush.interval.ms', 'log.flush.scheduler.interval.ms', 'log.flush.offset.checkpoint.interval.ms',
+  'log.flush.start.offset.checkpoint.interval.ms', 'log.recovery.per.partition.enabled', 'log.index.size.max.bytes', 'log.index.interval.bytes',
+  'log.preallocate', 'log.cleanup.policy', 'log.message.timestamp.type', 'log.message.timestamp.before.max.ms',
+  'log.message.timestamp.after.max.ms', 'log.message.downconversion.enable', 'log.message.format.version', 'log.initial.task.delay.ms',
+  'log.local.retention.ms', 'log.local.retention.bytes', 'offsets.topic.replication.factor', 'offsets.topic.segment.bytes',
+  'offsets.topic.compression.codec', 'offsets.load.buffer.size', 'offsets.commit.timeout.ms', 'offsets.commit.required.acks',
+  'replica.lag.time.max.ms', 'replica.fetch.max.bytes', 'replica.fetch.min.bytes', 'replica.fetch.wait.max.ms', 'replica.fetch.backoff.ms',
+  'replica.fetch.response.max.bytes', 'replica.socket.timeout.ms', 'replica.socket.receive.buffer.bytes',
+  'replica.high.watermark.checkpoint.interval.ms', 'replica.selector.class', 'auto.leader.rebalance.enable',
+  'leader.imbalance.check.interval.seconds', 'leader.imbalance.per.broker.percentage', 'unclean.leader.election.enable',
+  'compression.type', 'request.timeout.ms', 'initial.broker.registration.timeout.ms', 'broker.heartbeat.interval.ms',
+  'broker.session.timeout.ms', 'broker.id.generation.enable', 'reserved.broker.max.id', 'eligible.leader.replicas.enable',
+  'authorizer.class.name', 'super.users', 'allow.everyone.if.no.acl.found', 'metric.reporters', 'auto.include.jmx.reporter',
+  'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
+  'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
+  'max.incremental.fetch.session.cache.slots', 'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
+  'delete.records.purgatory.purge.interval.requests', 'node.id.generation.enable', 'cluster.id', 'unstable.api.versions.enable',
+  'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',
+]);
+
+/** Families of Kafka keys with no meaning for Runnel (ZooKeeper, KRaft controllers, transactions, TLS/SASL listeners, ...). */
+export const IGNORED_PREFIXES: readonly string[] = [
+  'zookeeper.', 'controller.', 'metadata.', 'transaction.state.log.', 'transaction.', 'transactional.', 'share.coordinator.',
+  'group.share.', 'group.consumer.', 'group.coordinator.', 'group.streams.', 'share.', 'remote.log.', 'log.cleaner.', 'listener.name.',
+  'ssl.', 'sasl.', 'security.', 'metrics.', 'kafka.metrics.', 'delegation.token.', 'quota.', 'quotas.', 'password.encoder.',
+  'confluent.', 'num.quota.', 'replication.quota.', 'alter.log.dirs.', 'follower.replication.', 'leader.replication.',
+];
+
+export function isIgnoredKey(key: string): boolean {
+  return IGNORED_KEYS.has(key) || IGNORED_PREFIXES.some((p) => key.startsWith(p));
+}
+
+/** Levenshtein distance. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+export function closest(key: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = editDistance(key, k);
+    if (d < bestD) { best = k; bestD = d; }
+  }
+  return best;
+}
+
+export function unknownKey(key: string, where: string, known: Iterable<string>): RunnelError {
+  const hint = closest(key, known);
+  return new RunnelError('CONFIG_INVALID', `unknown setting ${key} (${where})${hint ? `; did you mean ${hint}?` : ''}`);
+}
+
+const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
+
+interface Listener { name: string; host: string; port: number }
+
+function parseListeners(key: string, raw: string): Listener[] {
+  const out: Listener[] = [];
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9_]+):\/\/(\[[^\]]*\]|[^:/]*):(\d+)$/.exec(item);
+    if (!m) throw new RunnelError('CONFIG_INVALID', `${key}: ${item} is not NAME://host:port`);
+    out.push({ name: m[1]!.toUpperCase(), host: m[2]!.replace(/^\[|\]$/g, ''), port: Number(m[3]) });
+  }
+  return out;
+}
+
+/**
+ * Applies the translated Kafka keys of `explicit` (what a file, the
+ * environment or flags set) to `values` (Runnel's keys, defaults included).
+ */
+export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): void {
+  const protocols = new Map<string, string>();
+  for (const pair of (explicit['listener.security.protocol.map'] ?? DEFAULT_PROTOCOL_MAP).split(',')) {
+    const [name, proto] = pair.split(':').map((s) => s.trim().toUpperCase());
+    if (name && proto) protocols.set(name, proto);
+  }
+  const controllers = new Set((explicit['controller.listener.names'] ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
+  const clientListeners = (key: string): Listener[] => {
+    const all = parseListeners(key, explicit[key] ?? '').filter((l) => !controllers.has(l.name));
+    for (const l of all) {
+      const proto = protocols.get(l.name) ?? l.name;
+      if (proto !== 'PLAINTEXT') {
+        throw new RunnelError('CONFIG_INVALID', `${key}: listener ${l.name} uses security protocol ${proto}; Runnel serves PLAINTEXT listeners only (TLS and SASL listeners are not supported yet)`);
+      }
+    }
+    return all;
+  };
+  let chosen: string | undefined;
+  if (explicit.listeners !== undefined) {
+    const ls = clientListeners('listeners');
+    if (ls.length !== 1) throw new RunnelError('CONFIG_INVALID', `listeners=${explicit.listeners}: Runnel serves exactly one client listener (controller listeners named in controller.listener.names are skipped), found ${ls.length}`);
+    const l = ls[0]!;
+    chosen = l.name;
+    if (explicit.host === undefined) values.host = l.host || '0.0.0.0';
+    if (explicit.port === undefined) values.port = String(l.port);
+  }
+  if (explicit['advertised.listeners'] !== undefined) {
+    const ls = clientListeners('advertised.listeners');
+    const l = chosen ? ls.find((x) => x.name === chosen) : ls.length === 1 ? ls[0] : undefined;
+    if (!l) throw new RunnelError('CONFIG_INVALID', `advertised.listeners=${explicit['advertised.listeners']}: no ${chosen ?? 'single client'} listener to advertise`);
+    if (explicit['advertised.host'] === undefined && l.host) values['advertised.host'] = l.host;
+    if (explicit['advertised.port'] === undefined) values['advertised.port'] = String(l.port);
+  }
+  // Kafka's precedence: log.retention.ms > log.retention.minutes > log.retention.hours; negative: unlimited.
+  if (explicit['log.retention.ms'] === undefined) {
+    const pick = explicit['log.retention.minutes'] !== undefined ? ['log.retention.minutes', 60_000] as const
+      : explicit['log.retention.hours'] !== undefined ? ['log.retention.hours', 3_600_000] as const : undefined;
+    if (pick) {
+      const n = Number(explicit[pick[0]]);
+      if (!Number.isInteger(n)) throw new RunnelError('CONFIG_INVALID', `${pick[0]}=${explicit[pick[0]]} is not an integer`);
+      values['log.retention.ms'] = String(n < 0 ? -1 : n * pick[1]);
+    }
+  }
+}
