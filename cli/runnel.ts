@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config.js';
 import { redactSecrets } from '../broker/src/logger.js';
 import { connectFailureReason } from '../broker/src/redis-errors.js';
+import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
 
 const USAGE = `usage: runnel <command> [options]
@@ -106,9 +107,23 @@ async function main(): Promise<void> {
   }
   // archiver
   const env = archiverEnv(parse(rest, ARCHIVER_OPTIONS), process.env);
-  if (!env.RUNNEL_LAKE) env.RUNNEL_LAKE = `file://${resolve('data', 'lake')}`;
+  const dataDir = resolve(env.RUNNEL_DATA_DIR || 'data');
+  if (!env.RUNNEL_LAKE) env.RUNNEL_LAKE = `file://${resolve(dataDir, 'lake')}`;
+  // No Redis given: the embedded Redis of a `runnel broker` on the same data folder (the quick start).
+  const embeddedUrl = env.RUNNEL_REDIS_URL ? null : readEmbeddedRedisUrl(dataDir);
+  if (embeddedUrl) {
+    env.RUNNEL_REDIS_URL = embeddedUrl;
+    // a local trial: commit within a second instead of after a minute (an explicit setting wins)
+    if (!env.RUNNEL_ARCHIVER_MAX_FILE_AGE_MS) env.RUNNEL_ARCHIVER_MAX_FILE_AGE_MS = '1000';
+  }
   const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
   const cfg = loadConfig(env);
+  if (embeddedUrl) {
+    const { createLogger } = await import('../archiver/src/log.js');
+    createLogger(cfg.logLevel, { component: 'archiver' }).info('using the embedded redis of the broker in the data folder', {
+      redis: embeddedUrl, file: resolve(dataDir, EMBEDDED_REDIS_URL_FILE), lake: cfg.lake, maxFileAgeMs: cfg.maxFileAgeMs,
+    });
+  }
   const handle = await runArchiver(cfg).catch((e: unknown) => { throw archiverStartError(e, cfg.redisUrl); });
   const shutdown = (): void => {
     void handle.stop().then(() => process.exit(0));

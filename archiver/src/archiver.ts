@@ -112,6 +112,23 @@ export class Archiver implements ArchiverContext {
     this.loops.push(this.mainLoop());
   }
 
+  /**
+   * Readiness (`/ready`): Redis answers PING and the lake answers a read (a missing
+   * object is an answer), each within `timeoutMs`.
+   */
+  async ready(timeoutMs = 3000): Promise<boolean> {
+    if (this.stopRequested || !this.client) return false;
+    const client = this.client;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((r) => { timer = setTimeout(() => r(false), timeoutMs); });
+    const checks = Promise.all([client.ping(), this.store.get('_runnel_ready_probe')]).then(() => true, () => false);
+    try {
+      return await Promise.race([checks, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stop reading, flush what is buffered, release leases. */
   async stop(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.stopRequested) return;

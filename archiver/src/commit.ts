@@ -140,7 +140,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       }
       published.push({ p: a.ps.partition, v: a.last });
     }
-    ctx.log.debug('committed', { topic: t.topic, version: outcome.version, files: files.length, records });
+    ctx.log.info('committed', { table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic, version: outcome.version, files: files.length, records });
     await publishArchived(ctx, t.topic, published).catch((e) => ctx.log.warn('cannot publish archived offsets', { err: e as Error }));
     await maybeCheckpoint(ctx, t, outcome.version);
   } catch (e) {

@@ -27,7 +27,7 @@ export interface ArchiverConfig {
   lake: string;
   /** RUNNEL_S3_ENDPOINT: custom S3 endpoint (MinIO, versitygw, moto...). */
   s3Endpoint?: string;
-  /** RUNNEL_S3_FORCE_PATH_STYLE: `true` for path-style addressing. */
+  /** RUNNEL_S3_FORCE_PATH_STYLE: path-style addressing; default true when an endpoint is given (MinIO, moto, ...), else false. */
   s3ForcePathStyle: boolean;
   /** RUNNEL_S3_REGION (falls back to AWS_REGION, then us-east-1). Credentials: AWS default chain. */
   s3Region?: string;
@@ -90,6 +90,7 @@ function bool(env: Env, name: string, dflt: boolean): boolean {
 export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverConfig> = {}): ArchiverConfig {
   const target = int(env, 'RUNNEL_ARCHIVER_TARGET_FILE_BYTES', 128 * 1024 * 1024, 1024);
   const level = (env.RUNNEL_LOG_LEVEL ?? 'info') as ArchiverConfig['logLevel'];
+  const s3Endpoint = env.RUNNEL_S3_ENDPOINT || undefined;
   const cfg: ArchiverConfig = {
     redisUrl: env.RUNNEL_REDIS_URL || 'redis://127.0.0.1:6379',
     redisTlsCaLocation: env.RUNNEL_REDIS_TLS_CA_LOCATION || '',
@@ -99,8 +100,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     redisTlsInsecureSkipVerify: bool(env, 'RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY', false),
     keyPrefix: env.RUNNEL_KEY_PREFIX || 'rn',
     lake: env.RUNNEL_LAKE || `file://${process.cwd()}/lake`,
-    s3Endpoint: env.RUNNEL_S3_ENDPOINT || undefined,
-    s3ForcePathStyle: bool(env, 'RUNNEL_S3_FORCE_PATH_STYLE', false),
+    s3Endpoint,
+    // a custom endpoint (MinIO, moto, Ceph...) rarely has wildcard DNS for <bucket>.<host>
+    s3ForcePathStyle: bool(env, 'RUNNEL_S3_FORCE_PATH_STYLE', s3Endpoint !== undefined),
     s3Region: env.RUNNEL_S3_REGION || undefined,
     targetFileBytes: Math.min(target, 1024 * 1024 * 1024),
     maxFileAgeMs: int(env, 'RUNNEL_ARCHIVER_MAX_FILE_AGE_MS', 60_000, 1),
@@ -141,19 +143,20 @@ export function redisTlsSettings(cfg: ArchiverConfig): RedisTlsSettings {
  * `runnel archiver` flags are derived from this table (cli/archiver-flags.ts).
  */
 export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'; help: string }> = [
-  { name: 'RUNNEL_REDIS_URL', kind: 'string', help: 'Redis holding the log (default redis://127.0.0.1:6379; cluster: comma-separated seeds)' },
+  { name: 'RUNNEL_REDIS_URL', kind: 'string', help: 'Redis holding the log (default: the embedded Redis of `runnel broker` with the same --data-dir, read from <data-dir>/redis.url, else redis://127.0.0.1:6379; cluster: comma-separated seeds)' },
+  { name: 'RUNNEL_DATA_DIR', kind: 'string', help: 'data folder of a `runnel broker` with an embedded Redis (default ./data): its redis.url is used when no Redis is given, and the default lake is <data-dir>/lake' },
   { name: 'RUNNEL_REDIS_TLS_CA_LOCATION', kind: 'string', help: 'PEM file of the CA(s) of the Redis server certificate (rediss://)' },
   { name: 'RUNNEL_REDIS_TLS_CERT_LOCATION', kind: 'string', help: 'PEM client certificate' },
   { name: 'RUNNEL_REDIS_TLS_KEY_LOCATION', kind: 'string', help: 'PEM private key of the client certificate' },
   { name: 'RUNNEL_REDIS_TLS_SERVERNAME', kind: 'string', help: 'SNI and certificate name (default: the URL host)' },
   { name: 'RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY', kind: 'bool', help: 'accept any server certificate (testing only)' },
   { name: 'RUNNEL_KEY_PREFIX', kind: 'string', help: 'Redis key prefix (default rn)' },
-  { name: 'RUNNEL_LAKE', kind: 'string', help: 'file:///abs/path, a path, or s3://bucket/prefix (default file://<cwd>/data/lake)' },
+  { name: 'RUNNEL_LAKE', kind: 'string', help: 'file:///abs/path, a path, or s3://bucket/prefix (default file://<data-dir>/lake)' },
   { name: 'RUNNEL_S3_ENDPOINT', kind: 'string', help: 'custom S3 endpoint (MinIO, ...)' },
-  { name: 'RUNNEL_S3_FORCE_PATH_STYLE', kind: 'bool', help: 'path-style S3 addressing' },
+  { name: 'RUNNEL_S3_FORCE_PATH_STYLE', kind: 'bool', help: 'path-style S3 addressing (default true when --s3-endpoint is given)' },
   { name: 'RUNNEL_S3_REGION', kind: 'string', help: 'S3 region (default AWS_REGION, then us-east-1)' },
   { name: 'RUNNEL_ARCHIVER_TARGET_FILE_BYTES', kind: 'string', help: 'cut a data file at this estimated Parquet size (default 128 MiB)' },
-  { name: 'RUNNEL_ARCHIVER_MAX_FILE_AGE_MS', kind: 'string', help: 'cut a file at the latest this long after its first record (default 60000)' },
+  { name: 'RUNNEL_ARCHIVER_MAX_FILE_AGE_MS', kind: 'string', help: 'cut a file at the latest this long after its first record (default 60000; 1000 with a broker\'s embedded Redis)' },
   { name: 'RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL', kind: 'string', help: 'Delta checkpoint every N versions (default 10)' },
   { name: 'RUNNEL_ARCHIVER_LEASE_TTL_MS', kind: 'string', help: 'partition lease TTL (default 15000)' },
   { name: 'RUNNEL_ARCHIVER_POLL_INTERVAL_MS', kind: 'string', help: 'idle poll interval (default 200)' },

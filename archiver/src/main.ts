@@ -49,7 +49,7 @@ export async function runArchiver(
 /** Lake lag per partition (records and seconds behind the log end) and counters, for Prometheus. */
 function archiverProbes(a: Archiver): HttpProbes {
   return {
-    ready: async () => true,
+    ready: () => a.ready(),
     metrics: async () => {
       const lag = a.lag();
       const labels = (l: PartitionLag) => ({ topic: l.topic, partition: l.partition });

@@ -1,7 +1,7 @@
 // With no Redis configured, the broker runs its own redis-server (or
 // valkey-server) child with AOF persistence under the data folder.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { RunnelError } from './errors.js';
@@ -31,6 +31,23 @@ function freePort(): Promise<number> {
       s.close(() => res(port));
     });
   });
+}
+
+/**
+ * File under the data folder holding the URL of the running embedded Redis
+ * (`redis://127.0.0.1:<port>`): `runnel archiver` with the same data folder and
+ * no --redis reads it. Written once the server answers, removed on stop.
+ */
+export const EMBEDDED_REDIS_URL_FILE = 'redis.url';
+
+/** The URL a broker's embedded Redis published under `dataDir`, or null when there is none. */
+export function readEmbeddedRedisUrl(dataDir: string): string | null {
+  try {
+    const url = readFileSync(resolve(dataDir, EMBEDDED_REDIS_URL_FILE), 'utf8').trim();
+    return /^redis:\/\/\S+$/.test(url) ? url : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface EmbeddedRedis {
@@ -70,10 +87,15 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
     };
     probe();
   });
-  logger.info('embedded redis started', { bin, port, dir });
+  const url = `redis://127.0.0.1:${port}`;
+  const urlFile = resolve(dataDir, EMBEDDED_REDIS_URL_FILE);
+  writeFileSync(urlFile, `${url}\n`);
+  logger.info('embedded redis started', { bin, port, dir, urlFile });
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url,
     async stop() {
+      // only this process's URL: a newer broker on the same folder may have replaced it
+      if (readEmbeddedRedisUrl(dataDir) === url) rmSync(urlFile, { force: true });
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         await exited;

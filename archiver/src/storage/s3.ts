@@ -37,7 +37,7 @@ export class S3Store implements ObjectStore {
     this.base = o.prefix ? `${o.prefix}/` : '';
     const cfg: S3ClientConfig = {
       region: o.region ?? process.env.AWS_REGION ?? 'us-east-1',
-      forcePathStyle: o.forcePathStyle ?? false,
+      forcePathStyle: o.forcePathStyle ?? o.endpoint !== undefined,
       maxAttempts: o.maxAttempts ?? 10,
       requestHandler: { requestTimeout: o.requestTimeoutMs ?? 60_000, connectionTimeout: 10_000 },
     };

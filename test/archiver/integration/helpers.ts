@@ -487,6 +487,8 @@ export function archiverEnv(o: {
   redisUrl: string;
   lake: string;
   s3Endpoint?: string;
+  /** false: leave RUNNEL_S3_FORCE_PATH_STYLE unset (an endpoint alone must imply path style). */
+  pathStyle?: boolean;
   extra?: Record<string, string>;
 }): Record<string, string> {
   return {
@@ -496,7 +498,7 @@ export function archiverEnv(o: {
     ...(o.s3Endpoint
       ? {
           RUNNEL_S3_ENDPOINT: o.s3Endpoint,
-          RUNNEL_S3_FORCE_PATH_STYLE: 'true',
+          ...(o.pathStyle === false ? {} : { RUNNEL_S3_FORCE_PATH_STYLE: 'true' }),
           AWS_ACCESS_KEY_ID: S3_KEY,
           AWS_SECRET_ACCESS_KEY: S3_SECRET,
           AWS_REGION: 'us-east-1',
