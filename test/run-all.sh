@@ -9,7 +9,9 @@
 #   redis    vitest --project integration with RUNNEL_TEST_BACKEND=redis (single redis-server 7)
 #   valkey   vitest --project integration with RUNNEL_TEST_BACKEND=valkey (single valkey-server 8)
 #            (RUNNEL_SKIP_PERF=1: the 1M-record perf test runs on redis only;
+#             $VALKEY_SKIP: flavour-independent slow suites run on redis only;
 #             RUNNEL_VALKEY_FILTER='<vitest -t pattern>' narrows this pass further)
+#            Both single-node passes skip the tests that start their own cluster.
 #   cluster  a real Redis Cluster (3 primaries + 3 replicas, test/helpers/redis-cluster.ts):
 #            integration-redis-cluster   RUNNEL_TEST_BACKEND=redis-cluster over $CLUSTER_SUITES
 #            integration-valkey-cluster  RUNNEL_TEST_BACKEND=valkey-cluster over $VALKEY_CLUSTER_SUITES
