@@ -1,7 +1,7 @@
 // `runnel placement [--json] [broker flags]`: per Redis primary, the
 // partitions it holds and their bytes, read from the same Redis the brokers
 // use (the broker's --redis / redis.url, key.prefix and redis.tls.* settings).
-import { loadBrokerConfig } from '../broker/src/config.js';
+import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config.js';
 import { RedisLogStore, type PrimaryPlacement } from '../broker/src/storage/redis/redis-log-store.js';
 import { redisTlsOptions } from '../common/redis/tls-options.js';
 
@@ -18,10 +18,9 @@ export function placementTable(rows: PrimaryPlacement[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function placementCommand(args: string[]): Promise<void> {
-  const json = args.includes('--json');
-  const cfg = loadBrokerConfig(args.filter((a) => a !== '--json'));
-  if (!cfg.redisUrl) throw new Error('runnel placement needs --redis (or redis.url / RUNNEL_REDIS_URL)');
+/** A store on the Redis the brokers use (--redis / redis.url, key.prefix, redis.tls.*); connect() and close() are the caller's. */
+export function storeFromConfig(cfg: BrokerConfig, command: string): RedisLogStore {
+  if (!cfg.redisUrl) throw new Error(`runnel ${command} needs --redis (or redis.url / RUNNEL_REDIS_URL)`);
   const tls = redisTlsOptions(cfg.redisUrl, {
     caLocation: cfg.redisTlsCaLocation,
     certLocation: cfg.redisTlsCertLocation,
@@ -29,7 +28,12 @@ export async function placementCommand(args: string[]): Promise<void> {
     servername: cfg.redisTlsServername,
     insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
   });
-  const store = new RedisLogStore(cfg.redisUrl, cfg.keyPrefix, tls ? { tls } : {});
+  return new RedisLogStore(cfg.redisUrl, cfg.keyPrefix, tls ? { tls } : {});
+}
+
+export async function placementCommand(args: string[]): Promise<void> {
+  const json = args.includes('--json');
+  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => a !== '--json')), 'placement');
   try {
     await store.connect();
     const rows = await store.placementReport();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `runnel <command>`: broker | archiver | apis | placement. Arguments are
+// `runnel <command>`: broker | archiver | apis | placement | status. Arguments are
 // parsed with node:util parseArgs (strict): an unknown flag exits 2 with the
 // usage; --help and --version exit 0.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -20,6 +20,7 @@ commands:
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
   placement  per Redis primary: the partitions it holds and their bytes
+  status     brokers, partition leaders and log ends, lake lag, Redis memory
 `;
 
 const COMMAND_USAGE: Record<string, () => string> = {
@@ -27,6 +28,7 @@ const COMMAND_USAGE: Record<string, () => string> = {
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
   placement: () => `usage: runnel placement [--json] [broker options]\n\nPer Redis primary: the partitions it holds and their bytes (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of a table\n${brokerFlagsUsage()}`,
+  status: () => `usage: runnel status [--json] [broker options]\n\nLive brokers; per partition its leader, leader epoch, log end and archived offset (lake lag);\nRedis memory per primary (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of tables\n${brokerFlagsUsage()}`,
 };
 
 class UsageError extends Error {}
@@ -103,6 +105,12 @@ async function main(): Promise<void> {
     parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' } });
     const { placementCommand } = await import('./placement.js');
     await placementCommand(rest);
+    return;
+  }
+  if (command === 'status') {
+    parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' } });
+    const { statusCommand } = await import('./status.js');
+    await statusCommand(rest);
     return;
   }
   // archiver

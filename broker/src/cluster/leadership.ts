@@ -50,6 +50,32 @@ export interface LeadershipEvents {
 
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
 
+/** Compact ranges: [0, 1, 2, 5] -> "0-2,5". */
+export function ranges(ns: number[]): string {
+  const s = [...new Set(ns)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i++) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j]! + 1) j++;
+    out.push(j === i ? String(s[i]) : `${s[i]}-${s[j]}`);
+    i = j;
+  }
+  return out.join(',');
+}
+
+/** Unit keys in short form: partitions as `topic[0-3,7]`, coordinator slots as ranges. */
+export function describeUnits(keys: string[]): { partitions: string; coordinatorSlots: string } {
+  const byTopic = new Map<string, number[]>();
+  const slots: number[] = [];
+  for (const k of keys) {
+    const u = parseKey(k);
+    if (u.kind === 'coordinator') slots.push(u.slot);
+    else byTopic.set(u.topic, [...(byTopic.get(u.topic) ?? []), u.partition]);
+  }
+  const partitions = [...byTopic.keys()].sort().map((t) => `${t}[${ranges(byTopic.get(t)!)}]`).join(' ');
+  return { partitions, coordinatorSlots: ranges(slots) };
+}
+
 export class Leadership {
   private live: BrokerInfo[] = [];
   private readonly held = new Map<string, Held>();
@@ -58,6 +84,9 @@ export class Leadership {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  /** Leadership changes not yet logged: one summary line per tick (or per burst of claims), per-unit lines at debug. */
+  private changes: { acquired: string[]; released: string[] } = { acquired: [], released: [] };
+  private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: ClusterStore,
@@ -87,6 +116,7 @@ export class Leadership {
     // Graceful shutdown hands everything over at once and leaves the cluster.
     const releases = [...this.held.keys()].map((k) => this.releaseKey(k));
     await Promise.allSettled(releases);
+    this.flushChanges();
     await this.store.unregisterBroker(this.nodeId, this.instance).catch(() => undefined);
   }
 
@@ -151,7 +181,8 @@ export class Leadership {
     }
     this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * 0.8, epoch: taken.epoch });
     this.observed.set(key, this.nodeId);
-    this.logger.info('leadership acquired', { unit: key });
+    this.logger.debug('leadership acquired', { unit: key });
+    this.noteChange('acquired', key);
     return true;
   }
 
@@ -160,7 +191,34 @@ export class Leadership {
     this.held.delete(key);
     this.events.onRelease(u);
     await this.store.releaseLease(u, this.instance);
-    this.logger.info('leadership released', { unit: key });
+    this.logger.debug('leadership released', { unit: key });
+    this.noteChange('released', key);
+  }
+
+  private noteChange(kind: 'acquired' | 'released', key: string): void {
+    this.changes[kind].push(key);
+    // Outside a tick (a claim for a new topic, shutdown): one line for the burst, shortly after.
+    if (!this.ticking && !this.flushTimer) {
+      this.flushTimer = setTimeout(() => this.flushChanges(), 20);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** One info line for the leadership changes since the last one: counts and the units in short form. */
+  private flushChanges(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const { acquired, released } = this.changes;
+    if (acquired.length === 0 && released.length === 0) return;
+    this.changes = { acquired: [], released: [] };
+    const fields: Record<string, unknown> = { acquired: acquired.length, released: released.length, held: this.held.size };
+    for (const [kind, keys] of [['acquired', acquired], ['released', released]] as const) {
+      if (keys.length === 0) continue;
+      const d = describeUnits(keys);
+      if (d.partitions) fields[`${kind}Partitions`] = d.partitions;
+      if (d.coordinatorSlots) fields[`${kind}CoordinatorSlots`] = d.coordinatorSlots;
+    }
+    this.logger.info('leadership changed', fields);
   }
 
   /** Another instance registered this node id: give up every unit and stop (see LeadershipEvents.onSuperseded). */
@@ -169,6 +227,7 @@ export class Leadership {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.held.keys()].map((k) => this.releaseKey(k)));
+    this.flushChanges();
     this.events.onSuperseded?.(holder);
   }
 
@@ -231,6 +290,8 @@ export class Leadership {
       await Promise.all(work);
     } catch (e) {
       this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+    } finally {
+      this.flushChanges();
     }
   }
 }

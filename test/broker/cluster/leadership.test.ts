@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Leadership, unitKey } from '../../../broker/src/cluster/leadership.js';
+import { Leadership, describeUnits, ranges, unitKey } from '../../../broker/src/cluster/leadership.js';
 import { rendezvous } from '../../../broker/src/cluster/rendezvous.js';
 import type { LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
 import { createLogger } from '../../../broker/src/logger.js';
@@ -133,5 +133,33 @@ describe('Leadership: leases belong to one process instance', () => {
     await a2.tick();
     expect(a2.coordinatorEpoch(0)).toBe(2);
     expect(a.coordinatorEpoch(0)).toBeNull();
+  });
+
+  it('logs one summary line per tick (units in short form); per-unit lines only at debug', async () => {
+    const lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
+    const capture = {
+      debug: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'debug', msg, fields }),
+      info: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'info', msg, fields }),
+      warn: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'warn', msg, fields }),
+      error: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', msg, fields }),
+    };
+    const slots: LeaseUnit[] = Array.from({ length: 50 }, (_, slot) => ({ kind: 'coordinator', slot }));
+    const l = new Leadership(new MemoryClusterStore(), { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 50, handoffPerTick: 3 },
+      async () => [...units, ...slots], { onAcquire: async () => undefined, onRelease: () => undefined }, capture);
+    await l.tick();
+    const info = lines.filter((x) => x.level === 'info');
+    expect(info).toEqual([{ level: 'info', msg: 'leadership changed', fields: { acquired: 70, released: 0, held: 70, acquiredPartitions: 't[0-19]', acquiredCoordinatorSlots: '0-49' } }]);
+    expect(lines.filter((x) => x.level === 'debug' && x.msg === 'leadership acquired')).toHaveLength(70);
+    lines.length = 0;
+    await l.tick(); // nothing changed: no line
+    expect(lines.filter((x) => x.level === 'info')).toEqual([]);
+    await l.stop();
+    expect(lines.filter((x) => x.level === 'info')).toEqual([{ level: 'info', msg: 'leadership changed', fields: { acquired: 0, released: 70, held: 0, releasedPartitions: 't[0-19]', releasedCoordinatorSlots: '0-49' } }]);
+  });
+
+  it('describes units compactly', () => {
+    expect(ranges([5, 0, 1, 2, 7, 8])).toBe('0-2,5,7-8');
+    expect(ranges([])).toBe('');
+    expect(describeUnits(['p:b/1', 'p:a/0', 'c:3', 'p:b/0', 'c:4', 'p:x.y/2'])).toEqual({ partitions: 'a[0] b[0-1] x.y[2]', coordinatorSlots: '3-4' });
   });
 });

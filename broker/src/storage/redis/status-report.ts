@@ -1,0 +1,141 @@
+// Read-only cluster status for `runnel status`: broker registrations, each
+// partition's leader, epoch, log end and archived offset, and Redis memory per
+// primary. Partition keys come from the store's key builder, which learns
+// every topic's placement from its record (listTopics), never by hand.
+import { isCluster } from '../../../../common/redis/connect.js';
+import { nodeIdOfInstance } from '../cluster-store.js';
+import type { RedisLogStore } from './redis-log-store.js';
+
+export interface BrokerStatus {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+  /** The process holding the node id: `<nodeId>:<instance id>`. */
+  instance: string | null;
+  /** Registration expiry (ms since the epoch). */
+  expiresAt: number;
+  /** Registration unexpired. */
+  live: boolean;
+}
+
+export interface PartitionStatus {
+  topic: string;
+  partition: number;
+  /** Node id of the lease holder, null when nobody leads it. */
+  leader: number | null;
+  /** The lease holder as stored: `<nodeId>:<instance id>`. */
+  leaderInstance: string | null;
+  leaderEpoch: number;
+  /** Log end offset (`next` in :meta): the offset of the next record. */
+  logEndOffset: number;
+  logStartOffset: number;
+  /** Highest offset committed to the lake, null if never archived. */
+  archivedOffset: number | null;
+  /** Records not yet in the lake (logEndOffset - 1 - archivedOffset), null if never archived. */
+  lakeLagRecords: number | null;
+}
+
+export interface TopicStatus {
+  name: string;
+  partitions: PartitionStatus[];
+}
+
+export interface RedisMemory {
+  node: string;
+  usedMemory: number;
+  usedMemoryHuman: string;
+  maxMemory: number;
+}
+
+export interface StatusReport {
+  cluster: boolean;
+  time: number;
+  brokers: BrokerStatus[];
+  topics: TopicStatus[];
+  redis: RedisMemory[];
+}
+
+const num = (v: string | null | undefined, dflt: number): number => (v === null || v === undefined || v === '' ? dflt : Number(v));
+
+/** Registrations in `<prefix>:brokers`, liveness from `<prefix>:broker-leases` (the index the brokers read). */
+export async function brokerStatus(store: RedisLogStore, now: number): Promise<BrokerStatus[]> {
+  const keys = store.keyNames;
+  const [regs, leases] = await Promise.all([
+    store.redis.hgetall(keys.brokers),
+    store.redis.zrange(keys.brokerLeases, 0, -1, 'WITHSCORES'),
+  ]);
+  const expiry = new Map<string, number>();
+  for (let i = 0; i + 1 < leases.length; i += 2) expiry.set(leases[i]!, Number(leases[i + 1]));
+  const out: BrokerStatus[] = [];
+  for (const [id, json] of Object.entries(regs)) {
+    let r: Partial<BrokerStatus> & { instance?: string; expiresAt?: number };
+    try {
+      r = JSON.parse(json) as typeof r;
+    } catch {
+      continue;
+    }
+    const expiresAt = expiry.get(id) ?? r.expiresAt ?? 0;
+    out.push({
+      nodeId: Number(r.nodeId ?? id), host: String(r.host ?? ''), port: Number(r.port ?? 0), rack: r.rack ?? null,
+      instance: r.instance ?? null, expiresAt, live: expiry.has(id) && expiresAt >= now,
+    });
+  }
+  return out.sort((a, b) => a.nodeId - b.nodeId);
+}
+
+/** Every topic (in name order) with, per partition, its lease holder, epoch, log end and archived offset. */
+export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> {
+  const keys = store.keyNames;
+  const topics = (await store.listTopics()).filter((t) => Number.isFinite(t.partitions)).sort((a, b) => a.name.localeCompare(b.name));
+  return Promise.all(topics.map(async (t) => ({
+    name: t.name,
+    partitions: await Promise.all(Array.from({ length: t.partitions }, async (_, partition): Promise<PartitionStatus> => {
+      const tp = { topic: t.name, partition };
+      const [holder, meta] = await Promise.all([
+        store.redis.get(keys.leader(tp)),
+        store.redis.hmget(keys.meta(tp), 'leaderEpoch', 'next', 'archived', 'logStartOffset'),
+      ]);
+      const logEndOffset = num(meta[1], 0);
+      const archivedOffset = meta[2] === null ? null : Number(meta[2]);
+      return {
+        topic: t.name,
+        partition,
+        leader: holder === null ? null : nodeIdOfInstance(holder),
+        leaderInstance: holder,
+        leaderEpoch: num(meta[0], 0),
+        logEndOffset,
+        logStartOffset: num(meta[3], 0),
+        archivedOffset,
+        lakeLagRecords: archivedOffset === null ? null : Math.max(0, logEndOffset - 1 - archivedOffset),
+      };
+    })),
+  })));
+}
+
+function parseInfo(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0 && !line.startsWith('#')) out[line.slice(0, i)] = line.slice(i + 1);
+  }
+  return out;
+}
+
+/** INFO memory of every primary (one entry on a single node). */
+export async function redisMemory(store: RedisLogStore): Promise<RedisMemory[]> {
+  const client = store.redis;
+  const nodes = isCluster(client)
+    ? client.nodes('master').map((n) => ({ node: `${n.options.host}:${n.options.port}`, info: () => n.info('memory') }))
+    : [{ node: client.options.path ?? `${client.options.host}:${client.options.port}`, info: () => client.info('memory') }];
+  const out = await Promise.all(nodes.map(async ({ node, info }) => {
+    const m = parseInfo(await info());
+    return { node, usedMemory: num(m.used_memory, 0), usedMemoryHuman: m.used_memory_human ?? '?', maxMemory: num(m.maxmemory, 0) };
+  }));
+  return out.sort((a, b) => a.node.localeCompare(b.node));
+}
+
+export async function statusReport(store: RedisLogStore, now = Date.now()): Promise<StatusReport> {
+  const [brokers, topics, redis] = await Promise.all([brokerStatus(store, now), topicStatus(store), redisMemory(store)]);
+  return { cluster: store.cluster, time: now, brokers, topics, redis };
+}

@@ -1,0 +1,49 @@
+// `runnel status [--json] [broker flags]`: live brokers, every partition's
+// leader, leader epoch, log end and archived offset (lake lag), and Redis
+// memory per primary, read from the same Redis the brokers use.
+import { loadBrokerConfig } from '../broker/src/config.js';
+import { statusReport, type StatusReport } from '../broker/src/storage/redis/status-report.js';
+import { storeFromConfig } from './placement.js';
+
+function table(header: string[], rows: string[][], right: Set<number> = new Set()): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string => r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+export function statusText(r: StatusReport): string {
+  const out: string[] = [];
+  const live = r.brokers.filter((b) => b.live);
+  const led = new Map<number, number>();
+  for (const t of r.topics) for (const p of t.partitions) if (p.leader !== null) led.set(p.leader, (led.get(p.leader) ?? 0) + 1);
+  out.push(`brokers (${live.length} live${r.brokers.length > live.length ? `, ${r.brokers.length - live.length} expired` : ''})`);
+  out.push(...table(['node', 'address', 'rack', 'state', 'leads', 'instance'], r.brokers.map((b) => [
+    String(b.nodeId), `${b.host}:${b.port}`, b.rack ?? '-', b.live ? 'live' : 'expired', String(led.get(b.nodeId) ?? 0), b.instance ?? '-',
+  ]), new Set([0, 4])).map((l) => `  ${l}`));
+  out.push('');
+  out.push(`topics (${r.topics.length})`);
+  const rows: string[][] = [];
+  for (const t of r.topics) {
+    for (const p of t.partitions) {
+      rows.push([t.name, String(p.partition), p.leader === null ? 'none' : String(p.leader), String(p.leaderEpoch), String(p.logStartOffset),
+        String(p.logEndOffset), p.archivedOffset === null ? '-' : String(p.archivedOffset), p.lakeLagRecords === null ? '-' : String(p.lakeLagRecords)]);
+    }
+  }
+  out.push(...table(['topic', 'partition', 'leader', 'epoch', 'log start', 'log end', 'archived', 'lake lag'], rows, new Set([1, 2, 3, 4, 5, 6, 7])).map((l) => `  ${l}`));
+  out.push('');
+  out.push(`redis${r.cluster ? ' cluster' : ''} memory (${r.redis.length} primar${r.redis.length === 1 ? 'y' : 'ies'})`);
+  out.push(...table(['primary', 'used', 'maxmemory'], r.redis.map((m) => [m.node, m.usedMemoryHuman, m.maxMemory ? String(m.maxMemory) : 'unlimited']), new Set([1, 2])).map((l) => `  ${l}`));
+  return `${out.join('\n')}\n`;
+}
+
+export async function statusCommand(args: string[]): Promise<void> {
+  const json = args.includes('--json');
+  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => a !== '--json')), 'status');
+  try {
+    await store.connect();
+    const report = await statusReport(store);
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report));
+  } finally {
+    await store.close();
+  }
+}
