@@ -3,10 +3,9 @@
 // RUNNEL_REDIS_URL may be a seed list; its user and password (ACL) and the
 // RUNNEL_REDIS_TLS_* settings apply to every node.
 import type { ConnectionOptions } from 'node:tls';
-import { Redis } from 'ioredis';
 import { RunnelError } from '../../broker/src/errors.js';
-import { nodeOptions, openRedis, type RedisClient } from '../../common/redis/connect.js';
-import { parseRedisEndpoints, RedisUrlError } from '../../common/redis/endpoints.js';
+import { openRedis, type RedisClient } from '../../common/redis/connect.js';
+import { RedisUrlError } from '../../common/redis/endpoints.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
 import { redisTlsSettings, type ArchiverConfig } from './config.js';
 import type { Logger } from './log.js';
@@ -42,46 +41,14 @@ export async function openArchiverRedis(config: ArchiverConfig, log: Logger): Pr
     return { client, cluster };
   } catch (e) {
     if (e instanceof RedisUrlError) throw new RunnelError('CONFIG_INVALID', `RUNNEL_REDIS_URL: ${e.message}`, { cause: e });
-    const cause = await connectFailure(url, tls, e);
-    const msg = (cause instanceof Error ? cause.message : String(cause)).trim();
-    if (isTlsConfigError(cause)) {
-      throw new RunnelError('CONFIG_INVALID', `redis TLS handshake failed: ${msg} (check RUNNEL_REDIS_URL and RUNNEL_REDIS_TLS_*)`, { cause });
+    // openRedis rejects with the reason itself (connectClient): a refused certificate, WRONGPASS, ECONNREFUSED.
+    const msg = (e instanceof Error ? e.message : String(e)).trim();
+    if (isTlsConfigError(e)) {
+      throw new RunnelError('CONFIG_INVALID', `redis TLS handshake failed: ${msg} (check RUNNEL_REDIS_URL and RUNNEL_REDIS_TLS_*)`, { cause: e });
     }
     if (/^(WRONGPASS|NOAUTH|NOPERM)\b/.test(msg)) {
-      throw new RunnelError('CONFIG_INVALID', `redis refused the credentials: ${msg} (check the user and password in RUNNEL_REDIS_URL)`, { cause });
+      throw new RunnelError('CONFIG_INVALID', `redis refused the credentials: ${msg} (check the user and password in RUNNEL_REDIS_URL)`, { cause: e });
     }
-    throw cause;
+    throw e;
   }
-}
-
-/**
- * Why Redis could not be opened. A failed handshake or AUTH reaches ioredis's
- * connect() only as "Connection is closed."; the reason is in the client's
- * first `error` event, so one more attempt on the first seed listens for it.
- */
-async function connectFailure(url: string, tls: ConnectionOptions | undefined, e: unknown): Promise<unknown> {
-  if (!(e instanceof Error) || !/Connection is closed/i.test(e.message)) return e;
-  const ep = parseRedisEndpoints(url);
-  const seed = ep.seeds[0]!;
-  let first: unknown = null;
-  const r = new Redis({
-    ...nodeOptions(ep, { tls }),
-    ...(ep.socketPath ? { path: ep.socketPath } : { host: seed.host, port: seed.port }),
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 5_000,
-  });
-  r.on('error', (err: unknown) => {
-    first ??= err;
-  });
-  try {
-    await r.connect();
-  } catch {
-    /* the reason is in `first` */
-  } finally {
-    r.disconnect();
-  }
-  return first ?? e;
 }

@@ -6,6 +6,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisEndpoints, type RedisEndpoints } from './endpoints.js';
+import { isTlsConfigError } from './tls-options.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -28,6 +29,36 @@ export function nodeOptions(ep: RedisEndpoints, o: RedisConnectOptions = {}): Re
 }
 
 /**
+ * Connects a client and, when that fails, rejects with the reason: ioredis
+ * rejects connect() with only "Connection is closed.", while the cause (a
+ * refused certificate, WRONGPASS, ECONNREFUSED) arrives as an `error` event.
+ * A TLS failure wins over later errors, since retrying cannot heal it. With
+ * `timeoutMs`, a client that never becomes ready (a cluster whose nodes
+ * announce an unreachable address) fails after that long, naming the last
+ * error seen.
+ */
+export async function connectClient(client: RedisClient, timeoutMs?: number): Promise<void> {
+  let reason: Error | null = null;
+  let last: Error | null = null;
+  const onError = (e: Error): void => {
+    last = e;
+    if (!reason || (isTlsConfigError(e) && !isTlsConfigError(reason))) reason = e;
+  };
+  client.on('error', onError);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ready = client.connect().catch((e: unknown) => { throw reason ?? e; });
+    if (timeoutMs === undefined) return await ready;
+    await Promise.race([ready, new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`redis${isCluster(client) ? ' cluster' : ''} not ready within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''} (check that every node is reachable at the address it announces)`)), timeoutMs);
+    })]);
+  } finally {
+    clearTimeout(timer);
+    client.off('error', onError);
+  }
+}
+
+/**
  * Asks the seeds in turn whether Redis runs in cluster mode. A server that
  * refuses `INFO cluster` (a proxy that hides cluster commands) is a single
  * endpoint. Throws the last connection error when no seed answers.
@@ -46,16 +77,14 @@ export async function probeClusterMode(ep: RedisEndpoints, o: RedisConnectOption
       retryStrategy: () => null,
       connectTimeout: 5_000,
     });
-    // ioredis rejects connect() with only "Connection is closed."; the reason (a refused certificate, WRONGPASS) comes as an event.
-    let reason: Error | null = null;
-    r.on('error', (e: Error) => { reason ??= e; });
+    r.on('error', () => undefined);
     try {
-      await r.connect().catch((e: unknown) => { throw reason ?? e; });
+      await connectClient(r);
       try {
         return /cluster_enabled:1/.test(await r.info('cluster'));
       } catch (e) {
-        // An error reply (the server answered): not a cluster endpoint.
-        if (e instanceof Error && /^(ERR|NOPERM|WRONGPASS)\b/.test(e.message) && !/WRONGPASS|NOAUTH/.test(e.message)) return false;
+        // The server refused the command (a proxy that hides cluster commands): not a cluster endpoint.
+        if (e instanceof Error && /^(ERR|NOPERM)\b/.test(e.message)) return false;
         throw e;
       }
     } catch (e) {
@@ -97,7 +126,7 @@ export async function openRedis(spec: string, o: RedisConnectOptions = {}): Prom
   const client = createRedisClient(endpoints, cluster, o);
   client.on('error', () => undefined);
   try {
-    await client.connect();
+    await connectClient(client);
   } catch (e) {
     client.disconnect();
     throw e;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
+import { parseRedisEndpoints } from './endpoints.js';
 
 export interface RedisTlsSettings {
   /** PEM file of the CA(s) that signed the server's certificate; empty: Node's default CAs. */
@@ -67,13 +68,13 @@ export function redisTlsOptions(url: string, s: RedisTlsSettings): ConnectionOpt
   // SNI: the setting, else the URL's host name (never an IP address, which SNI does not allow).
   let host = '';
   try {
-    // A cluster seed list: the first URL names the host (each node is checked against its own address or the servername setting).
-    host = new URL(url.split(',')[0]!.trim()).hostname;
+    // A cluster seed list: the first seed names the host (each node is checked against its own address or the servername setting).
+    host = parseRedisEndpoints(url).seeds[0]!.host;
   } catch {
     throw new RedisTlsConfigError('redis.url is not a valid rediss:// URL');
   }
   if (s.servername) o.servername = s.servername;
-  else if (host && !net.isIP(host.replace(/^\[(.*)\]$/, '$1'))) o.servername = host;
+  else if (host && !net.isIP(host)) o.servername = host;
   return o;
 }
 

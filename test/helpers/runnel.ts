@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort, HOST, REPO_ROOT, spawnManaged, waitFor, waitForPort, type ManagedProcess } from './procs.js';
+import { freePort, HOST, REPO_ROOT, spawnManaged, waitFor, waitForPort, type ExitInfo, type ManagedProcess } from './procs.js';
 
 export const RUNNEL_CLI = path.join(REPO_ROOT, 'dist', 'cli', 'runnel.js');
 
@@ -114,4 +114,22 @@ export async function startRunnel(opts: StartRunnelOptions): Promise<RunnelBroke
       await launch();
     },
   };
+}
+
+/**
+ * Starts `runnel broker` on `redisUrl` (extra `--set key=value` settings) and
+ * waits for it to exit by itself, as a broker that refuses its Redis must.
+ * A broker still running after `timeoutMs` is stopped and the call throws.
+ */
+export async function brokerExit(redisUrl: string, sets: string[] = [], timeoutMs = 20_000): Promise<{ exit: ExitInfo; log: string }> {
+  const port = await freePort();
+  const args = [RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl, ...sets.flatMap((s) => ['--set', s])];
+  const proc = spawnManaged(`runnel-exit-${port}`, process.execPath, args);
+  const exit = await Promise.race([proc.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs))]);
+  if (!exit) {
+    const tail = proc.tail();
+    await proc.stop(3000);
+    throw new Error(`broker still running after ${timeoutMs} ms; expected it to refuse to start. log:\n${tail}`);
+  }
+  return { exit, log: fs.readFileSync(proc.logFile, 'utf8') };
 }

@@ -9,8 +9,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
-import { freePort, HOST, spawnManaged, type ExitInfo, type ManagedProcess } from '../../helpers/procs.js';
+import { brokerExit, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { wireCreateTopic } from '../../helpers/faults.js';
 
@@ -18,26 +17,13 @@ const onKafka = targetKindFromEnv() === 'kafka';
 
 let redis: RedisServer | undefined;
 let broker: RunnelBroker | undefined;
-let proc: ManagedProcess | undefined;
 
 afterEach(async () => {
-  await proc?.stop(3000);
   await broker?.stop().catch(() => undefined);
   await redis?.stop().catch(() => undefined);
-  proc = undefined;
   broker = undefined;
   redis = undefined;
 });
-
-/** Starts `runnel broker` and waits for it to exit by itself (fails after timeoutMs if it keeps running). */
-async function brokerExit(redisUrl: string, sets: string[], timeoutMs = 20_000): Promise<{ exit: ExitInfo; log: string }> {
-  const port = await freePort();
-  const args = [RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl, ...sets.flatMap((s) => ['--set', s])];
-  proc = spawnManaged(`runnel-startup-${port}`, process.execPath, args);
-  const exit = await Promise.race([proc.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs))]);
-  if (!exit) throw new Error(`broker still running after ${timeoutMs} ms; expected it to refuse to start. log:\n${proc.tail()}`);
-  return { exit, log: fs.readFileSync(proc.logFile, 'utf8') };
-}
 
 /** Parsed JSON log lines of a broker. */
 function jsonLines(text: string): Array<Record<string, unknown>> {

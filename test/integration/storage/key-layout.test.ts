@@ -3,33 +3,22 @@
 // refused at start with the reason; a layout-2 store (same keys, no placement
 // salts) is upgraded to layout 3 in place and its topics keep working.
 // Runnel-only (Kafka has no Redis): skipped with RUNNEL_TEST_TARGET=kafka.
-import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
-import { freePort, HOST, runCommand, spawnManaged, type ExitInfo, type ManagedProcess } from '../../helpers/procs.js';
+import { brokerExit, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { runCommand } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 
 const onKafka = targetKindFromEnv() === 'kafka';
 
 let redis: RedisServer | undefined;
 let broker: RunnelBroker | undefined;
-let proc: ManagedProcess | undefined;
 
 afterEach(async () => {
-  await proc?.stop(3000);
   await broker?.stop().catch(() => undefined);
   await redis?.stop().catch(() => undefined);
-  proc = broker = redis = undefined;
+  broker = redis = undefined;
 });
-
-async function brokerExit(redisUrl: string): Promise<{ exit: ExitInfo; log: string }> {
-  const port = await freePort();
-  proc = spawnManaged(`runnel-layout-${port}`, process.execPath, [RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl]);
-  const exit = await Promise.race([proc.exited, new Promise<null>((r) => setTimeout(() => r(null), 20_000))]);
-  if (!exit) throw new Error(`broker still running; expected it to refuse the store. log:\n${proc.tail()}`);
-  return { exit, log: fs.readFileSync(proc.logFile, 'utf8') };
-}
 
 const record = (partitions: number): string => JSON.stringify({ id: '6f1f6c8e-1111-4c1c-9c1c-00000000abcd', partitions, configs: {}, created: Date.now() });
 

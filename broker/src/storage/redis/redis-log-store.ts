@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
-import { createRedisClient, isCluster, probeClusterMode, type RedisClient } from '../../../../common/redis/connect.js';
-import { parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
+import { connectClient, createRedisClient, isCluster, probeClusterMode, type RedisClient } from '../../../../common/redis/connect.js';
+import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../errors.js';
 import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { luaSource } from './lua.js';
@@ -10,7 +10,6 @@ import { Keys, baseOfEntryId, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
 import { ShardAppenders, isTopologyError } from './shard-appenders.js';
 import { placePartitions, slotOfTag } from './placement.js';
-import { isTlsConfigError } from '../../../../common/redis/tls-options.js';
 
 type RawEntry = [Buffer, Buffer[]];
 
@@ -94,15 +93,12 @@ export class RedisLogStore implements LogStore {
   /** True when the server is a Redis Cluster (detected at connect). */
   get cluster(): boolean { return this.clusterMode; }
 
-  private tlsError: Error | null = null;
-
   /**
    * Detects the mode from the server (`cluster_enabled`), then connects.
    * Rejects with the TLS error itself when a handshake failed (a certificate
    * refused by either side); other failures can be retried.
    */
   async connect(): Promise<void> {
-    this.tlsError = null;
     const conn = { tls: this.options.tls };
     let client: ScriptRedis | null = null;
     try {
@@ -122,24 +118,14 @@ export class RedisLogStore implements LogStore {
         // commands would fail instead of following the redirection (ioredis #2075).
         cluster: { enableOfflineQueue: false, enableAutoPipelining: false },
       }) as ScriptRedis;
-      // Surfaced per command; reconnect is automatic. A TLS failure is kept for connect(), which ioredis rejects with only "Connection is closed.".
-      let lastError: Error | null = null;
-      client.on('error', (e: Error) => { lastError = e; if (isTlsConfigError(e)) this.tlsError = e; });
+      // Errors are surfaced per command; reconnect is automatic.
+      client.on('error', () => undefined);
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
       client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
-      // A cluster whose nodes cannot be reached as announced (an empty or
-      // unroutable cluster-announce-ip) never becomes ready: fail this attempt
-      // with the reason instead of waiting silently.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        client.connect(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`redis${this.clusterMode ? ' cluster' : ''} not ready within ${CONNECT_TIMEOUT_MS} ms${lastError ? `: ${(lastError as Error).message}` : ''} (check that every node is reachable at the address it announces)`)), CONNECT_TIMEOUT_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
+      await connectClient(client, CONNECT_TIMEOUT_MS);
     } catch (e) {
       client?.disconnect();
-      throw this.tlsError ?? e;
+      throw e;
     }
     this.client = client;
     // A cluster store never guesses a partition's hash tag: it must have read the topic's placement.
@@ -192,7 +178,7 @@ export class RedisLogStore implements LogStore {
     // Place on the primaries serving slots now (a shard may have been added since the last periodic refresh).
     await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
     const existing = Array.from({ length: had }, (_, p) => before?.placement?.[p] ?? 0);
-    const ownerOf = (slot: number): string | null => client.slots[slot]?.[0] ?? null;
+    const ownerOf = (slot: number): string | null => this.ownerOf(slot);
     const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
     const load = new Map<string, number>();
     for (const other of await this.listTopics()) {
@@ -407,11 +393,18 @@ export class RedisLogStore implements LogStore {
     return { replicas: n, aofLocal: false };
   }
 
+  /** "host:port" of the primary that owns `slot` now (the one node when not a cluster); null while the slot has no owner. */
+  private ownerOf(slot: number): string | null {
+    const client = this.redis;
+    if (!isCluster(client)) return nodeKey(this.endpoints.seeds[0]!);
+    return client.slots[slot]?.[0] ?? null;
+  }
+
   /** The ioredis node of the primary that owns a key's slot (cluster mode), else the client. */
   private nodeFor(key: string): Redis | ScriptRedis {
     const client = this.redis;
     if (!isCluster(client)) return client;
-    const owner = client.slots[slotOfTag(key)]?.[0];
+    const owner = this.ownerOf(slotOfTag(key));
     const node = owner ? client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner) : undefined;
     if (!node) throw new RunnelError('STORAGE_UNAVAILABLE', `CLUSTERDOWN no primary known for key ${key}`);
     return node;
@@ -427,8 +420,7 @@ export class RedisLogStore implements LogStore {
 
   async connectedReplicas(tp: TopicPartition): Promise<number> {
     const key = this.keys.log(tp);
-    const client = this.redis;
-    const id = isCluster(client) ? client.slots[slotOfTag(key)]?.[0] ?? '' : 'single';
+    const id = this.ownerOf(slotOfTag(key)) ?? '';
     const cached = this.replicaCounts.get(id);
     if (cached && Date.now() - cached.at < 1_000) return cached.n;
     const info = await guard(this.nodeFor(key).info('replication'));
@@ -456,7 +448,7 @@ export class RedisLogStore implements LogStore {
     const topics = (await this.listTopics()).filter((t) => Number.isFinite(t.partitions)).sort((a, b) => a.name.localeCompare(b.name));
     await Promise.all(topics.flatMap((t) => Array.from({ length: t.partitions }, async (_, partition) => {
       const tp = { topic: t.name, partition };
-      const node = isCluster(client) ? client.slots[slotOfTag(this.keys.tag(tp))]?.[0] ?? 'unassigned' : `${this.endpoints.seeds[0]!.host}:${this.endpoints.seeds[0]!.port}`;
+      const node = this.ownerOf(slotOfTag(this.keys.tag(tp))) ?? 'unassigned';
       const e = entry(node);
       e.partitions.push(`${t.name}/${partition}`);
       const bytes = await this.sizeBytes(tp);
