@@ -54,6 +54,7 @@ TOTAL_PASSED=0
 TOTAL_FAILED=0
 TOTAL_SKIPPED=0
 FAILED_PHASES=()
+FAILED_TESTS=()
 
 step() { printf '\n=== [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 elapsed() { echo $(( $(date +%s) - $1 ))s; }
@@ -118,6 +119,24 @@ run_vitest() {
       const skipped = (r.numPendingTests || 0) + (r.numTodoTests || 0);
       console.log(`${r.numPassedTests} ${r.numFailedTests} ${skipped}`);
     ' "$json")"
+    # The names of failed tests (and the first line of their failure) go into the summary,
+    # so the tail of a CI log says what failed.
+    while IFS= read -r line; do
+      [ -n "$line" ] && FAILED_TESTS+=("$name: $line")
+    done < <(node -e '
+      const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      for (const f of r.testResults || []) {
+        const file = String(f.name || "").replace(process.cwd() + "/", "");
+        if (f.status === "failed" && !(f.assertionResults || []).some((a) => a.status === "failed")) {
+          console.log(`${file}: ${String(f.message || "suite failed").split("\n")[0].slice(0, 300)}`);
+        }
+        for (const a of f.assertionResults || []) {
+          if (a.status !== "failed") continue;
+          const msg = String((a.failureMessages || [])[0] || "").split("\n")[0].slice(0, 300);
+          console.log(`${file} > ${a.fullName}: ${msg}`);
+        }
+      }
+    ' "$json")
     read -r p f s <<<"$counts"
     TOTAL_PASSED=$((TOTAL_PASSED + p)); TOTAL_FAILED=$((TOTAL_FAILED + f)); TOTAL_SKIPPED=$((TOTAL_SKIPPED + s))
     counts="$p passed, $f failed, $s skipped"
@@ -178,6 +197,7 @@ done
 step "summary (target=$TARGET, total $(elapsed "$T_START"))"
 for line in "${SUMMARY[@]}"; do echo "  $line"; done
 echo "  logs: .cache/test-logs"
+for line in "${FAILED_TESTS[@]}"; do echo "  FAILED $line"; done
 if [ ${#FAILED_PHASES[@]} -gt 0 ]; then
   echo "  FAILED phases: ${FAILED_PHASES[*]}"
 fi
