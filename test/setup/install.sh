@@ -155,14 +155,23 @@ install_python() {
 }
 
 # ------------------------------------------------------------------ Java ---
+# The jars the tests need directly: tools/clients/broker, plus the unmodified
+# applications of test/integration/apps (Streams, Connect file connectors, MM2).
+JAVA_JARS=(kafka-tools kafka_2.13 kafka-clients kafka-streams connect-runtime connect-file connect-mirror connect-mirror-client)
+have_java_jars() { # have_java_jars dir
+  local j
+  for j in "${JAVA_JARS[@]}"; do
+    compgen -G "$1/$j-[0-9]*.jar" >/dev/null || return 1
+  done
+}
+
 install_java() {
   local lib="$CACHE/java/lib" stamp="$CACHE/java/lib/.runnel-stamp"
   have_cmd java || die "java not found (need Java 17+)"
   have_cmd javac || die "javac not found (need a JDK 17+)"
   local want
   want="$(sha256sum "$POM" | cut -d' ' -f1)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-     && ls "$lib"/kafka-tools-*.jar "$lib"/kafka_2.13-*.jar "$lib"/kafka-clients-*.jar >/dev/null 2>&1; then
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && have_java_jars "$lib"; then
     log "java jars: present ($(ls "$lib" | grep -o '^kafka_2.13-.*\.jar' | sed 's/\.jar$//'), $(ls "$lib" | grep -c '\.jar$') jars)"
     return 0
   fi
@@ -176,8 +185,7 @@ install_java() {
     tail -40 "$mvnlog" >&2
     die "maven failed to fetch the Kafka jars (full log: $mvnlog)"
   fi
-  ls "$lib.tmp"/kafka-tools-*.jar "$lib.tmp"/kafka_2.13-*.jar "$lib.tmp"/kafka-clients-*.jar >/dev/null \
-    || die "maven ran but the Kafka jars are missing"
+  have_java_jars "$lib.tmp" || die "maven ran but the Kafka jars are missing"
   rm -rf "$lib"
   mv "$lib.tmp" "$lib"
   echo "$want" >"$stamp"
