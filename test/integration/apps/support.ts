@@ -1,0 +1,79 @@
+// Shared plumbing for the unmodified-application tests (Kafka Streams, Kafka
+// Connect, MirrorMaker 2): start a JVM application from .cache/java/lib with
+// fast start-up flags, feed topics and read them back with kcat.
+import fs from 'node:fs';
+import path from 'node:path';
+import { JAVA_CP, log4jConfig } from '../../helpers/java.js';
+import { runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+
+/** Small heap, serial GC and C1 only: these JVMs live seconds, start-up time dominates. */
+export const FAST_JVM = ['-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true'];
+
+/** Spawns `java <mainClass> args` with the Kafka jars (plus `classpath`) and log4j2 at INFO to the log file. */
+export function spawnJavaApp(
+  name: string,
+  mainClass: string,
+  args: string[],
+  opts: { classpath?: string[]; jvmArgs?: string[]; logLevel?: 'WARN' | 'INFO' } = {},
+): ManagedProcess {
+  const cp = [JAVA_CP, ...(opts.classpath ?? [])].join(path.delimiter);
+  return spawnManaged(name, 'java', [
+    ...FAST_JVM,
+    ...(opts.jvmArgs ?? []),
+    `-Dlog4j2.configurationFile=${log4jConfig(opts.logLevel ?? 'WARN')}`,
+    '-cp', cp, mainClass, ...args,
+  ]);
+}
+
+/** The process's log so far (stdout and stderr interleaved). */
+export function logOf(proc: ManagedProcess): string {
+  return fs.readFileSync(proc.logFile, 'utf8');
+}
+
+/** Waits until the process's log matches `re` (fails fast if it exits). */
+export async function waitForLog(proc: ManagedProcess, re: RegExp, what: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(what, () => re.test(logOf(proc)), { proc, timeoutMs, intervalMs: 200 });
+}
+
+/** Produces one record per line (no key) with kcat; resolves once all are acknowledged (acks=all). */
+export async function produceLines(bootstrap: string, topic: string, lines: string[], partition?: number): Promise<void> {
+  const args = ['-b', bootstrap, '-P', '-t', topic, '-X', 'acks=all', '-q'];
+  if (partition !== undefined) args.push('-p', String(partition));
+  const r = await runCommand('kcat', args, { input: lines.join('\n') + '\n', timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`kcat produce to ${topic} failed (code ${r.code}): ${r.stderr}`);
+}
+
+/** Produces keyed records with kcat (key and value must not contain TAB or newline). */
+export async function produceKeyed(bootstrap: string, topic: string, records: [string, string][]): Promise<void> {
+  const r = await runCommand('kcat', ['-b', bootstrap, '-P', '-t', topic, '-K', '\t', '-X', 'acks=all', '-q'], {
+    input: records.map(([k, v]) => `${k}\t${v}`).join('\n') + '\n',
+    timeoutMs: 60_000,
+  });
+  if (r.code !== 0) throw new Error(`kcat produce to ${topic} failed (code ${r.code}): ${r.stderr}`);
+}
+
+export interface KeyedRecord { partition: number; offset: number; key: string; value: string }
+
+/** Reads a whole topic with kcat (no group): per partition in offset order. */
+export async function readKeyed(bootstrap: string, topic: string): Promise<KeyedRecord[]> {
+  const r = await runCommand('kcat', ['-b', bootstrap, '-C', '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p\t%o\t%k\t%s\n'], {
+    timeoutMs: 60_000,
+  });
+  if (r.code !== 0) throw new Error(`kcat consume ${topic} failed (code ${r.code}): ${r.stderr}`);
+  return r.stdout.split('\n').filter(Boolean).map((line) => {
+    const [p, o, k, ...v] = line.split('\t');
+    return { partition: Number(p), offset: Number(o), key: k ?? '', value: v.join('\t') };
+  });
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failing run can be replayed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
