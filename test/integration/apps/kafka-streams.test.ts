@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileJava, createTopic, describeTopic } from '../../helpers/java.js';
-import { REPO_ROOT, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { createTopic, describeTopic } from '../../helpers/java.js';
+import { waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
-import { logOf, produceLines, prng, readKeyed, spawnJavaApp, waitForLog } from './support.js';
+import { compileAppClasses, logOf, produceLines, prng, readKeyed, spawnJavaApp, waitForLog } from './support.js';
 
 const APP_ID = 'wordcount';
 const INPUT = 'wc-lines';
@@ -32,7 +32,7 @@ beforeAll(async () => {
       // rebalance delay so the single Streams member gets its tasks at once.
       runnel: { env: { RUNNEL_LOG_CLEANER_BACKOFF_MS: '500' }, args: ['--set', 'group.initial.rebalance.delay.ms=0'] },
     }),
-    compileJava([path.join(REPO_ROOT, 'test', 'integration', 'apps', 'java', 'WordCountApp.java')]),
+    compileAppClasses(),
   ]);
   await createTopic(target.bootstrap, INPUT, 2);
   await createTopic(target.bootstrap, OUTPUT, 2);

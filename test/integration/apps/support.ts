@@ -3,8 +3,23 @@
 // fast start-up flags, feed topics and read them back with kcat.
 import fs from 'node:fs';
 import path from 'node:path';
-import { JAVA_CP, log4jConfig } from '../../helpers/java.js';
-import { runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { compileJava, JAVA_CP, log4jConfig } from '../../helpers/java.js';
+import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+
+const JAVA_SRC = path.join(REPO_ROOT, 'test', 'integration', 'apps', 'java');
+
+/**
+ * Compiles the apps' Java sources (the Streams word count and the compat shims
+ * for the 4.3.1 Connect plugin jars, see java/compat) and returns the class
+ * directory to put on the application's classpath.
+ */
+export function compileAppClasses(): Promise<string> {
+  return compileJava([
+    path.join(JAVA_SRC, 'WordCountApp.java'),
+    path.join(JAVA_SRC, 'compat', 'AppInfoParser.java'),
+    path.join(JAVA_SRC, 'compat', 'Exit.java'),
+  ]);
+}
 
 /** Small heap, serial GC and C1 only: these JVMs live seconds, start-up time dominates. */
 export const FAST_JVM = ['-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true'];

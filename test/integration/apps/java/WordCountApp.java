@@ -56,7 +56,6 @@ public final class WordCountApp {
         .to(output, Produced.with(Serdes.String(), Serdes.String()));
 
     KafkaStreams streams = new KafkaStreams(b.build(), p);
-    streams.setStateListener((now, old) -> say("STATE " + old + " -> " + now));
     streams.setGlobalStateRestoreListener(new StateRestoreListener() {
       @Override public void onRestoreStart(TopicPartition tp, String store, long start, long end) {}
       @Override public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {}
@@ -69,14 +68,21 @@ public final class WordCountApp {
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
     });
 
+    // Ends on SIGTERM (close, then CLOSED) or when Streams gives up (ERROR: exit 1,
+    // so the test sees the failure at once instead of waiting for RUNNING).
     CountDownLatch done = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       streams.close(Duration.ofSeconds(20));
       say("CLOSED");
       done.countDown();
     }));
+    streams.setStateListener((now, old) -> {
+      say("STATE " + old + " -> " + now);
+      if (now == KafkaStreams.State.ERROR) done.countDown();
+    });
     streams.start();
     done.await();
+    if (streams.state() == KafkaStreams.State.ERROR) System.exit(1);
   }
 
   private static synchronized void say(String line) {
