@@ -3,10 +3,12 @@
 // fast start-up flags, feed topics and read them back with kcat.
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileJava, JAVA_CP, log4jConfig } from '../../helpers/java.js';
+import { compileJava, JAVA_CP, JAVA_LIB, log4jConfig } from '../../helpers/java.js';
 import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 
 const JAVA_SRC = path.join(REPO_ROOT, 'test', 'integration', 'apps', 'java');
+/** The application jars (test/setup/java/pom.xml) besides the clients and tools. */
+const APP_JARS = ['kafka-streams', 'connect-runtime', 'connect-file', 'connect-mirror', 'connect-mirror-client'];
 
 /**
  * Compiles the apps' Java sources (the Streams word count and the compat shims
@@ -14,6 +16,9 @@ const JAVA_SRC = path.join(REPO_ROOT, 'test', 'integration', 'apps', 'java');
  * directory to put on the application's classpath.
  */
 export function compileAppClasses(): Promise<string> {
+  const lib = fs.readdirSync(JAVA_LIB);
+  const missing = APP_JARS.filter((j) => !lib.some((f) => f.startsWith(`${j}-`) && /^\d/.test(f.slice(j.length + 1))));
+  if (missing.length > 0) throw new Error(`${missing.join(', ')} jars missing in ${JAVA_LIB}: run bash test/setup/install.sh`);
   return compileJava([
     path.join(JAVA_SRC, 'WordCountApp.java'),
     path.join(JAVA_SRC, 'compat', 'AppInfoParser.java'),
