@@ -3,7 +3,8 @@
 // "counts", backed by the compacted changelog topic <app.id>-counts-changelog
 // that Streams creates itself. Nothing in it knows about Runnel.
 //
-// Usage: WordCountApp <bootstrap> <application.id> <state.dir> <input topic> <output topic>
+// Usage: WordCountApp <bootstrap> <application.id> <state.dir> <input topic> <output topic> [key=value ...]
+// (the key=value pairs are further Streams properties, set last)
 //
 // Prints one line per event the test waits for (stdout, the log goes to stderr):
 //   STATE <old> -> <new>                       Streams state transitions
@@ -47,6 +48,11 @@ public final class WordCountApp {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+
+    for (int i = 5; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      p.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
 
     StreamsBuilder b = new StreamsBuilder();
     b.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
