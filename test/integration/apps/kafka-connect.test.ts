@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, describeTopic } from '../../helpers/java.js';
 import { freePort, HOST, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
-import { compileAppClasses, spawnJavaApp } from './support.js';
+import { compileAppClasses, spawnJavaApp, unlessDied } from './support.js';
 
 const TOPIC = 'connect-lines';
 const INTERNAL = { config: 'connect-configs', offset: 'connect-offsets', status: 'connect-status' };
@@ -119,7 +119,7 @@ async function bothRunning(): Promise<void> {
 /** Waits for the sink file to hold at least `expected.length` lines, then compares exactly. */
 async function expectSink(expected: string[]): Promise<void> {
   await waitFor('lines in the sink file', () => sinkLines().length >= expected.length, { proc: worker, timeoutMs: 45_000, intervalMs: 300 })
-    .catch(() => undefined);
+    .catch(unlessDied(worker));
   expect(sinkLines(), `worker log ${worker?.logFile}`).toEqual(expected);
 }
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, describeTopic } from '../../helpers/java.js';
 import { runCommand, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
-import { compileAppClasses, logOf, produceLines, prng, readKeyed, spawnJavaApp, waitForLog } from './support.js';
+import { compileAppClasses, logOf, produceLines, prng, readKeyed, spawnJavaApp, unlessDied, waitForLog } from './support.js';
 
 const APP_ID = 'wordcount';
 const INPUT = 'wc-lines';
@@ -75,7 +75,7 @@ async function expectCounts(expected: Map<string, number>, label: string): Promi
   await waitFor(`word counts (${label})`, async () => {
     last = await latestCounts();
     return JSON.stringify(sorted(last)) === JSON.stringify(sorted(expected));
-  }, { proc: app, timeoutMs: 45_000, intervalMs: 500 }).catch(() => undefined);
+  }, { proc: app, timeoutMs: 45_000, intervalMs: 500 }).catch(unlessDied(app));
   expect(sorted(last), `${label}; app log ${app?.logFile}`).toEqual(sorted(expected));
 }
 

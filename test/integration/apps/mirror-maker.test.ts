@@ -14,7 +14,7 @@ import { createTopic } from '../../helpers/java.js';
 import { startKafka, type KafkaBroker } from '../../helpers/kafka.js';
 import { waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
-import { compileAppClasses, produceKeyed, readKeyed, spawnJavaApp, type KeyedRecord } from './support.js';
+import { compileAppClasses, produceKeyed, readKeyed, spawnJavaApp, unlessDied, type KeyedRecord } from './support.js';
 
 // Cluster aliases in mm2.properties; DefaultReplicationPolicy names a copy <source alias>.<topic>.
 const KAFKA = 'kafka';
@@ -114,7 +114,7 @@ async function expectMirrored(srcBootstrap: string, source: string, copyBootstra
   await waitFor(`${copy} mirrored (${total} records)`, async () => {
     got = byPartition(await readKeyed(copyBootstrap, copy));
     return got.reduce((s, p) => s + p.length, 0) >= total;
-  }, { proc: mm2, timeoutMs: 60_000, intervalMs: 500 }).catch(() => undefined);
+  }, { proc: mm2, timeoutMs: 60_000, intervalMs: 500 }).catch(unlessDied(mm2));
   expect(got, `${source} -> ${copy}; MM2 log ${mm2?.logFile}`).toEqual(want);
 }
 

@@ -55,6 +55,16 @@ export async function waitForLog(proc: ManagedProcess, re: RegExp, what: string,
   await waitFor(what, () => re.test(logOf(proc)), { proc, timeoutMs, intervalMs: 200 });
 }
 
+/**
+ * For a wait whose outcome the caller then asserts exactly (so a timeout shows
+ * the difference): swallows the timeout, but not the application's death.
+ */
+export function unlessDied(proc: ManagedProcess | undefined): (err: unknown) => void {
+  return (err) => {
+    if (proc && !proc.running()) throw err;
+  };
+}
+
 /** Produces one record per line (no key) with kcat; resolves once all are acknowledged (acks=all). */
 export async function produceLines(bootstrap: string, topic: string, lines: string[], partition?: number): Promise<void> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-X', 'acks=all', '-q'];
