@@ -119,7 +119,12 @@ function kafkaAdmin(bootstrap: string): kafkajs.Admin {
 
 async function adminCreate(admin: kafkajs.Admin, topic: string, partitions: number, configs: Record<string, string> = {}): Promise<void> {
   const configEntries = Object.entries(configs).map(([name, value]) => ({ name, value }));
-  const ok = await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1, configEntries }], waitForLeaders: true, timeout: 30_000 });
+  const ok = await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1, configEntries }], waitForLeaders: true, timeout: 30_000 }).catch((e: unknown) => {
+    // kafkajs says only "Topic creation errors"; the broker's error code and message are in e.errors.
+    const errs = (e as { errors?: Array<{ type?: string; message?: string }> }).errors ?? [];
+    const why = errs.map((x) => `${x.type ?? '?'}: ${x.message ?? ''}`).join('; ');
+    throw new Error(`createTopics ${topic}: ${e instanceof Error ? e.message : String(e)}${why ? ` (${why})` : ''}`);
+  });
   if (!ok) throw new Error(`createTopics ${topic}: topic already existed`);
 }
 
