@@ -249,6 +249,7 @@ async function main(): Promise<number> {
         }
       }
       if (want('i-compaction')) {
+        // Kafka and Runnel only: raw Redis has no cleaner.
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runCompaction(systems.get(s)!, ctx);
           rows.push(r);
