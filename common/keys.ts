@@ -90,9 +90,13 @@ export class Keys {
   epochs(tp: PartitionRef): string { return this.part(tp, 'epochs'); }
   producers(tp: PartitionRef): string { return this.part(tp, 'producers'); }
   archiverLease(tp: PartitionRef): string { return this.part(tp, 'archiver-lease'); }
+  /** Compacted topics: the compacted prefix of the log (offsets below meta `cleanedTo`). */
+  compacted(tp: PartitionRef): string { return this.part(tp, 'clog'); }
+  /** Compacted topics: the next compacted prefix while a cleaner pass builds it. */
+  compactedScratch(tp: PartitionRef): string { return this.part(tp, 'clog-new'); }
   /** Every key owned by one partition (topic deletion removes them all). */
   partitionKeys(tp: PartitionRef): string[] {
-    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), this.producers(tp), this.archiverLease(tp)];
+    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), this.producers(tp), this.archiverLease(tp), this.compacted(tp), this.compactedScratch(tp)];
   }
 
   // ---- one group-coordinator slot (hash tag {<slot>})

@@ -13,6 +13,7 @@ import { buildHandlers } from './handlers/registry.js';
 import { KafkaServer } from './server/server.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
+import { CleanerTask } from './log/compaction/cleaner-task.js';
 import type { BrokerServices } from './handlers/types.js';
 import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
 import { startHttp, type HttpProbes } from './http/http-server.js';
@@ -123,12 +124,15 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
+  const cleaner = config.logCleanerEnable ? new CleanerTask(log, logger, config) : null;
+  cleaner?.start();
   groups.start();
   logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, instance, clusterId });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       retention.stop();
+      await cleaner?.stop();
       groups.stop();
       await server.close();
       await cluster.stop();

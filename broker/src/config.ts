@@ -78,6 +78,12 @@ export interface BrokerConfig {
   socketPartialRequestTimeoutMs: number;
   /** Response bytes a connection may have waiting for the client to read; above it that connection is not read (Runnel's name). */
   socketMaxUnsentBytes: number;
+  /** Compacts topics with cleanup.policy=compact (Kafka's log.cleaner.enable). */
+  logCleanerEnable: boolean;
+  /** Pause between cleaner passes over the led compacted partitions. */
+  logCleanerBackoffMs: number;
+  /** Bounds the cleaner's key map: one key per 128 bytes (Kafka counts 24 bytes per key in its own map). */
+  logCleanerDedupeBufferSize: number;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
 }
@@ -112,6 +118,9 @@ const SETTINGS: Setting[] = [
   { key: 'log.retention.ms', field: 'logRetentionMs', kind: 'int', default: '604800000' },
   { key: 'log.retention.bytes', field: 'logRetentionBytes', kind: 'int', default: '-1' },
   { key: 'log.retention.check.interval.ms', field: 'retentionCheckIntervalMs', kind: 'int', default: '300000' },
+  { key: 'log.cleaner.enable', field: 'logCleanerEnable', kind: 'bool', default: 'true' },
+  { key: 'log.cleaner.backoff.ms', field: 'logCleanerBackoffMs', kind: 'int', default: '15000' },
+  { key: 'log.cleaner.dedupe.buffer.size', field: 'logCleanerDedupeBufferSize', kind: 'int', default: '134217728' },
   { key: 'min.insync.replicas', field: 'minInsyncReplicas', kind: 'int', default: '1' },
   { key: 'redis.acks.all.waitaof', field: 'acksAllWaitAof', kind: 'bool', default: 'false' },
   { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },

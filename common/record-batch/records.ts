@@ -145,3 +145,24 @@ export function walkRecords(
   buf = EMPTY; // do not pin the caller's buffer
   return sink === null ? count : delivered;
 }
+
+/**
+ * The byte span of each of `count` records in `data[from, to)`, length
+ * prefix included: [start0, end0, start1, end1, ...]. Only the framing is
+ * read; walkRecords checks the fields.
+ */
+export function recordSpans(data: Buffer, from: number, to: number, count: number): number[] {
+  buf = data;
+  pos = from;
+  end = to;
+  const spans: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = pos;
+    const len = varint();
+    if (len < 0 || len > to - pos) throw invalid(`record ${i} declares ${len} bytes, ${to - pos} remain`);
+    pos += len;
+    spans.push(start, pos);
+  }
+  buf = EMPTY;
+  return spans;
+}

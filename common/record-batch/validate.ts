@@ -6,7 +6,7 @@ import { checkCrc, readBatchHeader, type BatchHeader } from './header.js';
 import { decompress, isKnownCodec } from './codecs.js';
 import { corrupt, invalid, RecordBatchError } from './errors.js';
 import { BATCH_HEADER_SIZE } from './layout.js';
-import { walkRecords, type DeltaRule } from './records.js';
+import { walkRecords, type DeltaRule, type RecordSink } from './records.js';
 
 /**
  * 'client': a batch a producer sent (Kafka's AppendOrigin.CLIENT): the count
@@ -48,10 +48,20 @@ export function checkBatchHeader(batch: Buffer, origin: BatchOrigin, crc = true)
  * decompressed once and walked. Uncompressed records are walked in place.
  * Throws RecordBatchError; returns the header.
  */
-export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean } = {}): BatchHeader {
+export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean; requireKeys?: string } = {}): BatchHeader {
   const h = checkBatchHeader(batch, origin, opts.crc !== false);
   // Only walked here, never kept: the output buffer is reused across batches.
   const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE), undefined, { transient: true });
-  walkRecords(data, 0, data.length, h, ruleOf(origin));
+  walkRecords(data, 0, data.length, h, ruleOf(origin), opts.requireKeys === undefined ? null : keyRequired(opts.requireKeys));
   return h;
+}
+
+/** A compacted topic refuses records without a key (Kafka's LogValidator); `message` is the refusal. */
+function keyRequired(message: string): RecordSink {
+  return {
+    record(_o, _t, _tt, _b, _ks, keyLen) {
+      if (keyLen < 0) throw invalid(message);
+    },
+    header() {},
+  };
 }

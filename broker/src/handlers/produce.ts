@@ -1,6 +1,7 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
 import { splitAndValidate } from '../record-batch/batch.js';
+import { isCompacted } from '../log/compaction/cleaner-task.js';
 import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices, Handler } from './types.js';
@@ -51,7 +52,8 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
   let batches: Buffer[];
   try {
-    batches = splitAndValidate(records);
+    // Kafka's LogValidator: a compacted topic cannot keep a record it could never supersede.
+    batches = splitAndValidate(records, isCompacted(b.log, topic) ? { requireKeys: `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}.` } : {});
   } catch (e) {
     if (e instanceof KafkaError) return fail(index, e.code, e.message);
     throw e;

@@ -44,6 +44,10 @@ export class Partition {
   /** The epoch this broker writes with; the append script rejects any other. */
   leaderEpoch = 0;
   archivedOffset = -1;
+  /** Compacted topics: offsets below this have been compacted (the compacted prefix). */
+  cleanedTo = 0;
+  /** Bytes of batches this broker appended since it loaded the partition (the cleaner's segment.bytes roll). */
+  appendedBytes = 0;
   readonly producers: ProducerStateTable;
   /** Appends not yet settled or failed, oldest first. */
   private readonly queue: PendingAppend[] = [];
@@ -85,6 +89,7 @@ export class Partition {
     const [tail, producers] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp)]);
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
+    this.cleanedTo = tail.cleanedTo;
     if (this.leaseEpoch === null) this.leaderEpoch = tail.leaderEpoch;
     else if (tail.leaderEpoch < this.leaseEpoch) {
       // Redis lost the epoch this broker took with its lease (a primary failed
@@ -154,6 +159,7 @@ export class Partition {
         return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: why, baseOffset: -1, logAppendTime: -1, pending: null };
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
+      this.appendedBytes += batch.length;
       if (!opts.deferVisibility) this.settle(entry);
       return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: appendTime, pending: opts.deferVisibility ? entry : null };
     } catch (e) {

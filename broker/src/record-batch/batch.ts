@@ -28,7 +28,7 @@ export const lastOffsetOf = (h: BatchHeader): number => h.baseOffset + h.lastOff
  * Throws KafkaError: CORRUPT_MESSAGE (CRC, undecompressable data),
  * INVALID_RECORD (framing, counts, magic) or UNSUPPORTED_COMPRESSION_TYPE.
  */
-export function splitAndValidate(records: Buffer): Buffer[] {
+export function splitAndValidate(records: Buffer, opts: { requireKeys?: string } = {}): Buffer[] {
   const out: Buffer[] = [];
   let at = 0;
   while (at < records.length) {
@@ -43,7 +43,7 @@ export function splitAndValidate(records: Buffer): Buffer[] {
   }
   if (out.length !== 1) throw new KafkaError(ErrorCode.INVALID_RECORD, `${out.length} record batches; produce requests carry exactly one per partition`);
   try {
-    validateBatch(out[0]!, 'client');
+    validateBatch(out[0]!, 'client', opts);
   } catch (e) {
     if (e instanceof RecordBatchError) throw new KafkaError(ErrorCode[e.kind], e.message);
     throw e;

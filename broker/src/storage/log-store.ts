@@ -35,6 +35,38 @@ export interface PartitionTail {
   leaderEpoch: number;
   /** Highest offset the archiver has committed to the lake, -1 if none. */
   archivedOffset: number;
+  /** Compacted topics: offsets below this have been compacted (0 when never). */
+  cleanedTo: number;
+}
+
+/** A batch of the compacted prefix, with the delete horizon of its tombstones. */
+export interface CompactedBatch extends StoredBatch {
+  /** ms since the epoch after which its tombstones may be removed; null when it holds none. */
+  horizon: number | null;
+}
+
+/**
+ * Log compaction of one partition. A pass reads the uncompacted log and the
+ * compacted prefix, writes the new prefix aside under a token, and swaps it in
+ * atomically; only the leader of the current epoch can begin or finish a
+ * pass, and a newer pass's begin fences an older pass's writes.
+ */
+export interface CompactionStore {
+  /** Batches of the uncompacted log with baseOffset >= fromBase, oldest first. */
+  scanLog(tp: TopicPartition, fromBase: number, count: number): Promise<StoredBatch[]>;
+  /** Batches of the compacted prefix with baseOffset >= fromBase, oldest first. */
+  scanCompacted(tp: TopicPartition, fromBase: number, count: number): Promise<CompactedBatch[]>;
+  /** Starts a pass; false when `epoch` is not the partition's leader epoch. */
+  begin(tp: TopicPartition, epoch: number, token: string): Promise<boolean>;
+  /** Adds batches (ascending, after those already written) to the pass's new prefix; false when the pass was superseded. */
+  write(tp: TopicPartition, token: string, batches: CompactedBatch[]): Promise<boolean>;
+  /**
+   * Swaps the new prefix in: offsets below `cleanedTo` now come from it, and the
+   * uncompacted log keeps batches from `cleanedTo` on. False when fenced.
+   */
+  finish(tp: TopicPartition, epoch: number, token: string, cleanedTo: number): Promise<boolean>;
+  /** Approximate bytes of the uncompacted log and of the compacted prefix. */
+  sizes(tp: TopicPartition): Promise<{ log: number; compacted: number }>;
 }
 
 /** One fenced append: stored only if `epoch` is the partition's leader epoch and `baseOffset` its log end. */
@@ -75,15 +107,22 @@ export interface LogStore {
   producerStates(tp: TopicPartition): Promise<Map<number, string>>;
   /** Removes the named producers whose last append is before cutoffMs, if `epoch` is still current; returns how many. */
   expireProducers(tp: TopicPartition, epoch: number, cutoffMs: number, producerIds: number[]): Promise<number>;
-  /** The batch containing `offset` (if any) and following batches, at most `count`. */
+  /**
+   * The batch containing `offset` (if any) and following batches, at most
+   * `count`. On a compacted topic offsets below the clean point come from the
+   * compacted prefix (a compacted batch may end before `offset`: its last
+   * records were removed) and later ones from the log; a read never mixes
+   * the two.
+   */
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]>;
   /** Batches with baseOffset <= offset, newest first, at most `count` (for tail scans). */
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]>;
   setLogStartOffset(tp: TopicPartition, offset: number): Promise<void>;
-  /** Removes whole batches whose baseOffset < minBaseOffset. */
+  /** Removes whole batches whose baseOffset < minBaseOffset (from the compacted prefix too). */
   trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number>;
-  /** Approximate bytes held by the partition's stream. */
+  /** Approximate bytes held by the partition's log (its compacted prefix included). */
   sizeBytes(tp: TopicPartition): Promise<number>;
+  readonly compaction: CompactionStore;
 
   // ---- cluster
   nextProducerId(): Promise<number>;

@@ -6,29 +6,12 @@ import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../c
 import { RunnelError } from '../../errors.js';
 import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { luaSource } from './lua.js';
+import { guard, storageError, toBatches, type RawEntry } from './stream-entries.js';
+import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
 import { Keys, baseOfEntryId, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
 import { ShardAppenders, isTopologyError } from './shard-appenders.js';
 import { placePartitions, slotOfTag } from './placement.js';
-
-type RawEntry = [Buffer, Buffer[]];
-
-function toBatches(entries: RawEntry[] | null | undefined): StoredBatch[] {
-  if (!entries) return [];
-  const out: StoredBatch[] = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const [id, fields] = entries[i]!;
-    out[i] = { baseOffset: baseOfEntryId(id), bytes: fieldValue(fields) };
-  }
-  return out;
-}
-
-function fieldValue(fields: Buffer[]): Buffer {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i]!.length === 1 && fields[i]![0] === 0x62 /* 'b' */) return fields[i + 1]!;
-  }
-  throw new RunnelError('STORAGE_CORRUPT', 'stream entry without a batch field');
-}
 
 /** append-fence.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
 const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.test(e.message);
@@ -40,7 +23,7 @@ const RESTORE_EPOCH_LUA = luaSource('restore-epoch');
 /** One connection attempt; the broker retries (and logs) on failure. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-type ScriptRedis = RedisClient & {
+type ScriptRedis = CompactionRedis & {
   expireProducers(meta: string, producers: string, ...args: string[]): Promise<number>;
   restoreEpoch(meta: string, epoch: string): Promise<number>;
 };
@@ -74,6 +57,7 @@ export class RedisLogStore implements LogStore {
   /** Zero-copy append path (plain or TLS; one connection per primary in cluster mode); null for unix sockets (ioredis appends). */
   private appenders: ShardAppenders | null = null;
   private clusterMode = false;
+  readonly compaction: RedisCompaction;
 
   constructor(spec: string, prefix: string, private readonly options: RedisLogStoreOptions = {}) {
     try {
@@ -82,6 +66,7 @@ export class RedisLogStore implements LogStore {
       throw new RunnelError('CONFIG_INVALID', `redis.url: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.keys = new Keys(prefix);
+    this.compaction = new RedisCompaction(() => this.redis, this.keys, (key) => this.memoryUsage(key));
   }
 
   /** The ioredis client (a Cluster client in cluster mode); valid after connect(). */
@@ -122,6 +107,7 @@ export class RedisLogStore implements LogStore {
       client.on('error', () => undefined);
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
       client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
+      defineCompactionCommands(client);
       await connectClient(client, CONNECT_TIMEOUT_MS);
     } catch (e) {
       client?.disconnect();
@@ -220,7 +206,7 @@ export class RedisLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     const [last, meta] = await guard(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
-      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived', 'next'),
+      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived', 'next', 'cleanedTo'),
     ]));
     const batches = toBatches(last);
     return {
@@ -229,6 +215,7 @@ export class RedisLogStore implements LogStore {
       logStartOffset: meta[0] === null ? 0 : Number(meta[0]),
       leaderEpoch: meta[1] === null ? 0 : Number(meta[1]),
       archivedOffset: meta[2] === null ? -1 : Number(meta[2]),
+      cleanedTo: meta[4] === null ? 0 : Number(meta[4]),
     };
   }
 
@@ -317,24 +304,40 @@ export class RedisLogStore implements LogStore {
   /**
    * A sequential consumer fetches from a batch boundary, so one inclusive
    * XRANGE usually answers; only when the first entry starts past `offset`
-   * is the batch containing it looked up with XREVRANGE.
+   * is the batch containing it looked up with XREVRANGE. An offset below
+   * every batch of the log is in the compacted prefix, if anywhere: a
+   * compaction swap between the two reads only moves batches from the log to
+   * the prefix, so the prefix read after it holds what the log lost.
    */
   async read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> {
-    const key = this.keys.log(tp);
-    const id = entryId(offset);
     try {
-      const from = toBatches(await (this.redis.xrangeBuffer(key, id, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
-      if (from.length > 0 && from[0]!.baseOffset === offset) return from;
-      const containing = toBatches(await (this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>));
-      return containing.length ? [containing[0]!, ...from].slice(0, count) : from;
+      const from = await this.readStream(this.keys.log(tp), offset, count);
+      if (from.length > 0 && from[0]!.baseOffset <= offset) return from;
+      const compacted = await this.readStream(this.keys.compacted(tp), offset, count);
+      // A compacted batch may end before `offset` (its last records were removed): useless here.
+      return compacted.some((b) => b.baseOffset + b.bytes.readInt32BE(23) >= offset) ? compacted : from;
     } catch (e) {
       throw storageError(e);
     }
   }
 
+  /** The batch of `key` containing `offset` (or the last one before it) and the following ones. */
+  private async readStream(key: string, offset: number, count: number): Promise<StoredBatch[]> {
+    const id = entryId(offset);
+    const from = toBatches(await (this.redis.xrangeBuffer(key, id, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+    if (from.length > 0 && from[0]!.baseOffset === offset) return from;
+    const containing = toBatches(await (this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>));
+    return containing.length ? [containing[0]!, ...from].slice(0, count) : from;
+  }
+
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> {
     try {
-      return toBatches(await (this.redis.xrevrangeBuffer(this.keys.log(tp), entryId(beforeOrAt), '-', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+      const id = entryId(beforeOrAt);
+      const log = toBatches(await (this.redis.xrevrangeBuffer(this.keys.log(tp), id, '-', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+      if (log.length >= count) return log;
+      const compacted = toBatches(await (this.redis.xrevrangeBuffer(this.keys.compacted(tp), id, '-', 'COUNT', count - log.length) as unknown as Promise<RawEntry[]>));
+      // Older than every batch of the log: the compacted prefix continues it (never overlapping it).
+      return [...log, ...compacted.filter((b) => log.length === 0 || b.baseOffset < log[log.length - 1]!.baseOffset)];
     } catch (e) {
       throw storageError(e);
     }
@@ -345,12 +348,20 @@ export class RedisLogStore implements LogStore {
   }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
-    return guard(this.redis.xtrim(this.keys.log(tp), 'MINID', entryId(minBaseOffset)));
+    const [log, compacted] = await guard(Promise.all([
+      this.redis.xtrim(this.keys.log(tp), 'MINID', entryId(minBaseOffset)),
+      this.redis.xtrim(this.keys.compacted(tp), 'MINID', entryId(minBaseOffset)),
+    ]));
+    return log + compacted;
   }
 
   async sizeBytes(tp: TopicPartition): Promise<number> {
-    // MEMORY USAGE names its key after a subcommand, which cluster clients do not route: send it to the owner.
-    const key = this.keys.log(tp);
+    const { log, compacted } = await this.compaction.sizes(tp);
+    return log + compacted;
+  }
+
+  /** MEMORY USAGE names its key after a subcommand, which cluster clients do not route: sent to the owner. 0 when missing. */
+  private async memoryUsage(key: string): Promise<number> {
     const n = await guard(this.nodeFor(key).call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     return n === null ? 0 : Number(n);
   }
@@ -478,18 +489,4 @@ function decodeTopic(name: string, json: string): TopicRecord {
     /* falls through */
   }
   return { name, id: `invalid-record:${name}`, partitions: Number.NaN, configs: {}, created: 0 };
-}
-
-/** Every Redis failure leaves the store as a RunnelError(STORAGE_UNAVAILABLE). */
-async function guard<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    throw storageError(e);
-  }
-}
-
-function storageError(e: unknown): RunnelError {
-  if (e instanceof RunnelError) return e;
-  return new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
 }

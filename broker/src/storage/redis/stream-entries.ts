@@ -1,0 +1,38 @@
+// Stream entries as the log store reads them (one Kafka batch per entry, id
+// `<baseOffset>-1`, the batch in field `b`) and the store's error mapping.
+import { RunnelError } from '../../errors.js';
+import type { StoredBatch } from '../log-store.js';
+import { baseOfEntryId } from './keys.js';
+
+export type RawEntry = [Buffer, Buffer[]];
+
+export function toBatches(entries: RawEntry[] | null | undefined): StoredBatch[] {
+  if (!entries) return [];
+  const out: StoredBatch[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const [id, fields] = entries[i]!;
+    out[i] = { baseOffset: baseOfEntryId(id), bytes: fieldValue(fields) };
+  }
+  return out;
+}
+
+export function fieldValue(fields: Buffer[]): Buffer {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i]!.length === 1 && fields[i]![0] === 0x62 /* 'b' */) return fields[i + 1]!;
+  }
+  throw new RunnelError('STORAGE_CORRUPT', 'stream entry without a batch field');
+}
+
+/** Every Redis failure leaves the store as a RunnelError(STORAGE_UNAVAILABLE). */
+export async function guard<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw storageError(e);
+  }
+}
+
+export function storageError(e: unknown): RunnelError {
+  if (e instanceof RunnelError) return e;
+  return new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
+}
