@@ -115,9 +115,9 @@ function summaryLine(r: Row): string {
   const m = r.metrics;
   if (r.workload === 'i-compaction') {
     return (
-      `produce ${fmt(m.recordsPerSec, 0)} records/s (${fmt(m.produceVsDelete, 2)}x delete policy), ` +
-      `${fmt(m.recordsAtProduceEnd, 0)} -> ${fmt(m.recordsAfter, 0)} records in ${fmt(m.settleSec, 1)} s = ${fmt(m.compactionRecordsPerSec, 0)} records/s cleaned, ` +
-      `stored ${fmt(m.bytesUncompacted, 0)} B uncompacted -> ${fmt(m.bytesAfter, 0)} B`
+      `produce ${fmt(m.recordsPerSec, 0)} records/s (${fmt(m.produceVsDelete, 2)}x delete policy); ` +
+      `compaction ${fmt(m.recordsBefore, 0)} -> ${fmt(m.recordsAfter, 0)} records in ${fmt(m.compactSec, 2)} s = ${fmt(m.compactionRecordsPerSec, 0)} records/s, ` +
+      `stored ${fmt(m.bytesBefore, 0)} -> ${fmt(m.bytesAfter, 0)} B`
     );
   }
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {

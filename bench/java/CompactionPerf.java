@@ -2,10 +2,12 @@
 // ProducerPerformance cannot set keys; this tool writes `records` records over
 // `keys` keys round-robin (record i has key i % keys, so every key gets
 // records/keys updates), then (watchMs > 0) re-reads the partition(s) from the
-// beginning again and again until the log is compacted.
+// beginning again and again until the log is compacted. alterSegmentMs > 0: before
+// watching, set the topic's segment.ms to it (IncrementalAlterConfigs), so a topic
+// produced with a long segment.ms (nothing cleanable yet) becomes cleanable at once.
 //
 //   java -cp '.cache/java/lib/*:.cache/bench-java' CompactionPerf <bootstrap> <topic> <records> <keys> <valueSize>
-//        <watchMs> <stallMs> <rollMs> [producer key=value ...]
+//        <watchMs> <stallMs> <rollMs> <alterSegmentMs> [producer key=value ...]
 //
 // Value = the record's sequence number (12 ASCII digits) + random upper-case
 // letters up to valueSize, so a pass can check that each key kept its newest value.
@@ -15,6 +17,7 @@
 //
 // Prints:
 //   PRODUCED records=<n> bytes=<value bytes> ms=<first send .. last ack> endEpochMs=<wall clock at the last ack> errors=<n>
+//   ALTERED epochMs=<wall clock when the broker acknowledged segment.ms=alterSegmentMs>
 //   PASS endEpochMs=<wall clock at the end of the pass> records=<n> keys=<distinct keys> latestOk=<bool> ms=<pass duration>
 //   RESULT compacted=<bool> reason=<target|stall|timeout>
 // The log counts as compacted once a pass reads at most keys + 2 records (the
@@ -28,6 +31,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.Collections;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,6 +44,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -43,8 +52,8 @@ public class CompactionPerf {
   static final int SEQ_DIGITS = 12;
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 8) {
-      System.err.println("usage: CompactionPerf <bootstrap> <topic> <records> <keys> <valueSize> <watchMs> <stallMs> <rollMs> [key=value ...]");
+    if (args.length < 9) {
+      System.err.println("usage: CompactionPerf <bootstrap> <topic> <records> <keys> <valueSize> <watchMs> <stallMs> <rollMs> <alterSegmentMs> [key=value ...]");
       System.exit(2);
     }
     String bootstrap = args[0];
@@ -55,12 +64,13 @@ public class CompactionPerf {
     long watchMs = Long.parseLong(args[5]);
     long stallMs = Long.parseLong(args[6]);
     long rollMs = Long.parseLong(args[7]);
+    long alterSegmentMs = Long.parseLong(args[8]);
 
     Properties pp = new Properties();
     pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    for (int i = 8; i < args.length; i++) {
+    for (int i = 9; i < args.length; i++) {
       int eq = args[i].indexOf('=');
       pp.put(args[i].substring(0, eq), args[i].substring(eq + 1));
     }
@@ -89,6 +99,16 @@ public class CompactionPerf {
       System.out.printf("PRODUCED records=%d bytes=%d ms=%.3f endEpochMs=%d errors=%d%n", records, records * valueSize, (t1 - t0) / 1e6, System.currentTimeMillis(), errors.get());
       System.out.flush();
       if (watchMs <= 0) return;
+      if (alterSegmentMs > 0) {
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+          AlterConfigOp op = new AlterConfigOp(new ConfigEntry("segment.ms", String.valueOf(alterSegmentMs)), AlterConfigOp.OpType.SET);
+          admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), Collections.singletonList(op))).all().get();
+        }
+        System.out.printf("ALTERED epochMs=%d%n", System.currentTimeMillis());
+        System.out.flush();
+      }
 
       Properties cp = new Properties();
       cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -101,7 +121,7 @@ public class CompactionPerf {
         for (PartitionInfo pi : c.partitionsFor(topic, Duration.ofSeconds(30))) tps.add(new TopicPartition(topic, pi.partition()));
         c.assign(tps);
         long start = System.currentTimeMillis();
-        long lastRoll = start;
+        long lastRoll = 0; // the first pass starts with a roll marker
         long lastShrink = start;
         long best = Long.MAX_VALUE;
         long marker = records;
