@@ -38,7 +38,7 @@ ROOT="$PWD"
 # client) in front of one Redis endpoint; redis-kill, acks and startup-checks
 # test one server's persistence and replicas; consumer-groups-tool adds ~50 s
 # over what the other group suites prove on a cluster.
-CLUSTER_SUITES="test/integration/redis-cluster test/interop test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
+CLUSTER_SUITES="test/integration/redis-cluster test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
 # The valkey-cluster pass: the cluster's own tests and the archiver on a cluster.
 VALKEY_CLUSTER_SUITES="test/integration/redis-cluster test/archiver/integration/cluster.test.ts"
 # Slow suites whose subject does not depend on the server flavour (Kafka's

@@ -24,6 +24,8 @@ afterAll(async () => {
 const batch = (n: number, tag: string) => buildBatch(Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`${tag}${i}`) })));
 
 async function fill(tp: { topic: string; partition: number }, epoch: number, sizes: number[]): Promise<void> {
+  // The topic record gives the partition its placement (its hash tag on a Redis Cluster).
+  await store.createTopic({ name: tp.topic, id: `id-${tp.topic}`, partitions: 1, configs: {}, created: Date.now() });
   await store.redis.hset(store.keyNames.meta(tp), 'leaderEpoch', String(epoch));
   let base = 0;
   for (const n of sizes) {
