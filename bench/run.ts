@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f (workload letters; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i (workload letters; i = compaction; `cluster` = the cluster-scale family),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -16,6 +16,7 @@ import { REPO_ROOT, runCommand } from '../test/helpers/procs.js';
 import { machineInfo, softwareInfo } from './lib/machine.js';
 import { runClusterScale, type Acks } from './lib/cluster-scale.js';
 import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/profile.js';
+import { runCompaction } from './lib/compaction.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
 import { SYSTEM_LABEL, startKafkaSystem, startRawSystem, startRunnelSystem, type System, type SystemName } from './lib/systems.js';
@@ -112,6 +113,13 @@ const log = (msg: string): void => {
 function summaryLine(r: Row): string {
   if (r.error) return `ERROR ${r.error.split('\n')[0]!.slice(0, 200)}`;
   const m = r.metrics;
+  if (r.workload === 'i-compaction') {
+    return (
+      `produce ${fmt(m.recordsPerSec, 0)} records/s (${fmt(m.produceVsDelete, 2)}x delete policy); ` +
+      `compaction ${fmt(m.recordsBefore, 0)} -> ${fmt(m.recordsAfter, 0)} records in ${fmt(m.compactSec, 2)} s = ${fmt(m.compactionRecordsPerSec, 0)} records/s, ` +
+      `stored ${fmt(m.bytesBefore, 0)} -> ${fmt(m.bytesAfter, 0)} B`
+    );
+  }
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -240,6 +248,14 @@ async function main(): Promise<number> {
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }
       }
+      if (want('i-compaction')) {
+        // Kafka and Runnel only: raw Redis has no cleaner.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runCompaction(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
     }
   } finally {
     log('stopping systems');
@@ -291,7 +307,7 @@ async function main(): Promise<number> {
   const medians = computeMedians(rows);
   const failures: string[] = [];
   for (const w of WORKLOADS.filter((x) => want(x.id))) {
-    for (const s of anyStandard ? args.systems : []) {
+    for (const s of (anyStandard ? args.systems : []).filter((x) => !w.systems || w.systems.includes(x))) {
       const v = medians[w.id]?.[s]?.[w.primary];
       if (typeof v !== 'number' || !Number.isFinite(v)) {
         const errs = rows.filter((r) => r.workload === w.id && r.system === s && r.error).map((r) => r.error!.split('\n')[0]);

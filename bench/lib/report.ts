@@ -1,6 +1,7 @@
 // Turns a finished run into JSON, Markdown, SVG charts and the README section.
 import fs from 'node:fs';
 import path from 'node:path';
+import { compactionMarkdown } from './compaction.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -125,6 +126,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
       L.push(`| ${w.title} | ${label} | ${cells.join(' | ')} | ${ratio(get(r, w.id, 'runnel', k), get(r, w.id, 'kafka', k))} | ${ratio(get(r, w.id, 'runnel', k), get(r, w.id, 'raw', k))} |`);
     }
   }
+  const comp = compactionMarkdown(r.medians['i-compaction'], r.counts);
+  if (comp) L.push('', comp);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records.');
   L.push('');

@@ -25,7 +25,8 @@ export interface System {
   redisPort: number;
   /** Consumer-group APIs available (ConsumerPerformance works). */
   groups: boolean;
-  createTopic(topic: string, partitions: number): Promise<void>;
+  /** `configs`: topic configs (cleanup.policy, segment.ms, ...); the raw ceiling ignores them. */
+  createTopic(topic: string, partitions: number, configs?: Record<string, string>): Promise<void>;
   deleteTopic(topic: string, partitions: number): Promise<void>;
   /** Redis INFO used_memory (runnel/raw), null for Kafka. */
   usedMemory(): Promise<number | null>;
@@ -46,6 +47,11 @@ export interface System {
 
 /** Runnel's stream key of a partition (key layout 2, common/keys.ts); the raw-Redis ceiling uses the same names. */
 export const streamKey = (topic: string, p: number): string => `rn:p:{${topic}/${p}}:log`;
+/** The compacted prefix of a compact-policy partition (Runnel); absent otherwise. */
+export const compactedKey = (topic: string, p: number): string => `rn:p:{${topic}/${p}}:clog`;
+
+/** Kafka's log.cleaner.backoff.ms and Runnel's RUNNEL_LOG_CLEANER_BACKOFF_MS in the bench (both default to 15000). */
+export const CLEANER_BACKOFF_MS = 500;
 
 async function redisCall(port: number, args: Array<string | number>): Promise<unknown> {
   const c = await RespConnection.connect(port);
@@ -111,13 +117,21 @@ function kafkaAdmin(bootstrap: string): kafkajs.Admin {
   return new kafkajs.Kafka({ clientId: 'runnel-bench', brokers: [bootstrap], logLevel: kafkajs.logLevel.NOTHING }).admin();
 }
 
-async function adminCreate(admin: kafkajs.Admin, topic: string, partitions: number): Promise<void> {
-  const ok = await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true, timeout: 30_000 });
+async function adminCreate(admin: kafkajs.Admin, topic: string, partitions: number, configs: Record<string, string> = {}): Promise<void> {
+  const configEntries = Object.entries(configs).map(([name, value]) => ({ name, value }));
+  const ok = await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1, configEntries }], waitForLeaders: true, timeout: 30_000 }).catch((e: unknown) => {
+    // kafkajs says only "Topic creation errors"; the broker's error code and message are in e.errors.
+    const errs = (e as { errors?: Array<{ type?: string; message?: string }> }).errors ?? [];
+    const why = errs.map((x) => `${x.type ?? '?'}: ${x.message ?? ''}`).join('; ');
+    throw new Error(`createTopics ${topic}: ${e instanceof Error ? e.message : String(e)}${why ? ` (${why})` : ''}`);
+  });
   if (!ok) throw new Error(`createTopics ${topic}: topic already existed`);
 }
 
 export async function startKafkaSystem(): Promise<System> {
-  const k: KafkaBroker = await startKafka({ heap: '1g' });
+  // The log cleaner looks for dirty compacted logs every CLEANER_BACKOFF_MS (Kafka's default 15 s) so
+  // the compaction workload (i) does not mostly measure the cleaner's sleep; delete-policy topics do not care.
+  const k: KafkaBroker = await startKafka({ heap: '1g', props: { 'log.cleaner.backoff.ms': CLEANER_BACKOFF_MS } });
   const admin = kafkaAdmin(k.bootstrap);
   await admin.connect();
   const dataDir = path.join(k.dir, 'data');
@@ -126,7 +140,7 @@ export async function startKafkaSystem(): Promise<System> {
     bootstrap: k.bootstrap,
     redisPort: 0,
     groups: true,
-    createTopic: (t, n) => adminCreate(admin, t, n),
+    createTopic: (t, n, c) => adminCreate(admin, t, n, c),
     async deleteTopic(t) {
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
     },
@@ -146,7 +160,11 @@ export async function startKafkaSystem(): Promise<System> {
     async describe() {
       const props = fs.readFileSync(path.join(k.dir, 'server.properties'), 'utf8');
       const flush = props.split('\n').filter((l) => /flush/.test(l));
-      return { heap: '-Xmx1g -Xms256m -XX:+UseG1GC', flushSettings: flush.length ? flush.join('; ') : 'defaults (no log.flush.interval.*: the OS page cache decides)' };
+      return {
+        heap: '-Xmx1g -Xms256m -XX:+UseG1GC',
+        flushSettings: flush.length ? flush.join('; ') : 'defaults (no log.flush.interval.*: the OS page cache decides)',
+        'log.cleaner.backoff.ms': String(CLEANER_BACKOFF_MS),
+      };
     },
     pids: () => ({ broker: k.proc.pid }),
     async stop() {
@@ -189,7 +207,8 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
   const redis = await startBenchRedis();
   let rn: RunnelBroker;
   try {
-    const env = { RUNNEL_LOG_LEVEL: 'warn' };
+    // Same cleaner back-off as Kafka's log.cleaner.backoff.ms above (Runnel's default is also 15 s).
+    const env = { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS) };
     rn = o.nodeArgs?.length ? await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env) : await startRunnel({ redisUrl: redis.url, env });
   } catch (e) {
     await redis.stop();
@@ -203,7 +222,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
     bootstrap: rn.bootstrap,
     redisPort: redis.port,
     groups,
-    createTopic: (t, n) => adminCreate(admin, t, n),
+    createTopic: (t, n, c) => adminCreate(admin, t, n, c),
     async deleteTopic(t) {
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
     },
@@ -212,7 +231,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
     streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
     entries: (t, n) => redisEntries(redis.port, t, n),
     sampleBatches: (t, p, n) => redisSample(redis.port, t, p, n),
-    describe: () => redisDescribe(redis.port),
+    describe: async () => ({ ...(await redisDescribe(redis.port)), RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS) }),
     pids: () => ({ broker: rn.proc().pid, redis: redis.proc().pid }),
     async stop() {
       await admin.disconnect().catch(() => undefined);

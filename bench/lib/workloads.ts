@@ -37,6 +37,10 @@ export interface Counts {
   /** The raw driver keeps producing until at least this long has passed (or rawMaxMiB were written). */
   rawMinSeconds: number;
   rawMaxMiB: number;
+  /** i: keyed records over compactKeys keys (100 B values), and how long to wait for the cleaner at most */
+  compactRecords: number;
+  compactKeys: number;
+  compactWatchSec: number;
 }
 
 export const FULL: Counts = {
@@ -53,6 +57,9 @@ export const FULL: Counts = {
   archiver1k: 50_000,
   rawMinSeconds: 1.5,
   rawMaxMiB: 512,
+  compactRecords: 500_000,
+  compactKeys: 10_000,
+  compactWatchSec: 180,
 };
 
 export const QUICK: Counts = {
@@ -69,6 +76,9 @@ export const QUICK: Counts = {
   archiver1k: 5_000,
   rawMinSeconds: 0.3,
   rawMaxMiB: 64,
+  compactRecords: 20_000,
+  compactKeys: 1_000,
+  compactWatchSec: 60,
 };
 
 export type WorkloadId =
@@ -80,14 +90,17 @@ export type WorkloadId =
   | 'd-zstd-100B'
   | 'd-lz4-100B'
   | 'f-ack-latency'
-  | 'f-e2e-latency';
+  | 'f-e2e-latency'
+  | 'i-compaction';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency';
+  kind: 'throughput' | 'latency' | 'compaction';
   /** The metric that must be a number for the workload to count as done. */
-  primary: 'recordsPerSec' | 'p99';
+  primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
+  /** Systems it runs on (default: all). */
+  systems?: SystemName[];
 }
 
 export const WORKLOADS: WorkloadInfo[] = [
@@ -100,6 +113,13 @@ export const WORKLOADS: WorkloadInfo[] = [
   { id: 'd-lz4-100B', title: 'd) produce 100 B records, lz4, acks=1, batch 1 MiB', kind: 'throughput', primary: 'recordsPerSec' },
   { id: 'f-ack-latency', title: 'f) produce ack latency at a fixed rate, 1 KiB, acks=1, linger 0', kind: 'latency', primary: 'p99' },
   { id: 'f-e2e-latency', title: 'f) end-to-end latency (EndToEndLatency: produce -> consume, one in flight), 1 KiB, acks=1', kind: 'latency', primary: 'p99' },
+  {
+    id: 'i-compaction',
+    title: 'i) compaction: keyed 100 B records, many updates per key, cleanup.policy=compact',
+    kind: 'compaction',
+    primary: 'compactionRecordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
 ];
 
 export type Metrics = Record<string, number | null>;
@@ -134,16 +154,22 @@ export const BIG_BATCH = { acks: 1, 'batch.size': 1048576, 'linger.ms': 0 };
 export const topicName = (w: string, run: number): string => `bench-${w}-r${run}-${randomBytes(3).toString('hex')}`;
 
 const BENCH_JAVA = path.join(CACHE_DIR, 'bench-java');
-const CONSUMER_SRC = path.join(REPO_ROOT, 'bench', 'java', 'AssignConsumerPerf.java');
+/** The bench's own Java tools (bench/java), compiled into .cache/bench-java. */
+const JAVA_TOOLS = ['AssignConsumerPerf', 'CompactionPerf'];
+export const BENCH_JAVA_CP = BENCH_JAVA;
 
 export async function ensureBenchJava(): Promise<void> {
-  const cls = path.join(BENCH_JAVA, 'AssignConsumerPerf.class');
-  if (fs.existsSync(cls) && fs.statSync(cls).mtimeMs >= fs.statSync(CONSUMER_SRC).mtimeMs) return;
+  const srcs = JAVA_TOOLS.map((t) => path.join(REPO_ROOT, 'bench', 'java', `${t}.java`));
+  const fresh = (t: string, src: string): boolean => {
+    const cls = path.join(BENCH_JAVA, `${t}.class`);
+    return fs.existsSync(cls) && fs.statSync(cls).mtimeMs >= fs.statSync(src).mtimeMs;
+  };
+  if (JAVA_TOOLS.every((t, i) => fresh(t, srcs[i]!))) return;
   fs.mkdirSync(BENCH_JAVA, { recursive: true });
-  const r = await runCommand('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', BENCH_JAVA, '-cp', path.join(CACHE_DIR, 'java', 'lib', '*'), CONSUMER_SRC], {
+  const r = await runCommand('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', BENCH_JAVA, '-cp', path.join(CACHE_DIR, 'java', 'lib', '*'), ...srcs], {
     timeoutMs: 120_000,
   });
-  if (r.code !== 0) throw new Error(`javac AssignConsumerPerf failed:\n${r.stdout}\n${r.stderr}`);
+  if (r.code !== 0) throw new Error(`javac ${JAVA_TOOLS.join(', ')} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
 function valueRecords(n: number, size: number): Array<{ key: null; value: Buffer }> {

@@ -8,7 +8,7 @@
 import { asBuffer, decompress } from './codecs.js';
 import { compress } from './compress.js';
 import { writeCrc } from './header.js';
-import { At, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from './layout.js';
+import { At, Attr, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from './layout.js';
 import { recordSpans, walkRecords, type RecordSink } from './records.js';
 import { checkBatchHeader } from './validate.js';
 
@@ -77,4 +77,23 @@ export function filterBatch(stored: Uint8Array, keep: (r: RecordView) => boolean
   out.writeInt32BE(kept, At.RECORD_COUNT);
   writeCrc(out);
   return { bytes: out, total, kept, tombstones };
+}
+
+/**
+ * The batch with its records compressed by `codec` instead (the topic's
+ * compression.type overrides the producer's choice, as in Kafka's
+ * LogValidator). Control batches and batches already in `codec` come back as
+ * they are.
+ */
+export function recompressBatch(stored: Uint8Array, codec: number): Buffer {
+  const batch = asBuffer(stored);
+  const h = checkBatchHeader(batch, 'stored', false);
+  if (h.isControl || h.codec === codec) return batch;
+  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
+  const payload = compress(codec, data, { xerial: codec === Codec.SNAPPY });
+  const out = Buffer.concat([batch.subarray(0, BATCH_HEADER_SIZE), payload]);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, At.LENGTH);
+  out.writeInt16BE((h.attributes & ~Attr.CODEC_MASK) | codec, At.ATTRIBUTES);
+  writeCrc(out);
+  return out;
 }

@@ -2,6 +2,11 @@ import { Produce } from '../protocol/messages/produce.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
 import { splitAndValidate } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
+import { recompressBatch } from '../../../common/record-batch/rebuild.js';
+import { Codec } from '../../../common/record-batch/layout.js';
+
+/** compression.type values that make the broker recompress (producer keeps the producer's codec). */
+const TOPIC_CODECS: Record<string, number | undefined> = { uncompressed: Codec.NONE, gzip: Codec.GZIP, snappy: Codec.SNAPPY, lz4: Codec.LZ4, zstd: Codec.ZSTD };
 import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices, Handler } from './types.js';
@@ -58,6 +63,9 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     if (e instanceof KafkaError) return fail(index, e.code, e.message);
     throw e;
   }
+  // compression.type other than producer: the broker recompresses, as Kafka does (uncompressed = none).
+  const codec = TOPIC_CODECS[b.log.configValue(topic, 'compression.type')];
+  if (codec !== undefined) batches = batches.map((x) => recompressBatch(x, codec));
   for (const batch of batches) {
     if (batch.length > maxBytes) return fail(index, ErrorCode.MESSAGE_TOO_LARGE, `batch of ${batch.length} bytes exceeds max.message.bytes=${maxBytes}`);
   }

@@ -84,12 +84,13 @@ describe('topic configs: names, defaults and Kafka 4.x validation', () => {
       .toBe('conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)');
   });
 
-  it('refuses what Runnel cannot honour, saying why: compaction, broker recompression, tiered storage', () => {
-    expect(validateTopicConfig('cleanup.policy', 'compact')).toMatch(/^Invalid value compact for configuration cleanup.policy: Runnel does not support log compaction yet/);
-    expect(validateTopicConfig('cleanup.policy', 'compact,delete')).toMatch(/log compaction yet/);
+  it('accepts compaction and broker-side compression as Kafka does; refuses tiered storage, saying why', () => {
+    expect(validateTopicConfig('cleanup.policy', 'compact')).toBeNull();
+    expect(validateTopicConfig('cleanup.policy', 'compact,delete')).toBeNull();
     expect(validateTopicConfig('cleanup.policy', '')).toBeNull();
-    expect(validateTopicConfig('compression.type', 'lz4')).toMatch(/^Invalid value lz4 for configuration compression.type: .*only compression.type=producer/);
-    expect(validateTopicConfig('compression.type', 'producer')).toBeNull();
+    expect(validateTopicConfig('compression.type', 'lz4')).toBeNull();
+    expect(validateTopicConfig('compression.type', 'uncompressed')).toBeNull();
+    expect(validateTopicConfig('compression.type', 'brotli')).toMatch(/^Invalid value brotli for configuration compression.type: String must be one of/);
     expect(validateTopicConfig('remote.storage.enable', 'true')).toMatch(/Tiered Storage functionality is disabled in the broker/);
   });
 });
@@ -119,13 +120,18 @@ describe('IncrementalAlterConfigs APPEND / SUBTRACT', () => {
     expect(stored).toEqual({ 'leader.replication.throttled.replicas': '0:1,1:1', 'follower.replication.throttled.replicas': '*' });
     r = await call([{ name: 'leader.replication.throttled.replicas', value: '0:1', configOperation: 3 }]);
     expect(stored['leader.replication.throttled.replicas']).toBe('1:1');
-    r = await call([{ name: 'cleanup.policy', value: 'compact', configOperation: 2 }]);
+    r = await call([{ name: 'remote.storage.enable', value: 'true', configOperation: 0 }]);
     expect(r.responses[0]!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
-    expect(r.responses[0]!.errorMessage).toMatch(/^Invalid value compact for configuration cleanup.policy: .*log compaction yet/);
+    expect(r.responses[0]!.errorMessage).toMatch(/Tiered Storage functionality is disabled/);
     r = await call([{ name: 'retention.ms', value: '5', configOperation: 2 }]);
     expect(r.responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: "Can't APPEND to key retention.ms because its type is not LIST." });
     r = await call([{ name: 'min.compaction.lag.ms', value: '10', configOperation: 0 }, { name: 'max.compaction.lag.ms', value: '5', configOperation: 0 }]);
     expect(r.responses[0]!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
     expect(stored).toEqual({ 'leader.replication.throttled.replicas': '1:1', 'follower.replication.throttled.replicas': '*' });
+    r = await call([{ name: 'cleanup.policy', value: 'compact', configOperation: 2 }]);
+    expect(r.responses[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(stored['cleanup.policy']).toBe('delete,compact');
+    r = await call([{ name: 'cleanup.policy', value: 'delete', configOperation: 3 }]);
+    expect(stored['cleanup.policy']).toBe('compact');
   });
 });

@@ -74,11 +74,10 @@ export class CleanerTask {
     if (due && p.nextOffset > seg.start) Object.assign(seg, { start: p.nextOffset, since: now, bytesAtRoll: p.appendedBytes });
 
     let limit = seg.start;
-    if (this.log.configValue(t, 'archive.enable') === 'true' || p.archivedOffset >= 0) {
-      // Never compact what the archiver has not committed to the lake: it keeps the full history.
-      p.archivedOffset = (await this.log.store.tail(p.tp)).archivedOffset;
-      limit = Math.min(limit, p.archivedOffset + 1);
-    }
+    // Never compact what the archiver has not committed to the lake: it keeps the full history.
+    // Its watermark moves independently of this broker (and may appear at any time): read it fresh.
+    p.archivedOffset = (await this.log.store.tail(p.tp)).archivedOffset;
+    if (this.log.configValue(t, 'archive.enable') === 'true' || p.archivedOffset >= 0) limit = Math.min(limit, p.archivedOffset + 1);
     if (limit <= p.cleanedTo) return;
     // min.cleanable.dirty.ratio: dirty bytes over dirty + compacted bytes (the dirty share of the log estimated by offsets).
     // As in Kafka, tombstones past their delete horizon go in the next pass that new dirty records start.

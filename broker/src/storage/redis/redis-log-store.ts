@@ -1,14 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
-import { connectClient, createRedisClient, isCluster, probeClusterMode, type RedisClient } from '../../../../common/redis/connect.js';
+import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
 import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../errors.js';
 import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { luaSource } from './lua.js';
 import { guard, storageError, toBatches, type RawEntry } from './stream-entries.js';
 import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
-import { Keys, baseOfEntryId, entryId, partitionTag } from './keys.js';
+import { LogReads } from './log-reads.js';
+import { decodeTopic, encodeTopic } from './topic-records.js';
+import { Keys, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
 import { ShardAppenders, isTopologyError } from './shard-appenders.js';
 import { placePartitions, slotOfTag } from './placement.js';
@@ -58,6 +60,7 @@ export class RedisLogStore implements LogStore {
   private appenders: ShardAppenders | null = null;
   private clusterMode = false;
   readonly compaction: RedisCompaction;
+  private readonly reads: LogReads;
 
   constructor(spec: string, prefix: string, private readonly options: RedisLogStoreOptions = {}) {
     try {
@@ -67,6 +70,7 @@ export class RedisLogStore implements LogStore {
     }
     this.keys = new Keys(prefix);
     this.compaction = new RedisCompaction(() => this.redis, this.keys, (key) => this.memoryUsage(key));
+    this.reads = new LogReads(() => this.redis, this.keys);
   }
 
   /** The ioredis client (a Cluster client in cluster mode); valid after connect(). */
@@ -142,10 +146,6 @@ export class RedisLogStore implements LogStore {
     return json ? this.learn(decodeTopic(name, json)) : null;
   }
 
-  private encodeTopic(t: TopicRecord): string {
-    return JSON.stringify({ id: t.id, partitions: t.partitions, configs: t.configs, created: t.created, ...(t.placement ? { placement: t.placement } : {}) });
-  }
-
   /**
    * Cluster mode: the placement salts of partitions 0..t.partitions-1. The
    * partitions that exist already (`before`, the stored record) keep theirs,
@@ -179,7 +179,7 @@ export class RedisLogStore implements LogStore {
 
   async createTopic(t: TopicRecord): Promise<TopicRecord | null> {
     const stored = await this.placed(t, null);
-    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, this.encodeTopic(stored)));
+    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, encodeTopic(stored)));
     if (created !== 1) return null;
     await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
     return this.learn(stored);
@@ -188,7 +188,7 @@ export class RedisLogStore implements LogStore {
   async updateTopic(t: TopicRecord): Promise<TopicRecord> {
     // The placement is the stored one (never the caller's copy), extended for new partitions only.
     const stored = await this.placed(t, await this.getTopic(t.name));
-    await guard(this.redis.hset(this.keys.topics, t.name, this.encodeTopic(stored)));
+    await guard(this.redis.hset(this.keys.topics, t.name, encodeTopic(stored)));
     return this.learn(stored);
   }
 
@@ -301,47 +301,9 @@ export class RedisLogStore implements LogStore {
     }
   }
 
-  /**
-   * A sequential consumer fetches from a batch boundary, so one inclusive
-   * XRANGE usually answers; only when the first entry starts past `offset`
-   * is the batch containing it looked up with XREVRANGE. An offset below
-   * every batch of the log is in the compacted prefix, if anywhere: a
-   * compaction swap between the two reads only moves batches from the log to
-   * the prefix, so the prefix read after it holds what the log lost.
-   */
-  async read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> {
-    try {
-      const from = await this.readStream(this.keys.log(tp), offset, count);
-      if (from.length > 0 && from[0]!.baseOffset <= offset) return from;
-      const compacted = await this.readStream(this.keys.compacted(tp), offset, count);
-      // A compacted batch may end before `offset` (its last records were removed): useless here.
-      return compacted.some((b) => b.baseOffset + b.bytes.readInt32BE(23) >= offset) ? compacted : from;
-    } catch (e) {
-      throw storageError(e);
-    }
-  }
+  read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> { return this.reads.read(tp, offset, count); }
 
-  /** The batch of `key` containing `offset` (or the last one before it) and the following ones. */
-  private async readStream(key: string, offset: number, count: number): Promise<StoredBatch[]> {
-    const id = entryId(offset);
-    const from = toBatches(await (this.redis.xrangeBuffer(key, id, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
-    if (from.length > 0 && from[0]!.baseOffset === offset) return from;
-    const containing = toBatches(await (this.redis.xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>));
-    return containing.length ? [containing[0]!, ...from].slice(0, count) : from;
-  }
-
-  async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> {
-    try {
-      const id = entryId(beforeOrAt);
-      const log = toBatches(await (this.redis.xrevrangeBuffer(this.keys.log(tp), id, '-', 'COUNT', count) as unknown as Promise<RawEntry[]>));
-      if (log.length >= count) return log;
-      const compacted = toBatches(await (this.redis.xrevrangeBuffer(this.keys.compacted(tp), id, '-', 'COUNT', count - log.length) as unknown as Promise<RawEntry[]>));
-      // Older than every batch of the log: the compacted prefix continues it (never overlapping it).
-      return [...log, ...compacted.filter((b) => log.length === 0 || b.baseOffset < log[log.length - 1]!.baseOffset)];
-    } catch (e) {
-      throw storageError(e);
-    }
-  }
+  readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> { return this.reads.readBackwards(tp, beforeOrAt, count); }
 
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
     await guard(this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset)));
@@ -474,19 +436,4 @@ export class RedisLogStore implements LogStore {
     this.appenders?.close();
     this.client?.disconnect();
   }
-}
-
-/**
- * A topic record as stored. One that is not a JSON object is returned with an
- * unusable partition count (NaN), so the log manager quarantines it (logged,
- * not served, deletable) instead of the broker failing to start.
- */
-function decodeTopic(name: string, json: string): TopicRecord {
-  try {
-    const v: unknown = JSON.parse(json);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return { name, ...(v as Omit<TopicRecord, 'name'>) };
-  } catch {
-    /* falls through */
-  }
-  return { name, id: `invalid-record:${name}`, partitions: Number.NaN, configs: {}, created: 0 };
 }
