@@ -1,4 +1,6 @@
 // Wires one broker process together: store, log manager, dispatcher, server, retention.
+import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
+import { OFFSETS_TOPIC, isInternalTopic } from './log/internal-topics.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
 import { createLogger, redactSecrets, type Logger } from './logger.js';
@@ -62,6 +64,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const clusterId = await store.clusterId();
   const log = new LogManager(store, config);
   await log.refreshTopics();
+  await ensureOffsetsTopic(log, config.coordinatorSlots, logger).catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
   const server = new KafkaServer(null, logger, config.socketRequestMaxBytes);
   const port = await server.listen(config.host, config.port);
   if (config.advertisedPort === 0 || config.port === 0) config.advertisedPort = port;
@@ -89,13 +92,17 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       },
       onRelease: (u) => {
         if (u.kind === 'partition') log.release(u.topic, u.partition);
-        else groups.unloadWhere((g) => cluster.coordinatorSlot(g) === u.slot);
+        else {
+          groups.unloadWhere((g) => cluster.coordinatorSlot(g) === u.slot);
+          log.release(OFFSETS_TOPIC, u.slot); // its `__consumer_offsets` partition goes with the slot
+        }
       },
       onSuperseded: (holder) => onSuperseded(holder),
     },
     logger,
   );
   log.leadership = cluster;
+  log.epochHistory = clusterStore;
   const groups = new GroupCoordinator(new RedisGroupStore(store.redis, config.keyPrefix), systemClock, {
     settings: {
       initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
@@ -109,6 +116,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     logger,
     isLocal: (g) => isLocalCoordinator(services, g),
     coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
+    mirror: new OffsetsTopicMirror(log, (g) => cluster.coordinatorSlot(g), logger),
   });
   const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups };
   try {
@@ -169,12 +177,25 @@ function brokerProbes(b: BrokerServices, store: RedisLogStore): HttpProbes {
   };
 }
 
-/** Every topic-partition plus every coordinator slot is a unit of leadership. */
+/**
+ * Creates `__consumer_offsets` if missing. Its partition s is coordinator
+ * slot s, so a stored count other than offsets.topic.num.partitions (the
+ * setting changed after the topic was created; Kafka never resizes it either)
+ * leaves the slots past the count unmirrored: said once here.
+ */
+async function ensureOffsetsTopic(log: LogManagerType, slots: number, logger: Logger): Promise<void> {
+  const t = await log.ensureOffsetsTopic(slots);
+  if (t.partitions !== slots) {
+    logger.warn('__consumer_offsets has a partition count other than offsets.topic.num.partitions; groups of slots past it are not mirrored to it', { partitions: t.partitions, slots });
+  }
+}
+
+/** Every topic-partition plus every coordinator slot is a unit of leadership (`__consumer_offsets` partitions ride on their slots). */
 async function leaseUnits(log: LogManagerType, slots: number): Promise<LeaseUnit[]> {
   const units: LeaseUnit[] = [];
   for (const t of await log.allTopics()) {
     // Never enumerate a count past topic.max.partitions (a hostile or corrupt record): such a topic gets no leadership.
-    if (!usablePartitionCount(t.partitions, log.config)) continue;
+    if (!usablePartitionCount(t.partitions, log.config) || isInternalTopic(t.name)) continue;
     for (let p = 0; p < t.partitions; p++) units.push({ kind: 'partition', topic: t.name, partition: p });
   }
   for (let slot = 0; slot < slots; slot++) units.push({ kind: 'coordinator', slot });

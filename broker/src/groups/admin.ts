@@ -54,6 +54,7 @@ export class GroupAdmin {
     if (!g || g.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
     if (!g.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
     const since = g.stateTimestamp;
+    const offsets = [...g.offsets.keys()];
     g.transition('Dead', this.reg.clock.now());
     try {
       await this.reg.write(g, (epoch) => this.reg.store.deleteGroup(groupId, epoch));
@@ -63,6 +64,7 @@ export class GroupAdmin {
     }
     this.reg.cancelTimers(g);
     this.reg.forget(g);
+    await this.reg.mirror?.removed(groupId, offsets);
     return ErrorCode.NONE;
   }
 }

@@ -1,4 +1,5 @@
 // Settings and the request and result shapes of the group coordinator.
+import type { OffsetsMirror } from './offsets-mirror.js';
 import type { Logger } from '../logger.js';
 import type { GroupState, Protocol } from './group.js';
 
@@ -105,4 +106,6 @@ export interface CoordinatorOptions {
    * Default: 0 for every group (a single coordinator).
    */
   coordinatorEpoch?: (groupId: string) => number | null;
+  /** Copies committed and removed offsets into `__consumer_offsets` (offsets-mirror.ts); none in unit tests. */
+  mirror?: OffsetsMirror;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } f
 import { subscribedTopics } from './consumer-protocol.js';
 import { EMPTY, Group, Member } from './group.js';
 import { CoordinatorFencedError, type GroupStore, type StoredGroup } from './group-store.js';
+import type { OffsetsMirror } from './offsets-mirror.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
 
 /** Topics the members of a consumer group subscribe to; null when any member's subscription is unknown. */
@@ -25,6 +26,8 @@ export class GroupRegistry {
   readonly settings: CoordinatorSettings;
   readonly logger: Logger | undefined;
   readonly isLocal: (groupId: string) => boolean;
+  /** Copy of offset commits in `__consumer_offsets`; null without one. */
+  readonly mirror: OffsetsMirror | null;
   private readonly epochOf: (groupId: string) => number | null;
   private readonly groups = new Map<string, Group>();
   private readonly loading = new Map<string, Promise<Group | null>>();
@@ -40,6 +43,7 @@ export class GroupRegistry {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.logger = opts.logger;
     this.isLocal = opts.isLocal ?? (() => true);
+    this.mirror = opts.mirror ?? null;
     this.epochOf = opts.coordinatorEpoch ?? (() => 0);
   }
 

@@ -52,6 +52,10 @@ export class OffsetManager {
       return codes.map((c) => (c === ErrorCode.NONE ? code : c));
     }
     if (this.reg.alive(g)) for (const [k, v] of toStore) g.offsets.set(k, v);
+    // Kafka answers a commit once it is in __consumer_offsets; here the hash is
+    // authoritative and the topic a copy, so the answer waits for the copy but
+    // never fails because of it (the mirror logs its own failures).
+    await this.reg.mirror?.committed(req.groupId, toStore);
     return codes;
   }
 
@@ -94,6 +98,7 @@ export class OffsetManager {
         return { errorCode: storeErrorCode(e), partitions: [] };
       }
       for (const k of keys) g.offsets.delete(k);
+      await this.reg.mirror?.removed(groupId, keys);
     }
     return { errorCode: ErrorCode.NONE, partitions: codes };
   }
@@ -143,6 +148,7 @@ export class OffsetManager {
     if (expired.length > 0) {
       await this.reg.write(g, (epoch) => this.reg.store.deleteOffsets(id, expired, epoch));
       for (const k of expired) g.offsets.delete(k);
+      await this.reg.mirror?.removed(id, expired);
       this.reg.logger?.info('expired offsets', { group: id, count: expired.length });
     }
     if (g.is('Empty') && g.offsets.size === 0 && g.size === 0 && g.pendingMembers.size === 0) {

@@ -1,4 +1,5 @@
 // Who leads what, as reported to clients, from the cluster's leadership view.
+import { leaseUnitOf } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices } from './types.js';
@@ -18,7 +19,8 @@ export function controllerId(b: BrokerServices): number {
  * durability across hosts is Redis replication (see min.insync.replicas).
  */
 export function partitionMetadata(b: BrokerServices, t: TopicRecord, p: number): Record<string, unknown> {
-  const unit = { kind: 'partition' as const, topic: t.name, partition: p };
+  // `__consumer_offsets` partition p is led by the coordinator of slot p.
+  const unit = leaseUnitOf({ topic: t.name, partition: p });
   const leader = b.cluster.leaderOf(unit);
   if (leader === null) {
     return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };

@@ -1,4 +1,5 @@
 import { CreatePartitions } from '../protocol/messages/create-partitions.js';
+import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
 import type { Handler } from './types.js';
@@ -16,6 +17,11 @@ export const createPartitionsHandler: Handler = {
         results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${rt.name}' does not exist.`));
         continue;
       }
+      if (isInternalTopic(t.name)) {
+        // One partition per coordinator slot (offsets.topic.num.partitions): its count is not the client's to change.
+        results.push(result(ErrorCode.INVALID_REQUEST, `Topic ${t.name} is an internal topic; its partition count follows offsets.topic.num.partitions`));
+        continue;
+      }
       if (quarantinedCount(t) !== null) {
         results.push(result(ErrorCode.INVALID_PARTITIONS, `Topic '${rt.name}' has an unusable stored partition count; delete it.`));
         continue;
@@ -25,7 +31,7 @@ export const createPartitionsHandler: Handler = {
         continue;
       }
       // The limits are checked before anything is written; the cluster total is read only for plausible counts.
-      const others = rt.count > b.config.topicMaxPartitions ? 0 : totalPartitions(await b.log.allTopics());
+      const others = rt.count > b.config.topicMaxPartitions ? 0 : totalPartitions((await b.log.allTopics()).filter((x) => !isInternalTopic(x.name)));
       const limit = partitionLimitError(b.config, rt.name, rt.count, rt.count - t.partitions, others);
       if (limit) {
         results.push(result(limit.code, limit.message));

@@ -1,4 +1,5 @@
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
+import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import type { Handler } from './types.js';
 
@@ -13,6 +14,8 @@ export const deleteRecordsHandler: Handler = {
       for (const rp of rt.partitions) {
         const out = { partitionIndex: rp.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.NONE as number };
         try {
+          // Kafka (ReplicaManager): "Cannot delete records of internal topic".
+          if (isInternalTopic(rt.name)) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot delete records of internal topic ${rt.name}`);
           const p = await b.log.partition(rt.name, rp.partitionIndex);
           await p.ensureLoaded();
           const target = rp.offset === -1 ? p.highWatermark : rp.offset;

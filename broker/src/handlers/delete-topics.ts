@@ -1,4 +1,5 @@
 import { DeleteTopics } from '../protocol/messages/delete-topics.js';
+import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
@@ -25,6 +26,11 @@ export const deleteTopicsHandler: Handler = {
       if (!t) {
         const code = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         responses.push({ name, topicId: w.topicId, errorCode: code, errorMessage: null });
+        continue;
+      }
+      if (isInternalTopic(t.name)) {
+        // The broker owns it (the coordinators write it): never deleted through the API.
+        responses.push({ name: t.name, topicId: t.id, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Topic ${t.name} is an internal topic and cannot be deleted` });
         continue;
       }
       await b.log.deleteTopic(t);

@@ -1,4 +1,5 @@
 import { Metadata } from '../protocol/messages/metadata.js';
+import { isInternalTopic, leaseUnitOf } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
@@ -45,15 +46,17 @@ async function resolve(rt: { name: string | null; topicId: string }, autoCreate:
 
 async function describeTopic(t: TopicRecord, b: BrokerServices): Promise<Record<string, unknown>> {
   // A stored record with an unusable partition count is not served (the broker logged it); never enumerate it.
-  if (quarantinedCount(t) !== null || !usablePartitionCount(t.partitions, b.config)) {
-    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: t.name, topicId: t.id, isInternal: false, partitions: [] };
+  const isInternal = isInternalTopic(t.name);
+  if (quarantinedCount(t) !== null || (!isInternal && !usablePartitionCount(t.partitions, b.config))) {
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: t.name, topicId: t.id, isInternal, partitions: [] };
   }
   // A partition nobody leads yet (a new topic) is claimed now if it is ours, instead of at the next leadership tick.
   await Promise.all(Array.from({ length: t.partitions }, (_, p) => {
-    const unit = { kind: 'partition' as const, topic: t.name, partition: p };
+    const unit = leaseUnitOf({ topic: t.name, partition: p });
     return b.cluster.leaderOf(unit) === null ? b.cluster.claim(unit).catch(() => false) : true;
   }));
   const partitions = [];
   for (let p = 0; p < t.partitions; p++) partitions.push(partitionMetadata(b, t, p));
-  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.id, isInternal: false, partitions };
+  // isInternal: clients leave such topics out of pattern subscriptions (exclude.internal.topics).
+  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.id, isInternal, partitions };
 }

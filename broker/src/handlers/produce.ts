@@ -1,4 +1,5 @@
 import { Produce } from '../protocol/messages/produce.js';
+import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
 import { splitAndValidate } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
@@ -36,6 +37,8 @@ export const produceHandler: Handler = {
       const results = await Promise.all(td.partitionData.map((pd) => {
         if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
         if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
+        if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
         return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs).catch((e) => failFromError(pd.index, e));
       }));
       responses.push({ name: td.name, partitionResponses: results });

@@ -7,7 +7,8 @@ import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
-import { Partition } from './partition.js';
+import { Partition, type EpochHistory } from './partition.js';
+import { OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, isInternalTopic } from './internal-topics.js';
 import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
@@ -25,13 +26,20 @@ export interface LeadershipView {
   leads(u: LeaseUnit): boolean;
   /** Takes leadership now if this broker should have it; resolves true if held. */
   claim(u: LeaseUnit): Promise<boolean>;
+  /** Coordinator epoch of a slot held here, else null (leader epoch of `__consumer_offsets` partitions). */
+  coordinatorEpoch(slot: number): number | null;
 }
 
 /** Without a cluster (unit tests), this broker leads everything. */
-const SOLO: LeadershipView = { leads: () => true, claim: async () => true };
+const SOLO: LeadershipView = { leads: () => true, claim: async () => true, coordinatorEpoch: () => 0 };
+
+/** Without a cluster no epoch history is kept. */
+const NO_HISTORY: EpochHistory = { recordEpochStart: async () => undefined, epochHistory: async () => new Map() };
 
 export class LogManager {
   leadership: LeadershipView = SOLO;
+  /** Epoch history of partitions (the cluster store), for `__consumer_offsets` partitions taken over with a slot. */
+  epochHistory: EpochHistory = NO_HISTORY;
   private topics = new Map<string, TopicRecord>();
   private byId = new Map<string, string>();
   private partitions = new Map<string, Partition>();
@@ -41,7 +49,7 @@ export class LogManager {
 
   async refreshTopics(): Promise<TopicRecord[]> {
     // A stored record with an absurd partition count is quarantined (served with no partitions), never enumerated.
-    const all = (await this.store.listTopics()).map((t) => guardStoredTopic(t, this.config));
+    const all = (await this.store.listTopics()).map((t) => this.guard(t));
     const next = new Map(all.map((t) => [t.name, t]));
     for (const [name, old] of this.topics) {
       const now = next.get(name);
@@ -51,6 +59,26 @@ export class LogManager {
     this.byId = new Map(all.map((t) => [t.id, t.name]));
     this.lastFullRefresh = Date.now();
     return all;
+  }
+
+  /** The internal topic is sized by offsets.topic.num.partitions, not bound by topic.max.partitions. */
+  private guard(t: TopicRecord): TopicRecord {
+    return isInternalTopic(t.name) && Number.isInteger(t.partitions) && t.partitions >= 1 ? t : guardStoredTopic(t, this.config);
+  }
+
+  /**
+   * Creates `__consumer_offsets` (compacted, one partition per coordinator
+   * slot) unless it exists; run at startup, before leadership starts. Its
+   * partitions are outside the partition limits, as Kafka's internal topics
+   * are created by the broker itself.
+   */
+  async ensureOffsetsTopic(slots: number): Promise<TopicRecord> {
+    const existing = await this.store.getTopic(OFFSETS_TOPIC);
+    const t = existing ?? (await this.store.createTopic({ name: OFFSETS_TOPIC, id: randomUUID(), partitions: slots, configs: { ...OFFSETS_TOPIC_CONFIGS }, created: Date.now() })) ?? (await this.store.getTopic(OFFSETS_TOPIC));
+    if (!t) throw new Error(`${OFFSETS_TOPIC} could not be created`);
+    this.topics.set(t.name, t);
+    this.byId.set(t.id, t.name);
+    return t;
   }
 
   /** All topics; while the store is unreachable, the last known list is served. */
@@ -72,7 +100,7 @@ export class LogManager {
     if (cached) return cached;
     if (Date.now() - this.lastFullRefresh < 50) return null;
     const stored = await this.store.getTopic(name);
-    const t = stored ? guardStoredTopic(stored, this.config) : null;
+    const t = stored ? this.guard(stored) : null;
     if (t) {
       this.topics.set(name, t);
       this.byId.set(t.id, name);
@@ -95,7 +123,7 @@ export class LogManager {
       const limit = partitionLimitError(this.config, name, partitions, partitions, 0)!;
       throw new KafkaError(limit.code, limit.message);
     }
-    const existing = totalPartitions((await this.allTopics()).filter((x) => x.name !== name));
+    const existing = totalPartitions((await this.allTopics()).filter((x) => x.name !== name && !isInternalTopic(x.name)));
     const limit = partitionLimitError(this.config, name, partitions, partitions, existing);
     if (limit) throw new KafkaError(limit.code, limit.message);
     const t: TopicRecord = { name, id: randomUUID(), partitions, configs, created: Date.now() };
@@ -117,7 +145,7 @@ export class LogManager {
     } catch (e) {
       if (e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS) {
         const t = await this.store.getTopic(name);
-        return t ? guardStoredTopic(t, this.config) : null;
+        return t ? this.guard(t) : null;
       }
       // Past a partition limit the topic is simply not created: the client sees UNKNOWN_TOPIC_OR_PARTITION.
       if (e instanceof KafkaError && e.code === ErrorCode.POLICY_VIOLATION) return null;
@@ -162,8 +190,14 @@ export class LogManager {
   /** The partition of a known topic if led here (claiming it when this broker should lead it). */
   async ledPartition(t: TopicRecord, index: number): Promise<Partition> {
     const p = this.partitionOf(t, index);
-    if (this.leadership.leads(p.unit) || (await this.leadership.claim(p.unit))) return p;
-    throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (!this.leadership.leads(p.unit) && !(await this.leadership.claim(p.unit))) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (p.unit.kind === 'coordinator') {
+      // `__consumer_offsets`: written with the slot's coordinator epoch, so a stale coordinator's appends are fenced.
+      const epoch = this.leadership.coordinatorEpoch(p.unit.slot);
+      if (epoch === null) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      await p.adoptEpoch(epoch, this.epochHistory);
+    }
+    return p;
   }
 
   /** Forgets a partition whose leadership moved away. */

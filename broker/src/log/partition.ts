@@ -6,6 +6,7 @@ import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../rec
 import type { LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { ProducerStateTable } from './producer-state.js';
+import { leaseUnitOf } from './internal-topics.js';
 
 export interface AppendOutcome {
   errorCode: KafkaErrorCode;
@@ -30,6 +31,12 @@ export interface PendingAppend {
   readonly end: number;
   settled: boolean;
   failed: boolean;
+}
+
+/** Where leader epochs' start offsets are kept (OffsetForLeaderEpoch). */
+export interface EpochHistory {
+  recordEpochStart(t: string, p: number, e: number, o: number): Promise<void>;
+  epochHistory(t: string, p: number): Promise<Map<number, number>>;
 }
 
 export interface PartitionOptions {
@@ -65,7 +72,7 @@ export class Partition {
   readonly unit: LeaseUnit;
 
   constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly opts: PartitionOptions = { producerIdExpirationMs: 86_400_000 }) {
-    this.unit = { kind: 'partition', topic: tp.topic, partition: tp.partition };
+    this.unit = leaseUnitOf(tp);
     this.producers = new ProducerStateTable(opts.producerIdExpirationMs);
   }
 
@@ -116,7 +123,7 @@ export class Partition {
    * bumped epoch: writes from now on carry that epoch (older leaders are
    * fenced by it), then the tail is reloaded and the epoch's start recorded.
    */
-  async takeLeadership(epoch: number, history: { recordEpochStart(t: string, p: number, e: number, o: number): Promise<void>; epochHistory(t: string, p: number): Promise<Map<number, number>> }): Promise<void> {
+  async takeLeadership(epoch: number, history: EpochHistory): Promise<void> {
     this.leaseEpoch = epoch;
     this.leaderEpoch = epoch;
     this.needsLoad = true;
@@ -124,6 +131,21 @@ export class Partition {
     await history.recordEpochStart(this.tp.topic, this.tp.partition, epoch, this.nextOffset);
     this.epochStarts = await history.epochHistory(this.tp.topic, this.tp.partition);
   }
+
+  /**
+   * `__consumer_offsets` partitions: led under the coordinator slot's lease,
+   * whose coordinator epoch is the leader epoch. Takes leadership with it the
+   * first time it is seen (once, however many callers wait).
+   */
+  adoptEpoch(epoch: number, history: EpochHistory): Promise<void> {
+    if (this.leaseEpoch === epoch && !this.adopting) return this.ensureLoaded();
+    if (this.adopting?.epoch === epoch) return this.adopting.done;
+    const done = this.takeLeadership(epoch, history).finally(() => { if (this.adopting?.done === done) this.adopting = null; });
+    this.adopting = { epoch, done };
+    return done;
+  }
+
+  private adopting: { epoch: number; done: Promise<void> } | null = null;
 
   /** Marks the in-memory view stale; the next operation reloads it from the store. */
   invalidate(): void {
