@@ -16,6 +16,7 @@ import { InitProducerId } from '../../../broker/src/protocol/messages/init-produ
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
+import { DeleteRecords } from '../../../broker/src/protocol/messages/delete-records.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 import { readBatchHeader } from '../../../common/record-batch/header.js';
 import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
@@ -205,4 +206,11 @@ describe('transactions: the partition side', () => {
     expect(f.batches[f.batches.length - 1]).toMatchObject({ base: 13, producerId: a.id, control: true, commit: false });
     expect(await latest(true)).toBe(14);
   }, 120_000);
+
+  it('DeleteRecords past an aborted range drops it from the index', async () => {
+    const r = await c.request(DeleteRecords, 2, { topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 10 }] }], timeoutMs: 5000 });
+    expect(r.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 10 });
+    expect(await redis.zrange(`rn:p:{${TOPIC}/0}:aborted`, 0, -1)).toEqual([`${a.id}:11:13`]);
+    expect((await fetch(10, true)).aborted).toEqual([{ producerId: a.id, firstOffset: 11 }]);
+  });
 });
