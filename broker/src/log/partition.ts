@@ -274,11 +274,12 @@ export class Partition {
 
   /**
    * Kafka's last stable offset: the first offset of the oldest open
-   * transaction, else the high watermark. read_committed consumers read below it.
+   * transaction (never below the log start, as in UnifiedLog), else the high
+   * watermark. read_committed consumers read below it.
    */
   get lastStableOffset(): number {
     const unstable = this.producers.firstUnstableOffset();
-    return unstable === null ? this.highWatermark : Math.min(unstable, this.highWatermark);
+    return unstable === null ? this.highWatermark : Math.min(Math.max(unstable, this.logStartOffset), this.highWatermark);
   }
 
   /**
