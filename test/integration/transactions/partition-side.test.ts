@@ -4,7 +4,8 @@
 // read_uncommitted sees every batch; read_committed stops at the last stable
 // offset (LSO) while a transaction is open and, once both are decided, sees
 // everything with the aborted producer's range in abortedTransactions.
-// ListOffsets LATEST with read_committed answers the LSO. A SIGKILL and
+// ListOffsets LATEST with read_committed answers the LSO, and the Java
+// consumer (read_committed) drops the aborted records. A SIGKILL and
 // restart keeps the LSO and the aborted index, and `kafka-transactions
 // abort` (TransactionsCommand: DescribeProducers, then WriteTxnMarkers)
 // aborts a hanging transaction, which moves the LSO.
@@ -178,6 +179,18 @@ describe('transactions: the partition side', () => {
     expect(await latest(true)).toBe(11);
     expect(await redis.zcard(`rn:p:{${TOPIC}/0}:aborted`)).toBe(1);
   });
+
+  it('the Java consumer with isolation.level=read_committed drops the aborted records; read_uncommitted keeps them', async () => {
+    const consume = async (level: string): Promise<string[]> => {
+      const r = assertOk(`console consumer ${level}`, await runJava('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+        '--bootstrap-server', fx.broker.bootstrap, '--topic', TOPIC, '--partition', '0', '--offset', 'earliest',
+        '--isolation-level', level, '--max-messages', '8', '--timeout-ms', '5000',
+      ], { timeoutMs: 60_000 }));
+      return r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+    };
+    expect(await consume('read_committed')).toEqual(['plain-0', 'a-1', 'a-2', 'plain-3', 'a-6', 'plain-7']);
+    expect(await consume('read_uncommitted')).toEqual(['plain-0', 'a-1', 'a-2', 'plain-3', 'b-4', 'b-5', 'a-6', 'plain-7']);
+  }, 120_000);
 
   it('a SIGKILL and restart keeps the LSO of an open transaction and the aborted index', async () => {
     expect(await produce(['a-12'], a)).toMatchObject({ errorCode: 0, baseOffset: 11 }); // a's next transaction opens at 11
