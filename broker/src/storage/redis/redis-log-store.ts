@@ -4,7 +4,8 @@ import type { ConnectionOptions } from 'node:tls';
 import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
 import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../errors.js';
-import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord, TxnChange } from '../log-store.js';
+import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import { readAborted, readLastAborted, txnArg } from './txn-index.js';
 import { luaSource } from './lua.js';
 import { guard, storageError, toBatches, type RawEntry } from './stream-entries.js';
 import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
@@ -42,13 +43,6 @@ export interface PrimaryPlacement {
 export interface RedisLogStoreOptions {
   /** TLS options for rediss:// (the same for ioredis and the append connections). */
   tls?: ConnectionOptions;
-}
-
-/** The fence script's ARGV[6] (see lua/append-fence.lua): '' for every batch that neither opens nor ends a transaction. */
-function txnArg(t: TxnChange | null | undefined): string {
-  if (!t) return '';
-  if (t.kind === 'begin') return `b${t.firstOffset}`;
-  return t.aborted ? `a${t.aborted.firstOffset}` : 'e';
 }
 
 /** Per partition: its five script keys, its cluster slot and the constant RESP around the append's arguments. */
@@ -322,15 +316,9 @@ export class RedisLogStore implements LogStore {
     if (failed) throw storageError(failed);
   }
 
-  async abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]> {
-    const members = await guard(this.redis.zrangebyscore(this.keys.aborted(tp), String(fromOffset), '+inf', 'LIMIT', 0, limit));
-    return members.map(parseAborted).filter((a): a is AbortedTxn => a !== null);
-  }
+  abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]> { return readAborted(this.redis, this.keys.aborted(tp), fromOffset, limit); }
 
-  async lastAbortedOffset(tp: TopicPartition): Promise<number> {
-    const top = await guard(this.redis.zrevrange(this.keys.aborted(tp), 0, 0, 'WITHSCORES'));
-    return top.length >= 2 ? Number(top[1]) : -1;
-  }
+  lastAbortedOffset(tp: TopicPartition): Promise<number> { return readLastAborted(this.redis, this.keys.aborted(tp)); }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
     const [log, compacted] = await guard(Promise.all([
@@ -459,11 +447,4 @@ export class RedisLogStore implements LogStore {
     this.appenders?.close();
     this.client?.disconnect();
   }
-}
-
-/** An aborted-index member, `<producerId>:<firstOffset>:<lastOffset>`; null when malformed. */
-function parseAborted(m: string): AbortedTxn | null {
-  const [pid, first, last] = m.split(':').map(Number);
-  if (!Number.isInteger(pid) || !Number.isInteger(first) || !Number.isInteger(last)) return null;
-  return { producerId: pid!, firstOffset: first!, lastOffset: last! };
 }
