@@ -31,7 +31,7 @@ export const writeTxnMarkersHandler: Handler = {
       const marker: TxnMarker = { producerId: m.producerId, producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch };
       const topics = [];
       for (const t of m.topics) {
-        const partitions = await Promise.all(t.partitionIndexes.map(async (index) => ({ partitionIndex: index, errorCode: await writeOne(b, t.name, index, marker) })));
+        const partitions = await Promise.all(t.partitionIndexes.map(async (index) => ({ partitionIndex: index, errorCode: await writeMarkerHere(b, t.name, index, marker) })));
         topics.push({ name: t.name, partitions });
       }
       markers.push({ producerId: m.producerId, topics });
@@ -40,7 +40,16 @@ export const writeTxnMarkersHandler: Handler = {
   },
 };
 
-async function writeOne(b: BrokerServices, topic: string, index: number, marker: TxnMarker): Promise<KafkaErrorCode> {
+/**
+ * Writes `marker` to partition `index` of `topic` if this broker leads it:
+ * the error code WriteTxnMarkers answers for that partition (NONE when
+ * written; NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION when it is not
+ * led here or does not exist). For `__consumer_offsets` the transactional
+ * offset commits of the slot are completed after the marker is stored. The
+ * transaction coordinator's MarkerWriter uses this for partitions it leads
+ * itself, and sends WriteTxnMarkers to the leader otherwise.
+ */
+export async function writeMarkerHere(b: BrokerServices, topic: string, index: number, marker: TxnMarker): Promise<KafkaErrorCode> {
   try {
     const p = await b.log.partition(topic, index);
     const out = await p.appendMarker(marker);
