@@ -27,7 +27,8 @@ import { emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from 
 import { ParquetPool } from './parquet/pool.js';
 import { pollOnce, readLimitBytes } from './reader.js';
 import { openArchiverRedis } from './redis.js';
-import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
+import type { TransactionHooks } from './records/transactions.js';
+import { redisTransactionHooks } from './records/redis-transactions.js';
 import { openLake, type ObjectStore } from './storage/index.js';
 import type { TopicArchiver } from './topic-state.js';
 
@@ -49,13 +50,16 @@ export class Archiver implements ArchiverContext {
   private stopRequested = false;
   private loops: Promise<void>[] = [];
   private wake: (() => void) | null = null;
+  /** Only committed data reaches the lake: by default the broker's transaction indexes in Redis (records/redis-transactions.ts). */
+  readonly hooks: TransactionHooks;
 
   constructor(
     readonly config: ArchiverConfig,
-    readonly hooks: TransactionHooks = abortedTransactionFilter,
+    hooks?: TransactionHooks,
     deps: { store?: ObjectStore; redis?: RedisClient; logger?: Logger } = {},
   ) {
     this.keys = new Keys(config.keyPrefix);
+    this.hooks = hooks ?? redisTransactionHooks(() => this.redis, this.keys);
     this.log = deps.logger ?? createLogger(config.logLevel, { component: 'archiver', id: config.archiverId });
     this.store =
       deps.store ??

@@ -28,6 +28,10 @@ export class Keys {
   log(topic: string, p: number): string { return this.k.log({ topic, partition: p }); }
   meta(topic: string, p: number): string { return this.k.meta({ topic, partition: p }); }
   lease(topic: string, p: number): string { return this.k.archiverLease({ topic, partition: p }); }
+  /** The broker's open-transaction index of the partition (the LSO is its smallest value). */
+  txns(topic: string, p: number): string { return this.k.txns({ topic, partition: p }); }
+  /** The broker's aborted-transaction index of the partition. */
+  aborted(topic: string, p: number): string { return this.k.aborted({ topic, partition: p }); }
   members(): string { return this.k.archivers; }
 }
 

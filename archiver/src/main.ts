@@ -3,11 +3,12 @@ import { Archiver, type ArchiverStats, type PartitionLag } from './archiver.js';
 import { loadConfig, type ArchiverConfig } from './config.js';
 import { stalledGauge } from './metrics.js';
 import { startHttp, type HttpProbes } from '../../broker/src/http/http-server.js';
-import { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
+import type { TransactionHooks } from './records/transactions.js';
 
 export { loadConfig, type ArchiverConfig } from './config.js';
 export type { PartitionLag, ArchiverStats } from './archiver.js';
 export { abortedTransactionFilter, type TransactionHooks } from './records/transactions.js';
+export { redisTransactionHooks } from './records/redis-transactions.js';
 
 export interface ArchiverHandle {
   /** Lake lag per archived partition (records and seconds), for the metrics endpoint. */
@@ -24,7 +25,7 @@ export interface ArchiverHandle {
  */
 export async function runArchiver(
   config: ArchiverConfig = loadConfig(),
-  hooks: TransactionHooks = abortedTransactionFilter,
+  hooks?: TransactionHooks,
 ): Promise<ArchiverHandle> {
   const a = new Archiver(config, hooks);
   try {

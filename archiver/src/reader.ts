@@ -20,7 +20,7 @@ export function readLimitBytes(ctx: ArchiverContext): number {
 
 /** One XRANGE per owned partition with room in its table buffer, sent together. */
 export async function pollOnce(ctx: ArchiverContext): Promise<number> {
-  const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
+  const wanted: { t: TopicArchiver; ps: PartState; epoch: number; count: number }[] = [];
   const now = Date.now();
   for (const t of ctx.topics.values()) {
     if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) continue;
@@ -29,12 +29,27 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     const count = Math.max(1, Math.min(ctx.config.readCount, Math.ceil(budget / Math.max(1, t.avgBatch) / Math.max(1, t.parts.size))));
     for (const ps of t.parts.values()) {
       if (stallHolds(ps, now)) continue;
-      const lso = await ctx.hooks.lastStableOffset(t.topic, ps.partition);
-      if (lso !== null && ps.last + 1 >= lso) continue;
-      reqs.push({ t, ps, epoch: ps.epoch, lso, count });
+      wanted.push({ t, ps, epoch: ps.epoch, count });
     }
   }
-  if (!reqs.length) return 0;
+  // The last stable offsets, asked before the reads (one command per partition, all sent together):
+  // only decided transactions are archived. A partition whose bound cannot be read waits for the next round.
+  const bounds = await Promise.allSettled(wanted.map((w) => ctx.hooks.lastStableOffset(w.t.topic, w.ps.partition)));
+  const reqs: { t: TopicArchiver; ps: PartState; epoch: number; lso: number | null; count: number }[] = [];
+  let boundError: unknown = null;
+  wanted.forEach((w, i) => {
+    const b = bounds[i]!;
+    if (b.status === 'rejected') {
+      boundError ??= b.reason;
+      return;
+    }
+    if (b.value !== null && w.ps.last + 1 >= b.value) return;
+    reqs.push({ ...w, lso: b.value });
+  });
+  if (!reqs.length) {
+    if (boundError !== null) throw boundError;
+    return 0;
+  }
   const res = await Promise.allSettled(
     reqs.map(async (r) =>
       ctx.redis.xrangeBuffer(ctx.keys.log(r.t.topic, r.ps.partition), r.ps.last < 0 ? '-' : `(${r.ps.last}-1`, '+', 'COUNT', r.count),
@@ -115,6 +130,7 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     if (entries.length < count && !stoppedAtLso && !full && !ps.stalled) ps.logEnd = ps.last + 1;
   }
   if (firstError !== null) throw firstError;
+  if (boundError !== null) throw boundError;
   return total;
 }
 

@@ -17,6 +17,7 @@ import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import type { BrokerServices } from './handlers/types.js';
+import { PermissiveTransactionServices } from './transactions/permissive.js';
 import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
 import { startHttp, type HttpProbes } from './http/http-server.js';
 import { Leadership } from './cluster/leadership.js';
@@ -118,7 +119,9 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
     mirror: new OffsetsTopicMirror(log, (g) => cluster.coordinatorSlot(g), logger),
   });
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups };
+  // Until the transaction coordinator lands: accept transactional batches unverified (transactions/permissive.ts).
+  const txn = new PermissiveTransactionServices();
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, txn };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();

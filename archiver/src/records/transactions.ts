@@ -5,11 +5,11 @@
 // exactly one transaction of one producer), so the filter works per batch, in
 // the main thread, before a batch is handed to a Parquet worker.
 //
-// Runnel has no transactions yet, so the default filter keeps everything and
-// the default stable-offset bound is the log end. When transactions land, plug
-// in a filter that answers from the aborted-transaction index (producerId +
-// offset ranges) and a `lastStableOffset` that stops the archiver at the LSO so
-// that undecided transactions are never archived.
+// The archiver's default hooks answer from the broker's transaction indexes
+// in Redis (redis-transactions.ts): the aborted-transaction index (producerId
+// + offset ranges) and a `lastStableOffset` that stops the archiver at the LSO
+// so that undecided transactions are never archived. `abortedTransactionFilter`
+// below keeps everything and sets no bound (for tests and tools).
 
 export interface BatchInfo {
   topic: string;
@@ -31,7 +31,7 @@ export interface TransactionHooks {
   lastStableOffset(topic: string, partition: number): number | null | Promise<number | null>;
 }
 
-/** Default hooks: no transactions exist yet, nothing is aborted, no LSO bound. */
+/** Hooks that keep everything: nothing is aborted, no LSO bound. */
 export const abortedTransactionFilter: TransactionHooks = {
   isAbortedBatch: () => false,
   lastStableOffset: () => null,

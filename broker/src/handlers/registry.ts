@@ -28,6 +28,7 @@ import { listGroupsHandler } from './list-groups.js';
 import { describeGroupsHandler } from './describe-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
+import { writeTxnMarkersHandler } from './write-txn-markers.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -59,6 +60,7 @@ export function buildHandlers(): Handler[] {
     describeGroupsHandler,
     deleteGroupsHandler,
     offsetDeleteHandler,
+    writeTxnMarkersHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

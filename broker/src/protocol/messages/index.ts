@@ -28,8 +28,9 @@ import { DeleteGroups } from './delete-groups.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeLogDirs } from './describe-log-dirs.js';
+import { WriteTxnMarkers } from './write-txn-markers.js';
 
-export { ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs };
+export { ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, WriteTxnMarkers };
 
 /** Every API we implement, in apiKey order. */
-export const ALL_APIS: ApiDef[] = [ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs].sort((a, b) => a.apiKey - b.apiKey);
+export const ALL_APIS: ApiDef[] = [ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, WriteTxnMarkers].sort((a, b) => a.apiKey - b.apiKey);
