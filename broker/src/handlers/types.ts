@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';
+import type { TransactionServices } from '../transactions/types.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -19,6 +20,8 @@ export interface BrokerServices {
   cluster: ClusterView;
   /** The transaction coordinator; absent in unit tests of other handlers (answers COORDINATOR_NOT_AVAILABLE). */
   transactions?: TransactionCoordinator;
+  /** What the partition side asks of the transaction coordinator (KIP-890 verification, transactional offsets). */
+  txnServices?: TransactionServices;
 }
 
 export interface RequestContext {
