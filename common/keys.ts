@@ -95,9 +95,13 @@ export class Keys {
   compacted(tp: PartitionRef): string { return this.part(tp, 'clog'); }
   /** Compacted topics: the next compacted prefix while a cleaner pass builds it. */
   compactedScratch(tp: PartitionRef): string { return this.part(tp, 'clog-new'); }
+  /** Transactions: producer id -> first offset of its open transaction on the partition (the LSO is the smallest). */
+  txns(tp: PartitionRef): string { return this.part(tp, 'txns'); }
+  /** Transactions: aborted ranges, member `<producerId>:<firstOffset>:<lastOffset>`, score lastOffset. */
+  aborted(tp: PartitionRef): string { return this.part(tp, 'aborted'); }
   /** Every key owned by one partition (topic deletion removes them all). */
   partitionKeys(tp: PartitionRef): string[] {
-    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), this.producers(tp), this.archiverLease(tp), this.compacted(tp), this.compactedScratch(tp)];
+    return [this.log(tp), this.meta(tp), this.leader(tp), this.epochs(tp), this.producers(tp), this.archiverLease(tp), this.compacted(tp), this.compactedScratch(tp), this.txns(tp), this.aborted(tp)];
   }
 
   // ---- one group-coordinator slot (hash tag {<slot>})

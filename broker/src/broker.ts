@@ -5,7 +5,7 @@ import { TransactionCoordinator } from './transactions/coordinator.js';
 import { RedisTxnStore } from './storage/redis/redis-txn-store.js';
 import { BrokerClient } from './transactions/broker-client.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
-import { CoordinatorTransactionServices } from './transactions/services.js';
+import { CoordinatorTransactionServices, writeMarkerLocally } from './transactions/services.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
@@ -130,7 +130,9 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   // The transaction coordinator: transactional ids share the group-coordinator slots (and their epochs).
   const brokerClient = new BrokerClient();
   const addressOf = (nodeId: number) => cluster.liveBrokers().find((x) => x.nodeId === nodeId) ?? null;
-  const markerWriter = new KafkaMarkerWriter({ nodeId: config.nodeId, leaderOf: (tp) => cluster.leaderOf(leaseUnitOf(tp)), addressOf }, brokerClient, logger);
+  const markerWriter = new KafkaMarkerWriter({
+    nodeId: config.nodeId, leaderOf: (tp) => cluster.leaderOf(leaseUnitOf(tp)), addressOf, local: (tp, m) => writeMarkerLocally(services, tp, m),
+  }, brokerClient, logger);
   const transactions = new TransactionCoordinator(new RedisTxnStore(store.redis, config.keyPrefix, () => store.nextProducerId()), markerWriter, systemClock, {
     settings: { maxTimeoutMs: config.transactionMaxTimeoutMs, abortTimedOutIntervalMs: config.transactionAbortTimedOutIntervalMs },
     logger,
@@ -139,8 +141,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     ownedSlots: () => Array.from({ length: config.coordinatorSlots }, (_, s) => s).filter((s) => cluster.coordinatorEpoch(s) !== null),
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions };
-  services.txnServices = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
+  const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();

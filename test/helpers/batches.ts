@@ -9,6 +9,8 @@ export interface BatchOptions {
   producerEpoch?: number;
   baseSequence?: number;
   baseTimestamp?: number;
+  /** Sets the isTransactional attribute (bit 4): the batch belongs to its producer's open transaction. */
+  transactional?: boolean;
 }
 
 export function buildBatch(records: TestRecord[], o: BatchOptions = {}): Buffer {
@@ -34,7 +36,7 @@ export function buildBatch(records: TestRecord[], o: BatchOptions = {}): Buffer 
   });
   const recs = body.toBuffer();
   const w = new Writer(61 + recs.length);
-  w.int64(0).int32(0).int32(-1).int8(2).uint32(0).int16(0).int32(records.length - 1)
+  w.int64(0).int32(0).int32(-1).int8(2).uint32(0).int16(o.transactional ? 0x10 : 0).int32(records.length - 1)
     .int64(baseTs).int64(maxTs).int64(o.producerId ?? -1).int16(o.producerEpoch ?? -1).int32(o.baseSequence ?? -1)
     .int32(records.length).bytes(recs);
   const out = Buffer.from(w.toBuffer());

@@ -2,7 +2,7 @@ import { DescribeProducers } from '../protocol/messages/describe-producers.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import type { Handler } from './types.js';
 
-/** Idempotent-producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
+/** Idempotent and transactional producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
 export const describeProducersHandler: Handler = {
   api: DescribeProducers,
   minVersion: 0,
@@ -17,7 +17,9 @@ export const describeProducersHandler: Handler = {
           const p = await b.log.partition(rt.name, index);
           await p.ensureLoaded();
           out.activeProducers = p.producers.describe().map((s) => ({
-            producerId: s.producerId, producerEpoch: s.epoch, lastSequence: s.lastSequence, lastTimestamp: s.lastTimestamp, coordinatorEpoch: -1, currentTxnStartOffset: -1,
+            producerId: s.producerId, producerEpoch: s.epoch, lastSequence: s.lastSequence, lastTimestamp: s.lastTimestamp,
+            // kafka-transactions abort --start-offset finds the hanging transaction by its start offset and takes the epochs from here.
+            coordinatorEpoch: s.coordinatorEpoch, currentTxnStartOffset: s.txnFirstOffset,
           }));
         } catch (e) {
           if (!(e instanceof KafkaError)) throw e;

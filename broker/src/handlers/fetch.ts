@@ -14,7 +14,12 @@ interface Slot {
   bytes: number;
   /** The topic's max.message.bytes: the most one stored batch of it can hold. */
   maxBatchBytes: number;
+  /** isolation_level read_committed: read below the last stable offset, with the aborted transactions. */
+  committed: boolean;
 }
+
+/** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
+export const READ_COMMITTED = 1;
 
 export const fetchHandler: Handler = {
   api: Fetch,
@@ -22,6 +27,7 @@ export const fetchHandler: Handler = {
   maxVersion: 16,
   async handle(req, ctx, b) {
     const byId = ctx.apiVersion >= 13;
+    const committed = req.isolationLevel === READ_COMMITTED;
     const topics: Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> = [];
     const slots: Slot[] = [];
     // Kafka keys a fetch by topic-partition (a LinkedHashMap built from the
@@ -38,7 +44,7 @@ export const fetchHandler: Handler = {
         seen.add(key);
         const out: Record<string, unknown> = { partitionIndex: rp.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
         entry.partitions.push(out);
-        const slot: Slot = { req: rp, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0 };
+        const slot: Slot = { req: rp, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
         if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if (rp.partition < 0 || rp.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else {
@@ -115,12 +121,32 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
   for (const s of live) {
     const p = s.partition!;
     if (s.out.errorCode !== ErrorCode.NONE) continue;
-    // Reported after the reads, so no record handed out lies above the high watermark.
+    // Reported after the reads, so no record handed out lies above the high watermark (or, read_committed, the LSO).
     s.out.highWatermark = p.highWatermark;
-    s.out.lastStableOffset = p.highWatermark;
+    s.out.lastStableOffset = p.lastStableOffset;
     s.out.logStartOffset = p.logStartOffset;
   }
+  const committed = live.filter((s) => s.committed && s.out.errorCode === ErrorCode.NONE && (s.out.records as Buffer[]).length > 0);
+  if (committed.length > 0) await Promise.all(committed.map(abortedOf));
   return total;
+}
+
+/**
+ * read_committed: the aborted transactions overlapping the returned batches
+ * (producerId, firstOffset), which the consumer uses to drop their records
+ * until it meets the abort marker. An empty list when none overlaps.
+ */
+async function abortedOf(s: Slot): Promise<void> {
+  const records = s.out.records as Buffer[];
+  const last = records[records.length - 1]!;
+  const upper = Number(last.readBigInt64BE(0)) + last.readInt32BE(23) + 1;
+  try {
+    const found = await s.partition!.abortedTxns(s.req.fetchOffset, upper);
+    s.out.abortedTransactions = found.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
+  } catch (e) {
+    s.out.errorCode = storageCode(e);
+    s.out.records = [];
+  }
 }
 
 /** Loads the partition's state and checks the client's leader epoch. */
@@ -139,7 +165,7 @@ async function prepare(s: Slot): Promise<void> {
 
 async function readOne(s: Slot, limit: number): Promise<Buffer[]> {
   try {
-    return (await s.partition!.read(s.req.fetchOffset, limit)).map((x) => x.bytes);
+    return (await s.partition!.read(s.req.fetchOffset, limit, s.committed)).map((x) => x.bytes);
   } catch (e) {
     s.out.errorCode = storageCode(e);
     return [];

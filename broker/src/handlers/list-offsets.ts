@@ -3,6 +3,7 @@ import { ErrorCode, KafkaError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
 import type { BrokerServices, Handler } from './types.js';
+import { READ_COMMITTED } from './fetch.js';
 
 const LATEST = -1;
 const EARLIEST = -2;
@@ -16,15 +17,16 @@ export const listOffsetsHandler: Handler = {
   maxVersion: 8,
   async handle(req, _ctx, b) {
     const topics = [];
+    const committed = req.isolationLevel === READ_COMMITTED;
     for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; currentLeaderEpoch: number; timestamp: number }> }>) {
-      const partitions = await Promise.all(rt.partitions.map((rp) => lookup(b, rt.name, rp)));
+      const partitions = await Promise.all(rt.partitions.map((rp) => lookup(b, rt.name, rp, committed)));
       topics.push({ name: rt.name, partitions });
     }
     return { throttleTimeMs: 0, topics };
   },
 };
 
-async function lookup(b: BrokerServices, topic: string, rp: { partitionIndex: number; currentLeaderEpoch: number; timestamp: number }): Promise<Record<string, unknown>> {
+async function lookup(b: BrokerServices, topic: string, rp: { partitionIndex: number; currentLeaderEpoch: number; timestamp: number }, committed: boolean): Promise<Record<string, unknown>> {
   const base = { partitionIndex: rp.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: -1 };
   let p: Partition;
   try {
@@ -41,7 +43,8 @@ async function lookup(b: BrokerServices, topic: string, rp: { partitionIndex: nu
   switch (rp.timestamp) {
     case LATEST:
     case LATEST_TIERED:
-      return { ...base, offset: p.highWatermark, leaderEpoch: epoch };
+      // Kafka: LATEST is the last stable offset for read_committed, the high watermark otherwise.
+      return { ...base, offset: committed ? p.lastStableOffset : p.highWatermark, leaderEpoch: epoch };
     case EARLIEST:
     case EARLIEST_LOCAL:
       return { ...base, offset: p.logStartOffset, leaderEpoch: epoch };

@@ -1,7 +1,7 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
-import { splitAndValidate } from '../record-batch/batch.js';
+import { readHeader, splitAndValidate } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
 import { recompressBatch } from '../../../common/record-batch/rebuild.js';
 import { Codec } from '../../../common/record-batch/layout.js';
@@ -39,7 +39,7 @@ export const produceHandler: Handler = {
         if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
         if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
-        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs).catch((e) => failFromError(pd.index, e));
+        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId).catch((e) => failFromError(pd.index, e));
       }));
       responses.push({ name: td.name, partitionResponses: results });
     }
@@ -48,6 +48,21 @@ export const produceHandler: Handler = {
   },
 };
 
+/**
+ * A transactional batch needs the request's transactional id (Kafka answers
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED without one), and the batch that
+ * opens the producer's transaction on this partition must be verified by the
+ * transaction coordinator (KIP-890 part 1). Later batches of the same
+ * transaction append without a round trip. Null when the batch may go on.
+ */
+async function verifyTransactional(b: BrokerServices, p: Partition, h: ReturnType<typeof readHeader>, transactionalId: string | null): Promise<{ code: KafkaErrorCode; message: string } | null> {
+  if (transactionalId === null) return { code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: 'a transactional batch needs the request\'s transactional id' };
+  if (!p.ready) await p.ensureLoaded();
+  if (!p.producers.beginsTransaction(h)) return null;
+  const code = await b.txn.verify(transactionalId, h.producerId, h.producerEpoch, p.tp);
+  return code === ErrorCode.NONE ? null : { code, message: `transaction of ${transactionalId} not verified on ${p.tp.topic}-${p.tp.partition}: ${codeName(code)}` };
+}
+
 /** Storage trouble is retriable for clients (KAFKA_STORAGE_ERROR); anything else is a bug. */
 function failFromError(index: number, e: unknown): PartitionResult {
   if (e instanceof KafkaError) return fail(index, e.code, e.message);
@@ -55,7 +70,7 @@ function failFromError(index: number, e: unknown): PartitionResult {
   throw e;
 }
 
-async function appendPartition(b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number): Promise<PartitionResult> {
+async function appendPartition(b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null): Promise<PartitionResult> {
   if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');
   const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
   let batches: Buffer[];
@@ -81,6 +96,15 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   // No await between here and the append when state is cached and led: appends keep request order.
   let p: Partition = b.log.partitionOf(topic, index);
   if (!b.cluster.leads(p.unit)) p = await b.log.ledPartition(topic, index);
+  const h = readHeader(batches[0]!);
+  if (h.isControl) {
+    // Markers are written by the broker only (WriteTxnMarkers); a client's control batch would end transactions.
+    return fail(index, ErrorCode.INVALID_RECORD, 'clients may not write control batches');
+  }
+  if (h.isTransactional) {
+    const refused = await verifyTransactional(b, p, h, transactionalId);
+    if (refused) return fail(index, refused.code, refused.message);
+  }
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to
   // consumers until WAIT/WAITAOF confirms them (the high watermark follows durability).

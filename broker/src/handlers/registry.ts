@@ -34,6 +34,7 @@ import { endTxnHandler } from './end-txn.js';
 import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
+import { writeTxnMarkersHandler } from './write-txn-markers.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -71,6 +72,7 @@ export function buildHandlers(): Handler[] {
     txnOffsetCommitHandler,
     describeTransactionsHandler,
     listTransactionsHandler,
+    writeTxnMarkersHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

@@ -20,8 +20,8 @@ export interface BrokerServices {
   cluster: ClusterView;
   /** The transaction coordinator; absent in unit tests of other handlers (answers COORDINATOR_NOT_AVAILABLE). */
   transactions?: TransactionCoordinator;
-  /** What the partition side asks of the transaction coordinator (KIP-890 verification, transactional offsets). */
-  txnServices?: TransactionServices;
+  /** The transaction coordinator's side of transactions: KIP-890 verification, transactional offset commits. */
+  txn: TransactionServices;
 }
 
 export interface RequestContext {

@@ -1,12 +1,18 @@
 // One led topic-partition: offset assignment in memory, fenced appends,
-// idempotent-producer checks and fetch wake-ups. All durable state is in the
-// LogStore; this object can be dropped and rebuilt from the log tail.
+// idempotent-producer checks, transaction markers and the last stable offset,
+// and fetch wake-ups. All durable state is in the LogStore; this object can be
+// dropped and rebuilt from the log tail and the stored producer states.
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
 import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
-import type { LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
+import type { AbortedTxn, AppendRequest, LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
+import type { TxnMarker } from '../transactions/types.js';
 import { ProducerStateTable } from './producer-state.js';
 import { leaseUnitOf } from './internal-topics.js';
+import { buildMarkerBatch } from './txn-marker.js';
+
+/** Most aborted transactions one read_committed fetch looks at (a consumer far behind many aborts gets the first ones; see docs). */
+const ABORTED_SCAN_LIMIT = 1000;
 
 export interface AppendOutcome {
   errorCode: KafkaErrorCode;
@@ -66,6 +72,8 @@ export class Partition {
   private readonly waiters = new Set<() => void>();
   /** Running average of stored batch sizes, used to size reads. */
   avgBatchBytes = 16384;
+  /** Largest lastOffset in the aborted-transaction index (-1: empty): read_committed fetches past it skip the index. */
+  lastAbortedOffset = -1;
 
   /** Leader epoch -> first offset written in it (OffsetForLeaderEpoch). */
   epochStarts = new Map<number, number>();
@@ -93,7 +101,8 @@ export class Partition {
    */
   private async load(): Promise<void> {
     while (this.queue.length > 0) await new Promise<void>((r) => this.idle.push(r));
-    const [tail, producers] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp)]);
+    const [tail, producers, lastAborted] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp), this.store.lastAbortedOffset(this.tp)]);
+    this.lastAbortedOffset = lastAborted;
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
     this.cleanedTo = tail.cleanedTo;
@@ -166,14 +175,47 @@ export class Partition {
     stampBatch(batch, base, this.leaderEpoch);
     if (opts.logAppendTime) stampLogAppendTime(batch, appendTime);
     this.nextOffset = end;
+    // The transaction opens at this batch: from now on the last stable offset stays at `base`.
+    const begins = h.isTransactional && this.producers.beginsTransaction(h, now);
     const state = this.producers.record(h, base, now);
+    return this.appendStamped(base, end, batch, state === null ? null : { id: h.producerId, state }, begins ? { kind: 'begin', firstOffset: base } : null, opts, appendTime);
+  }
+
+  /**
+   * Appends a transaction marker (a control batch, Kafka's WriteTxnMarkers on
+   * the leader) through the same fenced append. It ends the producer's open
+   * transaction here: an abort also enters [first offset, marker offset] in
+   * the aborted index, in the same Redis transaction. A marker for a producer
+   * without an open transaction is still written (Kafka does) and changes only
+   * the producer's epochs. Refused markers: INVALID_PRODUCER_EPOCH (older
+   * producer epoch), TRANSACTION_COORDINATOR_FENCED (older coordinator epoch).
+   */
+  async appendMarker(marker: TxnMarker): Promise<AppendOutcome> {
+    if (this.needsLoad) await this.ensureLoaded();
+    const now = Date.now();
+    const base = this.nextOffset;
+    const plan = this.producers.planMarker(marker.producerId, marker, base, now);
+    if ('code' in plan) return { errorCode: plan.code, errorMessage: plan.message, baseOffset: -1, logAppendTime: -1, pending: null };
+    const batch = buildMarkerBatch(marker, now);
+    stampBatch(batch, base, this.leaderEpoch);
+    this.nextOffset = base + 1;
+    const c = plan.completed;
+    const txn = c ? { kind: 'end' as const, aborted: c.aborted ? { producerId: c.producerId, firstOffset: c.firstOffset, lastOffset: c.lastOffset } : null } : null;
+    return this.appendStamped(base, base + 1, batch, { id: marker.producerId, state: plan.state }, txn, { logAppendTime: false }, -1, () => {
+      // Only now, with the marker stored, may the last stable offset pass the transaction.
+      this.producers.applyMarker(plan);
+      if (c?.aborted) this.lastAbortedOffset = Math.max(this.lastAbortedOffset, c.lastOffset);
+    });
+  }
+
+  /** The fenced append of one stamped batch at `base`; `stored` runs once Redis holds it, before it becomes visible. */
+  private async appendStamped(
+    base: number, end: number, batch: Buffer, producer: AppendRequest['producer'], txn: AppendRequest['txn'], opts: AppendOptions, appendTime: number, stored?: () => void,
+  ): Promise<AppendOutcome> {
     const entry: PendingAppend = { end, settled: false, failed: false };
     this.queue.push(entry);
     try {
-      const result = await this.store.append(this.tp, {
-        epoch: this.leaderEpoch, baseOffset: base, nextOffset: end, batch,
-        producer: state === null ? null : { id: h.producerId, state },
-      });
+      const result = await this.store.append(this.tp, { epoch: this.leaderEpoch, baseOffset: base, nextOffset: end, batch, producer, txn });
       if (result !== 'ok') {
         this.needsLoad = true;
         this.fail(entry);
@@ -182,6 +224,7 @@ export class Partition {
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
       this.appendedBytes += batch.length;
+      stored?.();
       if (!opts.deferVisibility) this.settle(entry);
       return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: appendTime, pending: opts.deferVisibility ? entry : null };
     } catch (e) {
@@ -230,14 +273,26 @@ export class Partition {
   }
 
   /**
-   * Batches starting with the one containing `offset`, up to `maxBytes`
-   * (at least one whole batch, KIP-74). Throws KafkaError for out-of-range.
+   * Kafka's last stable offset: the first offset of the oldest open
+   * transaction, else the high watermark. read_committed consumers read below it.
    */
-  async read(offset: number, maxBytes: number): Promise<StoredBatch[]> {
+  get lastStableOffset(): number {
+    const unstable = this.producers.firstUnstableOffset();
+    return unstable === null ? this.highWatermark : Math.min(unstable, this.highWatermark);
+  }
+
+  /**
+   * Batches starting with the one containing `offset`, up to `maxBytes`
+   * (at least one whole batch, KIP-74), below the high watermark, or below
+   * the last stable offset for read_committed (`committed`). Throws
+   * KafkaError for out-of-range (always measured against the high watermark).
+   */
+  async read(offset: number, maxBytes: number, committed = false): Promise<StoredBatch[]> {
     if (this.needsLoad) await this.ensureLoaded();
     const hw = this.highWatermark;
     if (offset < this.logStartOffset || offset > hw) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
-    if (offset === hw) return [];
+    const bound = committed ? this.lastStableOffset : hw;
+    if (offset >= bound) return [];
     const count = Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
     let batches: StoredBatch[];
     try {
@@ -248,7 +303,7 @@ export class Partition {
     const out: StoredBatch[] = [];
     let bytes = 0;
     for (const b of batches) {
-      if (b.baseOffset >= hw) break; // written but not yet acknowledged
+      if (b.baseOffset >= bound) break; // written but not yet acknowledged (or, read_committed, not yet decided)
       const last = b.baseOffset + b.bytes.readInt32BE(23);
       if (last < offset) continue;
       if (out.length > 0 && bytes + b.bytes.length > maxBytes) break;
@@ -256,6 +311,22 @@ export class Partition {
       bytes += b.bytes.length;
     }
     return out;
+  }
+
+  /**
+   * read_committed: the aborted transactions that overlap [fetchOffset, upperOffset)
+   * (Kafka's collectAbortedTransactions: lastOffset >= fetchOffset and
+   * firstOffset < upperOffset), as the fetch response lists them.
+   */
+  async abortedTxns(fetchOffset: number, upperOffset: number): Promise<AbortedTxn[]> {
+    if (this.lastAbortedOffset < fetchOffset) return []; // nothing aborted at or after the fetch: no Redis round trip
+    let found: AbortedTxn[];
+    try {
+      found = await this.store.abortedTxns(this.tp, fetchOffset, ABORTED_SCAN_LIMIT);
+    } catch (e) {
+      throw e instanceof RunnelError ? new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, e.message) : e;
+    }
+    return found.filter((a) => a.firstOffset < upperOffset);
   }
 
   /**

@@ -6,8 +6,14 @@
 // so it survives restarts and leadership moves however long the log grows,
 // as Kafka's producer snapshots do. A producer silent for
 // producer.id.expiration.ms is forgotten and then treated as new (KIP-360).
+//
+// Transactions (Kafka's ProducerStateManager): a producer's first
+// transactional batch on the partition opens its transaction here (the first
+// offset is remembered, which holds the last stable offset back), a commit or
+// abort marker closes it. A producer with an open transaction never expires.
 import { ErrorCode, type KafkaErrorCode } from '../errors.js';
 import type { BatchHeader } from '../record-batch/batch.js';
+import type { TxnMarker } from '../transactions/types.js';
 
 const MAX_CACHED_BATCHES = 5;
 
@@ -22,6 +28,28 @@ interface ProducerEntry {
   /** Broker wall-clock time (ms) of the producer's last append: drives expiry. */
   lastAppendMs: number;
   batches: CachedBatch[]; // oldest first
+  /** First offset of the producer's ongoing transaction on this partition, -1 when none. */
+  txnFirstOffset: number;
+  /** Coordinator epoch of the last marker written for this producer, -1 when none (fences stale coordinators). */
+  coordinatorEpoch: number;
+}
+
+/** A transaction a marker completed: [firstOffset, lastOffset], lastOffset = the marker's offset. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+  aborted: boolean;
+}
+
+/** What a marker does to the table, applied only once the marker is stored (see applyMarker). */
+export interface MarkerPlan {
+  producerId: number;
+  entry: ProducerEntry;
+  /** The producer's new state in stored form. */
+  state: string;
+  /** The transaction the marker ends, or null when the producer had none open here (then only epochs move). */
+  completed: CompletedTxn | null;
 }
 
 export type SequenceCheck =
@@ -32,9 +60,17 @@ export type SequenceCheck =
 const lastSeqOf = (h: BatchHeader): number => (h.baseSequence + h.lastOffsetDelta) % 2147483648;
 const nextSeq = (seq: number): number => (seq === 2147483647 ? 0 : seq + 1);
 
-/** Stored form: `<lastAppendMs> <epoch> <firstSeq>:<lastSeq>:<baseOffset> ...` (oldest batch first). */
+/**
+ * Stored form: `<lastAppendMs> <epoch> [t<txnFirstOffset>] [c<coordinatorEpoch>] <firstSeq>:<lastSeq>:<baseOffset> ...`
+ * (oldest batch first). The `t`/`c` tokens appear only when set, so a
+ * producer that never used transactions is stored exactly as before, and
+ * strings written before transactions existed decode unchanged.
+ * lua/expire-producers.lua reads only the first token.
+ */
 export function encodeProducer(e: ProducerEntry): string {
   let s = `${e.lastAppendMs} ${e.epoch}`;
+  if (e.txnFirstOffset >= 0) s += ` t${e.txnFirstOffset}`;
+  if (e.coordinatorEpoch >= 0) s += ` c${e.coordinatorEpoch}`;
   for (const b of e.batches) s += ` ${b.firstSeq}:${b.lastSeq}:${b.baseOffset}`;
   return s;
 }
@@ -44,14 +80,23 @@ export function decodeProducer(s: string): ProducerEntry | null {
   const lastAppendMs = Number(parts[0]);
   const epoch = Number(parts[1]);
   if (!Number.isFinite(lastAppendMs) || !Number.isInteger(epoch)) return null;
-  const batches: CachedBatch[] = [];
+  const out: ProducerEntry = { epoch, lastAppendMs, batches: [], txnFirstOffset: -1, coordinatorEpoch: -1 };
   for (const p of parts.slice(2)) {
+    if (p[0] === 't' || p[0] === 'c') {
+      const n = Number(p.slice(1));
+      if (!Number.isInteger(n) || n < 0) return null;
+      if (p[0] === 't') out.txnFirstOffset = n; else out.coordinatorEpoch = n;
+      continue;
+    }
     const [f, l, o] = p.split(':').map(Number);
     if (!Number.isInteger(f) || !Number.isInteger(l) || !Number.isInteger(o)) return null;
-    batches.push({ firstSeq: f!, lastSeq: l!, baseOffset: o! });
+    out.batches.push({ firstSeq: f!, lastSeq: l!, baseOffset: o! });
   }
-  return { epoch, lastAppendMs, batches };
+  return out;
 }
+
+/** A producer with an open transaction is never expired (Kafka's isProducerExpired). */
+const expired = (e: ProducerEntry, now: number, expirationMs: number): boolean => e.txnFirstOffset < 0 && now - e.lastAppendMs >= expirationMs;
 
 export class ProducerStateTable {
   private readonly producers = new Map<number, ProducerEntry>();
@@ -61,7 +106,7 @@ export class ProducerStateTable {
   /** The producer's entry, or undefined if unknown or expired at `now`. */
   private live(producerId: number, now: number): ProducerEntry | undefined {
     const e = this.producers.get(producerId);
-    if (e && now - e.lastAppendMs >= this.expirationMs) {
+    if (e && expired(e, now, this.expirationMs)) {
       this.producers.delete(producerId);
       return undefined;
     }
@@ -74,6 +119,10 @@ export class ProducerStateTable {
     if (!entry) return { kind: 'append' }; // unknown producer: any sequence is accepted (KIP-360)
     if (h.producerEpoch < entry.epoch) {
       return { kind: 'error', code: ErrorCode.INVALID_PRODUCER_EPOCH, message: `epoch ${h.producerEpoch} is older than ${entry.epoch}` };
+    }
+    // Kafka's appendDataBatch: a plain batch while the producer's transaction is open here.
+    if (!h.isTransactional && entry.txnFirstOffset >= 0) {
+      return { kind: 'error', code: ErrorCode.INVALID_TXN_STATE, message: `expected a transactional write from producer ${h.producerId}: its transaction is open since offset ${entry.txnFirstOffset}` };
     }
     if (h.producerEpoch > entry.epoch) {
       if (h.baseSequence !== 0) return { kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message: `new epoch must start at sequence 0, got ${h.baseSequence}` };
@@ -97,14 +146,71 @@ export class ProducerStateTable {
   record(h: BatchHeader, baseOffset: number, now = Date.now()): string | null {
     if (h.producerId < 0) return null;
     let entry = this.live(h.producerId, now);
-    if (!entry || h.producerEpoch > entry.epoch) {
-      entry = { epoch: h.producerEpoch, lastAppendMs: now, batches: [] };
+    if (!entry) {
+      entry = { epoch: h.producerEpoch, lastAppendMs: now, batches: [], txnFirstOffset: -1, coordinatorEpoch: -1 };
       this.producers.set(h.producerId, entry);
+    } else if (h.producerEpoch > entry.epoch) {
+      // A new epoch restarts sequences; an open transaction and the coordinator epoch carry over (Kafka).
+      entry.epoch = h.producerEpoch;
+      entry.batches = [];
     } else if (h.producerEpoch < entry.epoch) return null;
     entry.lastAppendMs = now;
+    if (h.isTransactional && entry.txnFirstOffset < 0) entry.txnFirstOffset = baseOffset; // the transaction begins here
     entry.batches.push({ firstSeq: h.baseSequence, lastSeq: lastSeqOf(h), baseOffset });
     if (entry.batches.length > MAX_CACHED_BATCHES) entry.batches.shift();
     return encodeProducer(entry);
+  }
+
+  /**
+   * True when a transactional batch opens the producer's transaction on this
+   * partition: KIP-890 part 1 asks the coordinator first (TransactionServices.verify).
+   */
+  beginsTransaction(h: BatchHeader, now = Date.now()): boolean {
+    if (!h.isTransactional || h.producerId < 0) return false;
+    const e = this.live(h.producerId, now);
+    return !e || e.txnFirstOffset < 0;
+  }
+
+  /**
+   * Kafka's appendEndTxnMarker: checks a marker for `producerId` about to be
+   * written at `offset` and plans its effect. Refused: a producer epoch older
+   * than the producer's (INVALID_PRODUCER_EPOCH) or a coordinator epoch older
+   * than the last marker's (TRANSACTION_COORDINATOR_FENCED). The table is not
+   * changed until applyMarker (the marker is stored first, so the last stable
+   * offset never passes an abort that Redis does not hold yet).
+   */
+  planMarker(producerId: number, marker: TxnMarker, offset: number, now = Date.now()): MarkerPlan | { code: KafkaErrorCode; message: string } {
+    const cur = this.live(producerId, now);
+    if (cur && marker.producerEpoch < cur.epoch) {
+      return { code: ErrorCode.INVALID_PRODUCER_EPOCH, message: `marker epoch ${marker.producerEpoch} is older than producer ${producerId}'s epoch ${cur.epoch}` };
+    }
+    if (cur && marker.coordinatorEpoch < cur.coordinatorEpoch) {
+      return { code: ErrorCode.TRANSACTION_COORDINATOR_FENCED, message: `marker coordinator epoch ${marker.coordinatorEpoch} is older than ${cur.coordinatorEpoch}` };
+    }
+    const completed = cur && cur.txnFirstOffset >= 0 ? { producerId, firstOffset: cur.txnFirstOffset, lastOffset: offset, aborted: !marker.commit } : null;
+    const entry: ProducerEntry = {
+      epoch: marker.producerEpoch,
+      lastAppendMs: now,
+      // A newer epoch restarts sequences (Kafka's maybeUpdateProducerEpoch).
+      batches: cur && cur.epoch === marker.producerEpoch ? [...cur.batches] : [],
+      txnFirstOffset: -1,
+      coordinatorEpoch: marker.coordinatorEpoch,
+    };
+    return { producerId, entry, state: encodeProducer(entry), completed };
+  }
+
+  /** The marker of `plan` is stored: its producer's transaction is closed. */
+  applyMarker(plan: MarkerPlan): void {
+    this.producers.set(plan.producerId, plan.entry);
+  }
+
+  /** The smallest first offset of the open transactions (Kafka's first unstable offset), or null when none is open. */
+  firstUnstableOffset(): number | null {
+    let min: number | null = null;
+    for (const e of this.producers.values()) {
+      if (e.txnFirstOffset >= 0 && (min === null || e.txnFirstOffset < min)) min = e.txnFirstOffset;
+    }
+    return min;
   }
 
   /** Replaces the table with stored states (producer id -> encoded state); expired ones are skipped. */
@@ -112,7 +218,7 @@ export class ProducerStateTable {
     this.producers.clear();
     for (const [pid, s] of stored) {
       const e = decodeProducer(s);
-      if (e && now - e.lastAppendMs < this.expirationMs) this.producers.set(pid, e);
+      if (e && !expired(e, now, this.expirationMs)) this.producers.set(pid, e);
     }
   }
 
@@ -120,7 +226,7 @@ export class ProducerStateTable {
   expire(now = Date.now()): number[] {
     const out: number[] = [];
     for (const [pid, e] of this.producers) {
-      if (now - e.lastAppendMs >= this.expirationMs) {
+      if (expired(e, now, this.expirationMs)) {
         this.producers.delete(pid);
         out.push(pid);
       }
@@ -129,10 +235,13 @@ export class ProducerStateTable {
   }
 
   /** Producers currently known, for DescribeProducers. */
-  describe(): Array<{ producerId: number; epoch: number; lastSequence: number; baseOffset: number; lastTimestamp: number }> {
+  describe(): Array<{ producerId: number; epoch: number; lastSequence: number; baseOffset: number; lastTimestamp: number; coordinatorEpoch: number; txnFirstOffset: number }> {
     return [...this.producers].map(([producerId, e]) => {
       const newest = e.batches[e.batches.length - 1];
-      return { producerId, epoch: e.epoch, lastSequence: newest?.lastSeq ?? -1, baseOffset: newest?.baseOffset ?? -1, lastTimestamp: e.lastAppendMs };
+      return {
+        producerId, epoch: e.epoch, lastSequence: newest?.lastSeq ?? -1, baseOffset: newest?.baseOffset ?? -1, lastTimestamp: e.lastAppendMs,
+        coordinatorEpoch: e.coordinatorEpoch, txnFirstOffset: e.txnFirstOffset,
+      };
     });
   }
 }

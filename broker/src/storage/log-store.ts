@@ -78,7 +78,22 @@ export interface AppendRequest {
   batch: Buffer;
   /** The batch's producer id and that producer's new idempotence state, stored with the batch; null if none. */
   producer: { id: number; state: string } | null;
+  /**
+   * Transactions, for `producer`: the batch opens its transaction (`begin`),
+   * or is a marker that ends it (`end`, with the aborted range for an abort).
+   * Stored in the same transaction as the batch. Absent/null for other batches.
+   */
+  txn?: TxnChange | null;
 }
+
+/** A transaction of one producer that was aborted: its data lies in [firstOffset, lastOffset] (lastOffset = the abort marker). */
+export interface AbortedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+}
+
+export type TxnChange = { kind: 'begin'; firstOffset: number } | { kind: 'end'; aborted: AbortedTxn | null };
 
 /** 'ok', or why nothing was stored: the writer's epoch is not current or the log does not end at baseOffset. */
 export type AppendResult = 'ok' | { fenced: string };
@@ -117,7 +132,12 @@ export interface LogStore {
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]>;
   /** Batches with baseOffset <= offset, newest first, at most `count` (for tail scans). */
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]>;
+  /** Moves the stored log start, and drops aborted transactions that end below it from the index. */
   setLogStartOffset(tp: TopicPartition, offset: number): Promise<void>;
+  /** Aborted transactions with lastOffset >= fromOffset, by lastOffset ascending, at most `limit`. */
+  abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]>;
+  /** The largest lastOffset in the aborted index, -1 when it is empty. */
+  lastAbortedOffset(tp: TopicPartition): Promise<number>;
   /** Removes whole batches whose baseOffset < minBaseOffset (from the compacted prefix too). */
   trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number>;
   /** Approximate bytes held by the partition's log (its compacted prefix included). */

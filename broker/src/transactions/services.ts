@@ -2,7 +2,9 @@
 // verification at the transactional id's coordinator (this broker, or
 // another one through AddPartitionsToTxn v4 with VerifyOnly), and completion
 // of transactional offset commits when a marker reaches `__consumer_offsets`.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
+import type { BrokerServices } from '../handlers/types.js';
+import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
 import type { TopicPartition } from '../storage/log-store.js';
@@ -37,5 +39,28 @@ export class CoordinatorTransactionServices implements TransactionServices {
 
   completeTxnOffsets(slot: number, marker: TxnMarker): Promise<void> {
     return this.groups.completeTxnOffsets(slot, marker.producerId, marker.commit);
+  }
+}
+
+/**
+ * A marker for a partition this broker leads, without the round trip through
+ * WriteTxnMarkers: the same steps as its handler (the partition side's
+ * Partition.appendMarker, then the pending transactional offsets of a
+ * `__consumer_offsets` partition).
+ */
+export async function writeMarkerLocally(b: BrokerServices, tp: TopicPartition, marker: TxnMarker): Promise<KafkaErrorCode> {
+  try {
+    const p = await b.log.partition(tp.topic, tp.partition);
+    const out = await p.appendMarker(marker);
+    if (out.errorCode !== ErrorCode.NONE) {
+      b.logger.warn('transaction marker refused', { topic: tp.topic, partition: tp.partition, producerId: marker.producerId, code: out.errorCode, reason: out.errorMessage });
+      return out.errorCode;
+    }
+    if (tp.topic === OFFSETS_TOPIC) await b.txn.completeTxnOffsets(tp.partition, marker);
+    return ErrorCode.NONE;
+  } catch (e) {
+    if (e instanceof KafkaError) return e.code;
+    if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return ErrorCode.KAFKA_STORAGE_ERROR;
+    throw e;
   }
 }

@@ -48,7 +48,7 @@ describe('ProducerStateTable', () => {
     const t = new ProducerStateTable();
     let stored = '';
     for (let seq = 0; seq < 20; seq += 2) stored = t.record(h(5, 1, seq, 2), seq, 1000)!;
-    expect(decodeProducer(stored)).toEqual({ epoch: 1, lastAppendMs: 1000, batches: [10, 12, 14, 16, 18].map((f) => ({ firstSeq: f, lastSeq: f + 1, baseOffset: f })) });
+    expect(decodeProducer(stored)).toEqual({ epoch: 1, lastAppendMs: 1000, batches: [10, 12, 14, 16, 18].map((f) => ({ firstSeq: f, lastSeq: f + 1, baseOffset: f })), txnFirstOffset: -1, coordinatorEpoch: -1 });
     const reloaded = new ProducerStateTable();
     reloaded.load(new Map([[5, stored]]), 2000);
     expect(reloaded.check(h(5, 1, 18, 2), 2000)).toEqual({ kind: 'duplicate', baseOffset: 18 });

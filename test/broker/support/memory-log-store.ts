@@ -1,9 +1,9 @@
 // In-memory LogStore for fast unit tests of handlers and partition logic.
 // Never the proof that a feature works: integration tests use real Redis.
 import { RunnelError } from '../../../broker/src/errors.js';
-import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
+import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
 
-interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string> }
+interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string>; txns: Map<number, number>; aborted: AbortedTxn[] }
 
 export class MemoryLogStore implements LogStore {
   topics = new Map<string, TopicRecord>();
@@ -14,7 +14,7 @@ export class MemoryLogStore implements LogStore {
   private part(tp: TopicPartition): PartitionData {
     const k = `${tp.topic}/${tp.partition}`;
     let p = this.parts.get(k);
-    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map() }));
+    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map(), txns: new Map(), aborted: [] }));
     return p;
   }
   private check(): void { if (this.failing) throw new RunnelError('STORAGE_UNAVAILABLE', 'store down'); }
@@ -43,6 +43,12 @@ export class MemoryLogStore implements LogStore {
     p.batches.push({ baseOffset: req.baseOffset, bytes: Buffer.from(req.batch) });
     p.next = req.nextOffset;
     if (req.producer) p.producers.set(req.producer.id, req.producer.state);
+    // Same transaction indexes as append-fence.lua.
+    if (req.producer && req.txn?.kind === 'begin') p.txns.set(req.producer.id, req.txn.firstOffset);
+    if (req.producer && req.txn?.kind === 'end') {
+      p.txns.delete(req.producer.id);
+      if (req.txn.aborted) p.aborted.push(req.txn.aborted);
+    }
     return 'ok';
   }
   async restoreLeaderEpoch(tp: TopicPartition, epoch: number) { this.check(); const p = this.part(tp); if (p.leaderEpoch < epoch) p.leaderEpoch = epoch; return p.leaderEpoch; }
@@ -66,7 +72,15 @@ export class MemoryLogStore implements LogStore {
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
     return this.part(tp).batches.filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
   }
-  async setLogStartOffset(tp: TopicPartition, o: number) { this.part(tp).logStartOffset = o; }
+  async setLogStartOffset(tp: TopicPartition, o: number) {
+    const p = this.part(tp);
+    p.logStartOffset = o;
+    p.aborted = p.aborted.filter((a) => a.lastOffset >= o);
+  }
+  async abortedTxns(tp: TopicPartition, from: number, limit: number) {
+    return this.part(tp).aborted.filter((a) => a.lastOffset >= from).sort((a, b) => a.lastOffset - b.lastOffset).slice(0, limit);
+  }
+  async lastAbortedOffset(tp: TopicPartition) { return this.part(tp).aborted.reduce((m, a) => Math.max(m, a.lastOffset), -1); }
   async trimBefore(tp: TopicPartition, min: number) {
     const p = this.part(tp);
     const before = p.batches.length;

@@ -114,11 +114,19 @@ export async function cleanPartition(store: LogStore, p: Partition, o: CleanOpti
 /**
  * Maps the latest offset of each key from `from` on, batch by batch, and
  * returns where the pass stops: the first batch it did not map (the limit,
- * the newest batch, a batch younger than min.compaction.lag.ms, or the first
- * batch that no longer fits in the map).
+ * the newest batch, the last stable offset, a batch younger than
+ * min.compaction.lag.ms, or the first batch that no longer fits in the map).
+ * Transactions (Kafka's cleaner): nothing at or past the LSO is compacted, as
+ * its outcome is not known yet, and records of aborted transactions never
+ * enter the map, so they cannot supersede a committed value of their key.
+ * The aborted ranges themselves live in the partition's aborted index, which
+ * the cleaner never rewrites, and control batches are kept by filterBatch.
  */
 async function mapDirty(store: LogStore, p: Partition, from: number, page: number, map: KeyOffsetMap, o: CleanOptions): Promise<number> {
   let upper = from;
+  const stable = p.lastStableOffset;
+  const aborted = await p.abortedTxns(from, stable);
+  const isAborted = (pid: number, base: number): boolean => aborted.some((a) => a.producerId === pid && a.firstOffset <= base && base <= a.lastOffset);
   for (;;) {
     const batches = await store.compaction.scanLog(p.tp, upper, page);
     for (const b of batches) {
@@ -126,10 +134,10 @@ async function mapDirty(store: LogStore, p: Partition, from: number, page: numbe
       const end = b.baseOffset + h.lastOffsetDelta + 1;
       if (b.baseOffset < upper) continue;
       // The newest batch (and anything not yet visible) is the active part: never compacted.
-      if (end > o.limit || end >= p.highWatermark) return upper;
+      if (end > o.limit || end >= p.highWatermark || end > stable) return upper;
       if (o.minCompactionLagMs > 0 && h.maxTimestamp > o.now - o.minCompactionLagMs) return upper;
       if (upper > from && map.size + h.recordCount > map.capacity) return upper;
-      forEachRecord(b.bytes, (r) => { if (r.key !== null) map.put(r.key, r.offset); });
+      if (!(h.isTransactional && isAborted(h.producerId, b.baseOffset))) forEachRecord(b.bytes, (r) => { if (r.key !== null) map.put(r.key, r.offset); });
       upper = end;
     }
     if (batches.length < page) return upper;

@@ -1,5 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
+/** Sent by a transaction coordinator (or `kafka-transactions abort`) to the leader of each partition of a transaction. */
 export const WriteTxnMarkers: ApiDef = {
   apiKey: 27,
   name: 'WriteTxnMarkers',

@@ -4,7 +4,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
 import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../errors.js';
-import type { AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord, TxnChange } from '../log-store.js';
 import { luaSource } from './lua.js';
 import { guard, storageError, toBatches, type RawEntry } from './stream-entries.js';
 import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
@@ -44,9 +44,16 @@ export interface RedisLogStoreOptions {
   tls?: ConnectionOptions;
 }
 
-/** Per partition: its three keys, its cluster slot and the constant RESP around the append's arguments. */
+/** The fence script's ARGV[6] (see lua/append-fence.lua): '' for every batch that neither opens nor ends a transaction. */
+function txnArg(t: TxnChange | null | undefined): string {
+  if (!t) return '';
+  if (t.kind === 'begin') return `b${t.firstOffset}`;
+  return t.aborted ? `a${t.aborted.firstOffset}` : 'e';
+}
+
+/** Per partition: its five script keys, its cluster slot and the constant RESP around the append's arguments. */
 interface AppendHead {
-  keys: [string, string, string];
+  keys: [string, string, string, string, string];
   slot: number;
   fence: string;
   xadd: string;
@@ -224,12 +231,12 @@ export class RedisLogStore implements LogStore {
   private appendHead(tp: TopicPartition): AppendHead {
     let h = this.appendHeads.get(tp);
     if (!h) {
-      const keys: [string, string, string] = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp)];
+      const keys: [string, string, string, string, string] = [this.keys.log(tp), this.keys.meta(tp), this.keys.producers(tp), this.keys.txns(tp), this.keys.aborted(tp)];
       h = {
         keys,
         slot: slotOfTag(this.keys.tag(tp)),
-        // MULTI, then EVALSHA <sha> 3 <3 keys> and (appended per call) the 5 fence arguments: 11 elements
-        fence: `*1\r\n$5\r\nMULTI\r\n*11\r\n${bulk('EVALSHA')}${bulk(FENCE_SHA)}${bulk('3')}${keys.map(bulk).join('')}`,
+        // MULTI, then EVALSHA <sha> 5 <5 keys> and (appended per call) the 6 fence arguments: 14 elements
+        fence: `*1\r\n$5\r\nMULTI\r\n*14\r\n${bulk('EVALSHA')}${bulk(FENCE_SHA)}${bulk('5')}${keys.map(bulk).join('')}`,
         // XADD <log> followed by <id> b <batch>
         xadd: `*5\r\n${bulk('XADD')}${bulk(keys[0])}`,
       };
@@ -247,7 +254,7 @@ export class RedisLogStore implements LogStore {
    */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
     const head = this.appendHead(tp);
-    const fenceArgs = [String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.producer ? String(req.producer.id) : '', req.producer ? req.producer.state : ''];
+    const fenceArgs = [String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.producer ? String(req.producer.id) : '', req.producer ? req.producer.state : '', req.producer ? txnArg(req.txn) : ''];
     const id = entryId(req.baseOffset);
     let fence: unknown;
     let added: unknown;
@@ -265,8 +272,8 @@ export class RedisLogStore implements LogStore {
         // SCRIPT FLUSH behind our back: load it again; this append fails retriably and the partition reloads.
         if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void conn.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
       } else {
-        const [log, meta, producers] = head.keys;
-        const out = await this.redis.multi().eval(FENCE_LUA, 3, log, meta, producers, ...fenceArgs).xadd(log, id, 'b', req.batch).exec();
+        const [log] = head.keys;
+        const out = await this.redis.multi().eval(FENCE_LUA, 5, ...head.keys, ...fenceArgs).xadd(log, id, 'b', req.batch).exec();
         if (!out) throw new Error('transaction aborted');
         fence = out[0]![0] ?? out[0]![1];
         added = out[1]![0] ?? out[1]![1];
@@ -306,7 +313,23 @@ export class RedisLogStore implements LogStore {
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> { return this.reads.readBackwards(tp, beforeOrAt, count); }
 
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
-    await guard(this.redis.hset(this.keys.meta(tp), 'logStartOffset', String(offset)));
+    // One slot (the partition's hash tag): the aborted ranges that end below the new start go with it.
+    const out = await guard(this.redis.multi()
+      .hset(this.keys.meta(tp), 'logStartOffset', String(offset))
+      .zremrangebyscore(this.keys.aborted(tp), '-inf', `(${offset}`)
+      .exec());
+    const failed = out?.find(([e]) => e)?.[0];
+    if (failed) throw storageError(failed);
+  }
+
+  async abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]> {
+    const members = await guard(this.redis.zrangebyscore(this.keys.aborted(tp), String(fromOffset), '+inf', 'LIMIT', 0, limit));
+    return members.map(parseAborted).filter((a): a is AbortedTxn => a !== null);
+  }
+
+  async lastAbortedOffset(tp: TopicPartition): Promise<number> {
+    const top = await guard(this.redis.zrevrange(this.keys.aborted(tp), 0, 0, 'WITHSCORES'));
+    return top.length >= 2 ? Number(top[1]) : -1;
   }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
@@ -436,4 +459,11 @@ export class RedisLogStore implements LogStore {
     this.appenders?.close();
     this.client?.disconnect();
   }
+}
+
+/** An aborted-index member, `<producerId>:<firstOffset>:<lastOffset>`; null when malformed. */
+function parseAborted(m: string): AbortedTxn | null {
+  const [pid, first, last] = m.split(':').map(Number);
+  if (!Number.isInteger(pid) || !Number.isInteger(first) || !Number.isInteger(last)) return null;
+  return { producerId: pid!, firstOffset: first!, lastOffset: last! };
 }

@@ -10,15 +10,24 @@
 -- A batch is accepted only if the writer leads in the partition's current
 -- leader epoch and the batch starts exactly where the log ends: a stale leader
 -- can neither overlap earlier offsets nor leave a gap. The new log end and the
--- producer's idempotence state are written in the same transaction.
+-- producer's idempotence state are written in the same transaction, and so
+-- are the transaction indexes (only for a batch that opens or ends a
+-- transaction; for every other batch ARGV[6] is '' and costs one comparison).
 -- KEYS[1]  partition log stream   <prefix>:p:{<topic>/<p>}:log
 -- KEYS[2]  partition meta hash    <prefix>:p:{<topic>/<p>}:meta
 -- KEYS[3]  producer state hash    <prefix>:p:{<topic>/<p>}:producers
+-- KEYS[4]  open transactions hash <prefix>:p:{<topic>/<p>}:txns
+-- KEYS[5]  aborted txn index zset <prefix>:p:{<topic>/<p>}:aborted
 -- ARGV[1]  writer's leader epoch (decimal)
 -- ARGV[2]  base offset of the batch (decimal)
 -- ARGV[3]  next offset after the batch = base + lastOffsetDelta + 1
 -- ARGV[4]  producer id, or '' for a batch without one
 -- ARGV[5]  the producer's new state (opaque string), ignored when ARGV[4] is ''
+-- ARGV[6]  transaction change of producer ARGV[4]: '' none; 'b<first>' its
+--          transaction opens at offset <first> (HSET KEYS[4]); 'e' a commit
+--          marker ends it (HDEL KEYS[4]); 'a<first>' an abort marker ends it
+--          (HDEL KEYS[4], and ZADD KEYS[5] score <base> member
+--          '<producer id>:<first>:<base>': the aborted range, lastOffset = the marker's offset)
 -- returns  1, or an error reply 'FENCED epoch <current>' / 'FENCED offset <next>'
 
 local function refuse(why)
@@ -68,5 +77,17 @@ end
 redis.call('HSET', KEYS[2], 'next', ARGV[3])
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+end
+local txn = ARGV[6]
+if txn ~= '' then
+  local kind = string.sub(txn, 1, 1)
+  if kind == 'b' then
+    redis.call('HSET', KEYS[4], ARGV[4], string.sub(txn, 2))
+  else
+    redis.call('HDEL', KEYS[4], ARGV[4])
+    if kind == 'a' then
+      redis.call('ZADD', KEYS[5], ARGV[2], ARGV[4] .. ':' .. string.sub(txn, 2) .. ':' .. ARGV[2])
+    end
+  end
 end
 return 1
