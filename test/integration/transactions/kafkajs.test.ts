@@ -49,6 +49,9 @@ describe('KafkaJS transactions', () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 2 }, { topic: 'kjs-txn-src', numPartitions: 1 }] });
+    // A fresh Kafka creates __consumer_offsets and loads the group's coordinator on first use, answering
+    // NOT_COORDINATOR meanwhile, which KafkaJS's sendOffsets does not retry: wait until the group answers.
+    await waitFor('the group coordinator answers', async () => admin.fetchOffsets({ groupId: 'kjs-txn-copier', topics: ['kjs-txn-src'] }).then(() => true, () => false), { timeoutMs: 60_000, intervalMs: 500 });
     const producer = kafka.producer({ transactionalId: 'kjs-txn-1', idempotent: true, maxInFlightRequests: 1, transactionTimeout: 30_000 });
     await producer.connect();
     const send = async (values: string[], commit: boolean, offsets?: { groupId: string; offset: string }) => {
