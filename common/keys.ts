@@ -8,6 +8,7 @@
 //                                               chosen Redis Cluster shard
 //   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
+//   <prefix>:x:{<escaped transactional id>}     one transactional id
 //   <prefix>:<name>                             cluster-wide keys (no braces)
 // Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
 // character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
@@ -106,11 +107,20 @@ export class Keys {
   // ---- one group-coordinator slot (hash tag {<slot>})
   coordinatorLease(slot: number): string { return `${this.prefix}:c:{${slot}}:leader`; }
   coordinatorEpoch(slot: number): string { return `${this.prefix}:c:{${slot}}:epoch`; }
+  /** Transactional ids that hash to the slot (a broker taking the slot over finds their transactions here). */
+  slotTransactions(slot: number): string { return `${this.prefix}:c:{${slot}}:txns`; }
+  /** `<producer id>:<group id>` of groups in the slot with pending transactional offset commits. */
+  slotTxnOffsetGroups(slot: number): string { return `${this.prefix}:c:{${slot}}:txn-offset-groups`; }
 
   // ---- one consumer group (hash tag {<escaped id>})
   groupTag(groupId: string): string { return `{${escapeGroupId(groupId)}}`; }
   groupMeta(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:meta`; }
   groupOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:offsets`; }
+  /** Transactional offset commits not yet committed or aborted by a marker (TxnOffsetCommit). */
+  groupTxnOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:txn-offsets`; }
+
+  // ---- one transactional id (hash tag {<escaped id>}, escaped like group ids)
+  transaction(transactionalId: string): string { return `${this.prefix}:x:{${escapeGroupId(transactionalId)}}`; }
 }
 
 /** Stream entry id of the batch whose base offset is `base`. */

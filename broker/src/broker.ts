@@ -1,6 +1,13 @@
 // Wires one broker process together: store, log manager, dispatcher, server, retention.
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
-import { OFFSETS_TOPIC, isInternalTopic } from './log/internal-topics.js';
+import { OFFSETS_TOPIC, isInternalTopic, leaseUnitOf } from './log/internal-topics.js';
+import { TransactionCoordinator } from './transactions/coordinator.js';
+import { RedisTxnStore } from './storage/redis/redis-txn-store.js';
+import { BrokerClient } from './transactions/broker-client.js';
+import { KafkaMarkerWriter } from './transactions/marker-writer.js';
+import { CoordinatorTransactionServices } from './transactions/services.js';
+import { writeMarkerHere } from './transactions/local-marker.js';
+import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
 import { createLogger, redactSecrets, type Logger } from './logger.js';
@@ -17,7 +24,6 @@ import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import type { BrokerServices } from './handlers/types.js';
-import { PermissiveTransactionServices } from './transactions/permissive.js';
 import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
 import { startHttp, type HttpProbes } from './http/http-server.js';
 import { Leadership } from './cluster/leadership.js';
@@ -95,6 +101,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         if (u.kind === 'partition') log.release(u.topic, u.partition);
         else {
           groups.unloadWhere((g) => cluster.coordinatorSlot(g) === u.slot);
+          transactions.unloadSlot(u.slot);
           log.release(OFFSETS_TOPIC, u.slot); // its `__consumer_offsets` partition goes with the slot
         }
       },
@@ -104,7 +111,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   );
   log.leadership = cluster;
   log.epochHistory = clusterStore;
-  const groups = new GroupCoordinator(new RedisGroupStore(store.redis, config.keyPrefix), systemClock, {
+  const groupStore = new RedisGroupStore(store.redis, config.keyPrefix);
+  const groups = new GroupCoordinator(groupStore, systemClock, {
     settings: {
       initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
       minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
@@ -118,10 +126,24 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     isLocal: (g) => isLocalCoordinator(services, g),
     coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
     mirror: new OffsetsTopicMirror(log, (g) => cluster.coordinatorSlot(g), logger),
+    txnOffsets: { store: groupStore, slotOf: (g) => cluster.coordinatorSlot(g) },
   });
-  // Until the transaction coordinator lands: accept transactional batches unverified (transactions/permissive.ts).
-  const txn = new PermissiveTransactionServices();
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, txn };
+  // The transaction coordinator: transactional ids share the group-coordinator slots (and their epochs).
+  const brokerClient = new BrokerClient();
+  const addressOf = (nodeId: number) => cluster.liveBrokers().find((x) => x.nodeId === nodeId) ?? null;
+  const markerWriter = new KafkaMarkerWriter({
+    nodeId: config.nodeId, leaderOf: (tp) => cluster.leaderOf(leaseUnitOf(tp)), addressOf, local: (tp, m) => writeMarkerHere(services, tp.topic, tp.partition, m),
+  }, brokerClient, logger);
+  const transactions = new TransactionCoordinator(new RedisTxnStore(store.redis, config.keyPrefix, () => store.nextProducerId()), markerWriter, systemClock, {
+    settings: { maxTimeoutMs: config.transactionMaxTimeoutMs, abortTimedOutIntervalMs: config.transactionAbortTimedOutIntervalMs },
+    logger,
+    slotOf: (id) => cluster.coordinatorSlot(id),
+    epochOf: (slot) => cluster.coordinatorEpoch(slot),
+    ownedSlots: () => Array.from({ length: config.coordinatorSlots }, (_, s) => s).filter((s) => cluster.coordinatorEpoch(s) !== null),
+    offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
+  });
+  const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
@@ -138,6 +160,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const cleaner = config.logCleanerEnable ? new CleanerTask(log, logger, config) : null;
   cleaner?.start();
   groups.start();
+  transactions.start();
   logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, instance, clusterId });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
@@ -145,6 +168,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       retention.stop();
       await cleaner?.stop();
       groups.stop();
+      transactions.stop();
+      brokerClient.close();
       await server.close();
       await cluster.stop();
       await store.close();

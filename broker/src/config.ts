@@ -61,6 +61,10 @@ export interface BrokerConfig {
   offsetsRetentionMinutes: number;
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
+  /** Transactions (Kafka's names): the longest transaction.timeout.ms a producer may ask for. */
+  transactionMaxTimeoutMs: number;
+  /** How often transactions past their timeout are looked for and aborted. */
+  transactionAbortTimedOutIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Largest partition count of one topic (Runnel's name; Kafka has no such setting). */
   topicMaxPartitions: number;
@@ -139,6 +143,8 @@ const SETTINGS: Setting[] = [
   { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },
   { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
+  { key: 'transaction.max.timeout.ms', field: 'transactionMaxTimeoutMs', kind: 'int', default: '900000' },
+  { key: 'transaction.abort.timed.out.transaction.cleanup.interval.ms', field: 'transactionAbortTimedOutIntervalMs', kind: 'int', default: '10000' },
   { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },

@@ -1,5 +1,6 @@
 // Settings and the request and result shapes of the group coordinator.
 import type { OffsetsMirror } from './offsets-mirror.js';
+import type { TxnOffsetStore } from './txn-offsets.js';
 import type { Logger } from '../logger.js';
 import type { GroupState, Protocol } from './group.js';
 
@@ -108,4 +109,6 @@ export interface CoordinatorOptions {
   coordinatorEpoch?: (groupId: string) => number | null;
   /** Copies committed and removed offsets into `__consumer_offsets` (offsets-mirror.ts); none in unit tests. */
   mirror?: OffsetsMirror;
+  /** Pending transactional offset commits (TxnOffsetCommit); none: TxnOffsetCommit answers COORDINATOR_NOT_AVAILABLE. */
+  txnOffsets?: { store: TxnOffsetStore; slotOf(groupId: string): number };
 }

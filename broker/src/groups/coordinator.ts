@@ -18,6 +18,9 @@ import { JoinFlow } from './join.js';
 import { OffsetManager } from './offsets.js';
 import { Rebalancer } from './rebalance.js';
 import { SyncFlow } from './sync.js';
+import { TxnOffsetManager, type TxnCommitRequest } from './txn-offsets.js';
+import { ErrorCode } from '../errors.js';
+import type { OffsetKey } from './group-store.js';
 
 export { DEFAULT_SETTINGS, NEW_MEMBER_JOIN_TIMEOUT_MS } from './coordinator-types.js';
 export type {
@@ -32,6 +35,7 @@ export class GroupCoordinator {
   private readonly membership: MembershipFlow;
   private readonly offsets: OffsetManager;
   private readonly admin: GroupAdmin;
+  private readonly txnOffsets: TxnOffsetManager | null;
   private expiryTimer: Cancel | null = null;
 
   constructor(store: GroupStore, private readonly clock: Clock, opts: CoordinatorOptions = {}) {
@@ -43,6 +47,23 @@ export class GroupCoordinator {
     this.membership = new MembershipFlow(this.registry, rebalancer);
     this.offsets = new OffsetManager(this.registry, rebalancer);
     this.admin = new GroupAdmin(this.registry);
+    this.txnOffsets = opts.txnOffsets ? new TxnOffsetManager(this.registry, opts.txnOffsets.store, opts.txnOffsets.slotOf) : null;
+  }
+
+  /** TxnOffsetCommit: offsets pending until the transaction's marker; one error per partition. */
+  txnCommitOffsets(req: TxnCommitRequest): Promise<number[]> {
+    if (!this.txnOffsets) return Promise.resolve(req.offsets.map(() => ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    return this.txnOffsets.commit(req);
+  }
+
+  /** A transaction marker reached `__consumer_offsets` partition `slot`: commit or drop that producer's pending offsets. */
+  async completeTxnOffsets(slot: number, producerId: number, commit: boolean): Promise<void> {
+    await this.txnOffsets?.complete(slot, producerId, commit);
+  }
+
+  /** Partitions of the group with transactional offsets still pending (OffsetFetch require_stable). */
+  async pendingTxnOffsets(groupId: string): Promise<Set<OffsetKey>> {
+    return this.txnOffsets ? this.txnOffsets.pendingPartitions(groupId) : new Set();
   }
 
   /** Starts the periodic offset-expiry pass. */

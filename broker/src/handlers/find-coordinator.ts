@@ -11,9 +11,8 @@ interface Lookup { nodeId: number; host: string; port: number; errorCode: number
 const failed = (code: number, message?: string): Lookup => ({ nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: message ?? codeName(code) });
 
 function lookup(b: BrokerServices, key: string, keyType: number): Lookup {
-  // Transactions do not exist (yet): there is no transaction coordinator to find.
-  if (keyType === TRANSACTION) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported');
-  if (keyType !== GROUP) return failed(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
+  // Transactional ids hash onto the same coordinator slots as groups (Kafka: partitions of __transaction_state).
+  if (keyType !== GROUP && keyType !== TRANSACTION) return failed(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
   const node = coordinatorFor(b, key);
   if (!node) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };

@@ -1,5 +1,6 @@
 import { InitProducerId } from '../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../errors.js';
+import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { Handler } from './types.js';
 
 const MAX_EPOCH = 32767;
@@ -8,12 +9,14 @@ export const initProducerIdHandler: Handler = {
   api: InitProducerId,
   minVersion: 0,
   maxVersion: 4,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const reply = (errorCode: number, producerId = -1, producerEpoch = -1) => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
-    if (req.transactionalId !== null) {
-      // Transactions are not implemented; fail clearly instead of pretending.
-      b.logger.warn('transactional producer rejected', { transactionalId: req.transactionalId });
-      return reply(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (req.transactionalId !== null && req.transactionalId !== '') {
+      // Transactional producers: the transaction coordinator of the id allocates and bumps.
+      const t = txnCoordinatorFor(b, req.transactionalId);
+      if (typeof t === 'number') return reply(t);
+      const r = await t.initProducerId({ transactionalId: req.transactionalId, timeoutMs: req.transactionTimeoutMs, producerId: req.producerId, producerEpoch: req.producerEpoch });
+      return reply(fencedFor(r.errorCode, ctx.apiVersion, 4), r.producerId, r.producerEpoch);
     }
     // KIP-360: an idempotent producer may ask to bump its epoch after a sequence error.
     if (req.producerId >= 0 && req.producerEpoch >= 0 && req.producerEpoch < MAX_EPOCH - 1) {

@@ -18,7 +18,7 @@ function byTopic(rows: FetchedOffset[]): GroupResult['topics'] {
   return [...out].map(([name, partitions]) => ({ name, partitions }));
 }
 
-async function fetchGroup(b: BrokerServices, groupId: string, topics: ReqTopics): Promise<GroupResult> {
+async function fetchGroup(b: BrokerServices, groupId: string, topics: ReqTopics, requireStable = false): Promise<GroupResult> {
   const wanted = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
   const failAll = (code: number): GroupResult => ({
     errorCode: code,
@@ -26,7 +26,13 @@ async function fetchGroup(b: BrokerServices, groupId: string, topics: ReqTopics)
   });
   if (!coordinatesGroup(b, groupId)) return failAll(ErrorCode.NOT_COORDINATOR);
   try {
-    return { errorCode: ErrorCode.NONE, topics: byTopic(await b.groups.fetchOffsets(groupId, wanted)) };
+    const rows = await b.groups.fetchOffsets(groupId, wanted);
+    if (requireStable) {
+      // KIP-447: partitions with a transactional commit still pending answer UNSTABLE_OFFSET_COMMIT (the client retries).
+      const pending = await b.groups.pendingTxnOffsets(groupId);
+      for (const r of rows) if (pending.has(`${r.topic}/${r.partition}`)) Object.assign(r, { offset: -1, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT });
+    }
+    return { errorCode: ErrorCode.NONE, topics: byTopic(rows) };
   } catch (e) {
     return failAll(groupErrorCode(e));
   }
@@ -40,10 +46,10 @@ export const offsetFetchHandler: Handler = {
     const v = ctx.apiVersion;
     if (v >= 8) {
       const groups = req.groups as Array<{ groupId: string; topics: ReqTopics }>;
-      const results = await Promise.all(groups.map((g) => fetchGroup(b, g.groupId, g.topics)));
+      const results = await Promise.all(groups.map((g) => fetchGroup(b, g.groupId, g.topics, req.requireStable === true)));
       return { throttleTimeMs: 0, groups: results.map((r, i) => ({ groupId: groups[i]!.groupId, topics: r.errorCode === ErrorCode.NONE ? r.topics : [], errorCode: r.errorCode })) };
     }
-    const r = await fetchGroup(b, req.groupId, req.topics as ReqTopics);
+    const r = await fetchGroup(b, req.groupId, req.topics as ReqTopics, v >= 7 && req.requireStable === true);
     // v2+ carry a group-level error; v0-1 only per-partition errors.
     if (v >= 2 && r.errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: [], errorCode: r.errorCode };
     return { throttleTimeMs: 0, topics: r.topics, errorCode: r.errorCode };

@@ -28,6 +28,12 @@ import { listGroupsHandler } from './list-groups.js';
 import { describeGroupsHandler } from './describe-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn.js';
+import { endTxnHandler } from './end-txn.js';
+import { txnOffsetCommitHandler } from './txn-offset-commit.js';
+import { describeTransactionsHandler } from './describe-transactions.js';
+import { listTransactionsHandler } from './list-transactions.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
 
 export function buildHandlers(): Handler[] {
@@ -60,6 +66,12 @@ export function buildHandlers(): Handler[] {
     describeGroupsHandler,
     deleteGroupsHandler,
     offsetDeleteHandler,
+    addPartitionsToTxnHandler,
+    addOffsetsToTxnHandler,
+    endTxnHandler,
+    txnOffsetCommitHandler,
+    describeTransactionsHandler,
+    listTransactionsHandler,
     writeTxnMarkersHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));

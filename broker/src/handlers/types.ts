@@ -5,6 +5,7 @@ import type { LogStore } from '../storage/log-store.js';
 import type { Logger } from '../logger.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
+import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
@@ -17,6 +18,8 @@ export interface BrokerServices {
   /** The consumer-group coordinator (classic protocol). */
   groups: GroupCoordinator;
   cluster: ClusterView;
+  /** The transaction coordinator; absent in unit tests of other handlers (answers COORDINATOR_NOT_AVAILABLE). */
+  transactions?: TransactionCoordinator;
   /** The transaction coordinator's side of transactions: KIP-890 verification, transactional offset commits. */
   txn: TransactionServices;
 }

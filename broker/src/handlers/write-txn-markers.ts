@@ -8,10 +8,9 @@
 // the group coordinator's pending transactional offset commits of that
 // producer are completed after the marker is stored.
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
-import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
-import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import type { TxnMarker } from '../transactions/types.js';
-import type { BrokerServices, Handler } from './types.js';
+import { writeMarkerHere } from '../transactions/local-marker.js';
+import type { Handler } from './types.js';
 
 interface MarkerReq {
   producerId: number;
@@ -39,29 +38,3 @@ export const writeTxnMarkersHandler: Handler = {
     return { markers };
   },
 };
-
-/**
- * Writes `marker` to partition `index` of `topic` if this broker leads it:
- * the error code WriteTxnMarkers answers for that partition (NONE when
- * written; NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION when it is not
- * led here or does not exist). For `__consumer_offsets` the transactional
- * offset commits of the slot are completed after the marker is stored. The
- * transaction coordinator's MarkerWriter uses this for partitions it leads
- * itself, and sends WriteTxnMarkers to the leader otherwise.
- */
-export async function writeMarkerHere(b: BrokerServices, topic: string, index: number, marker: TxnMarker): Promise<KafkaErrorCode> {
-  try {
-    const p = await b.log.partition(topic, index);
-    const out = await p.appendMarker(marker);
-    if (out.errorCode !== ErrorCode.NONE) {
-      b.logger.warn('transaction marker refused', { topic, partition: index, producerId: marker.producerId, code: out.errorCode, reason: out.errorMessage });
-      return out.errorCode;
-    }
-    if (topic === OFFSETS_TOPIC) await b.txn.completeTxnOffsets(index, marker);
-    return ErrorCode.NONE;
-  } catch (e) {
-    if (e instanceof KafkaError) return e.code;
-    if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return ErrorCode.KAFKA_STORAGE_ERROR;
-    throw e;
-  }
-}

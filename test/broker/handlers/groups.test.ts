@@ -53,17 +53,18 @@ describe('group handlers over the codec, every version', () => {
     });
   });
 
-  it('FindCoordinator v0-4: this broker for groups, COORDINATOR_NOT_AVAILABLE for transactions', async () => {
+  it('FindCoordinator v0-4: this broker for groups and for transactional ids', async () => {
     const { b } = services();
     for (let v = 0; v <= 3; v++) {
       const r = await call(b, 'FindCoordinator', v, { key: 'g', keyType: 0 });
       expect(r).toMatchObject({ errorCode: 0, nodeId: b.config.nodeId, host: b.config.advertisedHost, port: b.config.advertisedPort });
-      if (v >= 1) expect((await call(b, 'FindCoordinator', v, { key: 'tx', keyType: 1 })).errorCode).toBe(E.COORDINATOR_NOT_AVAILABLE);
+      if (v >= 1) expect(await call(b, 'FindCoordinator', v, { key: 'tx', keyType: 1 })).toMatchObject({ errorCode: 0, nodeId: b.config.nodeId });
+      if (v >= 1) expect((await call(b, 'FindCoordinator', v, { key: 'x', keyType: 2 })).errorCode).toBe(E.INVALID_REQUEST);
     }
     const r4 = await call(b, 'FindCoordinator', 4, { keyType: 0, coordinatorKeys: ['a', 'b'] });
     expect(r4.coordinators.map((c: any) => [c.key, c.errorCode, c.nodeId])).toEqual([['a', 0, b.config.nodeId], ['b', 0, b.config.nodeId]]);
     const t4 = await call(b, 'FindCoordinator', 4, { keyType: 1, coordinatorKeys: ['tx'] });
-    expect(t4.coordinators[0]).toMatchObject({ key: 'tx', errorCode: E.COORDINATOR_NOT_AVAILABLE, nodeId: -1 });
+    expect(t4.coordinators[0]).toMatchObject({ key: 'tx', errorCode: 0, nodeId: b.config.nodeId });
   });
 
   for (let v = 0; v <= 9; v++) {

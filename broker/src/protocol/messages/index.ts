@@ -28,9 +28,15 @@ import { DeleteGroups } from './delete-groups.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeProducers } from './describe-producers.js';
 import { DescribeLogDirs } from './describe-log-dirs.js';
+import { AddPartitionsToTxn } from './add-partitions-to-txn.js';
+import { AddOffsetsToTxn } from './add-offsets-to-txn.js';
+import { EndTxn } from './end-txn.js';
 import { WriteTxnMarkers } from './write-txn-markers.js';
+import { TxnOffsetCommit } from './txn-offset-commit.js';
+import { DescribeTransactions } from './describe-transactions.js';
+import { ListTransactions } from './list-transactions.js';
 
-export { ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, WriteTxnMarkers };
+export { ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeTransactions, ListTransactions };
 
 /** Every API we implement, in apiKey order. */
-export const ALL_APIS: ApiDef[] = [ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, WriteTxnMarkers].sort((a, b) => a.apiKey - b.apiKey);
+export const ALL_APIS: ApiDef[] = [ApiVersions, Metadata, Produce, Fetch, ListOffsets, InitProducerId, CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster, OffsetForLeaderEpoch, DeleteRecords, SaslHandshake, FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete, DescribeProducers, DescribeLogDirs, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit, DescribeTransactions, ListTransactions].sort((a, b) => a.apiKey - b.apiKey);

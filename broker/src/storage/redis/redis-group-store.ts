@@ -11,8 +11,9 @@ import { RunnelError } from '../../errors.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import {
-  CoordinatorFencedError, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
+  CoordinatorFencedError, parseOffsetKey, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
 } from '../../groups/group-store.js';
+import type { TxnOffsetStore } from '../../groups/txn-offsets.js';
 
 /** Group key names (from common/keys.ts). */
 export class GroupKeys {
@@ -21,6 +22,8 @@ export class GroupKeys {
   get index(): string { return this.k.groupIndex; }
   meta(groupId: string): string { return this.k.groupMeta(groupId); }
   offsets(groupId: string): string { return this.k.groupOffsets(groupId); }
+  txnOffsets(groupId: string): string { return this.k.groupTxnOffsets(groupId); }
+  slotTxnOffsetGroups(slot: number): string { return this.k.slotTxnOffsetGroups(slot); }
 }
 
 interface MemberJson {
@@ -43,6 +46,7 @@ type ScriptReply = [number, ...unknown[]];
 type GroupRedis = Redis & {
   groupLoad(meta: string, offsets: string, epoch: string): Promise<ScriptReply>;
   groupWrite(meta: string, offsets: string, epoch: string, op: GroupOp, ...args: string[]): Promise<ScriptReply>;
+  groupTxnOffsets(meta: string, offsets: string, pending: string, epoch: string, op: 'pend' | 'complete', ...args: string[]): Promise<ScriptReply>;
 };
 
 /** HGETALL-style flat [field, value, ...] list to a record. */
@@ -53,7 +57,7 @@ function record(flat: unknown): Record<string, string> {
   return out;
 }
 
-export class RedisGroupStore implements GroupStore {
+export class RedisGroupStore implements GroupStore, TxnOffsetStore {
   readonly keys: GroupKeys;
   private readonly redis: GroupRedis;
 
@@ -62,6 +66,7 @@ export class RedisGroupStore implements GroupStore {
     this.keys = new GroupKeys(prefix);
     redis.defineCommand('groupLoad', { numberOfKeys: 2, lua: luaSource('group-load') });
     redis.defineCommand('groupWrite', { numberOfKeys: 2, lua: luaSource('group-write') });
+    redis.defineCommand('groupTxnOffsets', { numberOfKeys: 3, lua: luaSource('group-txn-offsets') });
     this.redis = redis as GroupRedis;
   }
 
@@ -147,6 +152,36 @@ export class RedisGroupStore implements GroupStore {
   async deleteGroup(groupId: string, epoch: number): Promise<void> {
     await this.write(groupId, epoch, 'delete', []);
     await guard(this.redis.srem(this.keys.index, groupId));
+  }
+
+  // ---- pending transactional offset commits (groups/txn-offsets.ts)
+
+  async storePending(groupId: string, slot: number, producerId: number, offsets: Map<OffsetKey, CommittedOffset>, epoch: number): Promise<void> {
+    const args: string[] = [];
+    for (const [k, o] of offsets) args.push(`${producerId}:${k}`, JSON.stringify(o));
+    const r = await guard(this.redis.groupTxnOffsets(this.keys.meta(groupId), this.keys.offsets(groupId), this.keys.txnOffsets(groupId), String(epoch), 'pend', ...args));
+    if (r[0] !== 1) throw new CoordinatorFencedError(groupId, epoch, Number(r[1]));
+    await guard(this.redis.sadd(this.keys.slotTxnOffsetGroups(slot), `${producerId}:${groupId}`));
+    await guard(this.redis.sadd(this.keys.index, groupId));
+  }
+
+  async pendingGroups(slot: number, producerId: number): Promise<string[]> {
+    const prefix = `${producerId}:`;
+    return (await guard(this.redis.smembers(this.keys.slotTxnOffsetGroups(slot)))).filter((m) => m.startsWith(prefix)).map((m) => m.slice(prefix.length));
+  }
+
+  async complete(groupId: string, slot: number, producerId: number, commit: boolean, epoch: number): Promise<Map<OffsetKey, CommittedOffset>> {
+    const r = await guard(this.redis.groupTxnOffsets(this.keys.meta(groupId), this.keys.offsets(groupId), this.keys.txnOffsets(groupId), String(epoch), 'complete', String(producerId), commit ? '1' : '0'));
+    if (r[0] !== 1) throw new CoordinatorFencedError(groupId, epoch, Number(r[1]));
+    await guard(this.redis.srem(this.keys.slotTxnOffsetGroups(slot), `${producerId}:${groupId}`));
+    const out = new Map<OffsetKey, CommittedOffset>();
+    for (const [k, json] of Object.entries(record(r[1]))) out.set(k, JSON.parse(json) as CommittedOffset);
+    return out;
+  }
+
+  async pendingPartitions(groupId: string): Promise<Set<OffsetKey>> {
+    const fields = await guard(this.redis.hkeys(this.keys.txnOffsets(groupId)));
+    return new Set(fields.map((f) => { const k = f.slice(f.indexOf(':') + 1); const tp = parseOffsetKey(k); return `${tp.topic}/${tp.partition}`; }));
   }
 
   async listGroupIds(): Promise<string[]> {

@@ -1,0 +1,56 @@
+// AddPartitionsToTxn. v0-v3: one transaction from its producer, one error per
+// partition. v4+: a batch of transactions from brokers (KIP-890), each either
+// added or only verified (VerifyOnly), with a top-level error too.
+import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
+import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import type { TopicPartition } from '../storage/log-store.js';
+import { tpKey } from '../transactions/txn-metadata.js';
+import { fencedFor, txnCoordinatorFor } from './txn-common.js';
+import type { BrokerServices, Handler } from './types.js';
+
+interface Topic { name: string; partitions: number[] }
+
+type TopicResult = { name: string; resultsByPartition: Array<{ partitionIndex: number; partitionErrorCode: number }> };
+
+async function addOne(b: BrokerServices, id: string, producerId: number, producerEpoch: number, topics: Topic[], verifyOnly: boolean, version: number): Promise<TopicResult[]> {
+  const tps: TopicPartition[] = topics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
+  const codes = new Map<string, number>();
+  const answer = (): TopicResult[] => topics.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: codes.get(tpKey({ topic: t.name, partition: p }))! })),
+  }));
+  const all = (code: number): TopicResult[] => { for (const tp of tps) codes.set(tpKey(tp), code); return answer(); };
+  const t = txnCoordinatorFor(b, id);
+  if (typeof t === 'number') return all(t);
+  // Kafka: unknown partitions fail the request; the others are OPERATION_NOT_ATTEMPTED.
+  let unknown = false;
+  for (const tp of tps) {
+    const rec = b.log.cachedTopic(tp.topic) ?? (await b.log.topic(tp.topic));
+    if (!rec || tp.partition < 0 || tp.partition >= rec.partitions) { codes.set(tpKey(tp), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION); unknown = true; }
+  }
+  if (unknown) {
+    for (const tp of tps) if (!codes.has(tpKey(tp))) codes.set(tpKey(tp), ErrorCode.OPERATION_NOT_ATTEMPTED);
+    return answer();
+  }
+  const r = await t.addPartitions(id, producerId, producerEpoch, tps, verifyOnly);
+  for (const [k, code] of r) codes.set(k, fencedFor(code as KafkaErrorCode, version, 2));
+  return answer();
+}
+
+export const addPartitionsToTxnHandler: Handler = {
+  api: AddPartitionsToTxn,
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(req, ctx, b) {
+    const v = ctx.apiVersion;
+    if (v <= 3) {
+      return { throttleTimeMs: 0, resultsByTopicV3AndBelow: await addOne(b, req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, req.v3AndBelowTopics, false, v) };
+    }
+    const txns = req.transactions as Array<{ transactionalId: string; producerId: number; producerEpoch: number; verifyOnly: boolean; topics: Topic[] }>;
+    const results = await Promise.all(txns.map(async (x) => ({
+      transactionalId: x.transactionalId,
+      topicResults: await addOne(b, x.transactionalId, x.producerId, x.producerEpoch, x.topics, x.verifyOnly, v),
+    })));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: results };
+  },
+};

@@ -1,0 +1,28 @@
+import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
+import { ErrorCode } from '../errors.js';
+import { txnCoordinatorFor } from './txn-common.js';
+import type { Handler } from './types.js';
+
+export const describeTransactionsHandler: Handler = {
+  api: DescribeTransactions,
+  minVersion: 0,
+  maxVersion: 0,
+  async handle(req, _ctx, b) {
+    const ids = req.transactionalIds as string[];
+    const states = await Promise.all(ids.map(async (id) => {
+      const none = (errorCode: number) => ({ errorCode, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] });
+      const t = txnCoordinatorFor(b, id);
+      if (typeof t === 'number') return none(t);
+      const d = await t.describe(id);
+      if (d.errorCode !== ErrorCode.NONE) return none(d.errorCode);
+      const byTopic = new Map<string, number[]>();
+      for (const tp of d.partitions) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+      return {
+        errorCode: ErrorCode.NONE, transactionalId: id, transactionState: d.state, transactionTimeoutMs: d.timeoutMs,
+        transactionStartTimeMs: d.txnStartMs, producerId: d.producerId, producerEpoch: d.producerEpoch,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+      };
+    }));
+    return { throttleTimeMs: 0, transactionStates: states };
+  },
+};

@@ -1,0 +1,20 @@
+import { EndTxn } from '../protocol/messages/end-txn.js';
+import { fencedFor, txnCoordinatorFor } from './txn-common.js';
+import type { Handler } from './types.js';
+
+/**
+ * EndTxn: commit or abort. Answered once the outcome is stored (Prepare*) and
+ * the markers are written or being retried. v5 (KIP-890 part 2, an epoch bump
+ * per transaction) is not offered.
+ */
+export const endTxnHandler: Handler = {
+  api: EndTxn,
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(req, ctx, b) {
+    const t = txnCoordinatorFor(b, req.transactionalId);
+    if (typeof t === 'number') return { throttleTimeMs: 0, errorCode: t };
+    const code = await t.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
+    return { throttleTimeMs: 0, errorCode: fencedFor(code, ctx.apiVersion, 2) };
+  },
+};

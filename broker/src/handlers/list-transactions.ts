@@ -1,0 +1,25 @@
+import { ListTransactions } from '../protocol/messages/list-transactions.js';
+import { ErrorCode } from '../errors.js';
+import { TXN_STATES } from '../transactions/txn-metadata.js';
+import type { Handler } from './types.js';
+
+/** ListTransactions: each broker answers for the coordinator slots it holds (admin clients ask every broker). */
+export const listTransactionsHandler: Handler = {
+  api: ListTransactions,
+  minVersion: 0,
+  maxVersion: 1,
+  async handle(req, ctx, b) {
+    const filters = req.stateFilters as string[];
+    const unknown = filters.filter((s) => !(TXN_STATES as readonly string[]).includes(s));
+    const reply = (errorCode: number, list: Array<{ transactionalId: string; producerId: number; state: string }>) => ({
+      throttleTimeMs: 0, errorCode, unknownStateFilters: unknown,
+      transactionStates: list.map((x) => ({ transactionalId: x.transactionalId, producerId: x.producerId, transactionState: x.state })),
+    });
+    if (!b.transactions) return reply(ErrorCode.COORDINATOR_NOT_AVAILABLE, []);
+    const known = filters.filter((s) => !unknown.includes(s));
+    // Only unknown filters: nothing can match.
+    if (filters.length > 0 && known.length === 0) return reply(ErrorCode.NONE, []);
+    const list = await b.transactions.list(known, req.producerIdFilters as number[], ctx.apiVersion >= 1 ? req.durationFilter : -1);
+    return reply(ErrorCode.NONE, list);
+  },
+};

@@ -1,0 +1,48 @@
+// The state of one transactional id, as Kafka's TransactionMetadata keeps it
+// in `__transaction_state`; Runnel stores it in Redis (txn-store.ts).
+import type { TopicPartition } from '../storage/log-store.js';
+
+/**
+ * Kafka's transaction states. Prepare* is persisted before any marker is
+ * written, so a coordinator that takes the id over finishes the outcome that
+ * was decided; Complete* once every partition has its marker.
+ */
+export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort';
+
+export const TXN_STATES: readonly TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort'];
+
+export interface TxnMetadata {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  /** The producer id/epoch before the last bump (-1 when none): a retried InitProducerId or a fenced client re-initialising is recognised by it (KIP-360). */
+  lastProducerId: number;
+  lastProducerEpoch: number;
+  timeoutMs: number;
+  state: TxnState;
+  /** Partitions of the ongoing (or completing) transaction, `<topic>/<partition>`. */
+  partitions: string[];
+  /** Groups added by AddOffsetsToTxn (their `__consumer_offsets` partition is in `partitions`). */
+  groups: string[];
+  /** When the ongoing transaction started (its first AddPartitionsToTxn), -1 when none. */
+  txnStartMs: number;
+  lastUpdateMs: number;
+}
+
+/** Kafka's Short.MaxValue: an epoch at MAX_EPOCH - 1 cannot be bumped; the producer gets a new id. */
+export const MAX_EPOCH = 32767;
+
+export const tpKey = (tp: TopicPartition): string => `${tp.topic}/${tp.partition}`;
+
+export function parseTp(k: string): TopicPartition {
+  const i = k.lastIndexOf('/');
+  return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
+}
+
+export function isPrepare(s: TxnState): s is 'PrepareCommit' | 'PrepareAbort' {
+  return s === 'PrepareCommit' || s === 'PrepareAbort';
+}
+
+export function isComplete(s: TxnState): boolean {
+  return s === 'CompleteCommit' || s === 'CompleteAbort' || s === 'Empty';
+}
