@@ -14,6 +14,7 @@ import { Redis } from 'ioredis';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
 import { ListOffsets } from '../../../broker/src/protocol/messages/list-offsets.js';
 import { InitProducerId } from '../../../broker/src/protocol/messages/init-producer-id.js';
+import { AddPartitionsToTxn } from '../../../broker/src/protocol/messages/add-partitions-to-txn.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
@@ -45,12 +46,22 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-interface Producer { id: number; epoch: number; seq: number }
+interface Producer { id: number; epoch: number; seq: number; txnId: string }
 
-async function initProducer(): Promise<Producer> {
-  const r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+/**
+ * A transactional producer as a client makes one: InitProducerId with its
+ * transactional id, then AddPartitionsToTxn for the partition (the
+ * coordinator verifies the first transactional batch against it, KIP-890).
+ * This test then plays the coordinator's part for the markers
+ * (WriteTxnMarkers), so the coordinator's own timeout is set far away.
+ */
+async function initProducer(txnId: string): Promise<Producer> {
+  const r = await c.request(InitProducerId, 4, { transactionalId: txnId, transactionTimeoutMs: 600_000, producerId: -1, producerEpoch: -1 });
   expect(r.errorCode).toBe(0);
-  return { id: Number(r.producerId), epoch: r.producerEpoch, seq: 0 };
+  const p = { id: Number(r.producerId), epoch: r.producerEpoch, seq: 0, txnId };
+  const add = await c.request(AddPartitionsToTxn, 3, { v3AndBelowTransactionalId: txnId, v3AndBelowProducerId: p.id, v3AndBelowProducerEpoch: p.epoch, v3AndBelowTopics: [{ name: TOPIC, partitions: [0] }] });
+  expect(add.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(0);
+  return p;
 }
 
 /** Produce v9 of one batch; transactional batches carry the transactional id. */
@@ -58,7 +69,7 @@ async function produce(values: string[], p?: Producer, o: { transactional?: bool
   const transactional = o.transactional ?? p !== undefined;
   const batch = buildBatch(values.map((v) => ({ key: null, value: Buffer.from(v) })), p ? { producerId: p.id, producerEpoch: p.epoch, baseSequence: p.seq, transactional } : {});
   const r = await c.request(Produce, 9, {
-    transactionalId: o.transactionalId !== undefined ? o.transactionalId : transactional ? `tx-${p!.id}` : null, acks: -1, timeoutMs: 5000,
+    transactionalId: o.transactionalId !== undefined ? o.transactionalId : transactional ? p!.txnId : null, acks: -1, timeoutMs: 5000,
     topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }],
   });
   const pr = r.responses[0].partitionResponses[0];
@@ -124,8 +135,8 @@ describe('transactions: the partition side', () => {
   });
 
   it('read_committed stops at the first offset of the oldest open transaction', async () => {
-    a = await initProducer();
-    b = await initProducer();
+    a = await initProducer('tx-a');
+    b = await initProducer('tx-b');
     expect(await produce(['plain-0'])).toMatchObject({ errorCode: 0, baseOffset: 0 });
     expect(await produce(['a-1', 'a-2'], a)).toMatchObject({ errorCode: 0, baseOffset: 1 });
     expect(await produce(['plain-3'])).toMatchObject({ errorCode: 0, baseOffset: 3 });
