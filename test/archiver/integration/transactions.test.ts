@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InitProducerId } from '../../../broker/src/protocol/messages/init-producer-id.js';
+import { openTransaction, type TxnProducer } from '../../helpers/transactions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { WireClient } from '../../helpers/wire.js';
@@ -37,17 +37,13 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-interface Producer { id: number; epoch: number; seq: number }
-
-async function initProducer(): Promise<Producer> {
-  const r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
-  expect(r.errorCode).toBe(0);
-  return { id: Number(r.producerId), epoch: r.producerEpoch, seq: 0 };
-}
+type Producer = TxnProducer;
+let txns = 0;
+const initProducer = (): Promise<Producer> => openTransaction(c, `tx-archiver-${txns++}`, [{ topic: TOPIC, partition: 0 }]);
 
 async function produce(value: string, p?: Producer): Promise<number> {
   const batch = buildBatch([{ key: null, value: Buffer.from(value) }], p ? { producerId: p.id, producerEpoch: p.epoch, baseSequence: p.seq, transactional: true } : {});
-  const r = await c.request(Produce, 9, { transactionalId: p ? `tx-${p.id}` : null, acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }] });
+  const r = await c.request(Produce, 9, { transactionalId: p ? p.txnId : null, acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }] });
   const pr = r.responses[0].partitionResponses[0];
   expect(pr.errorCode).toBe(0);
   if (p) p.seq++;

@@ -3,7 +3,7 @@
 // or past the last stable offset is compacted while a transaction is open.
 // Markers (control batches) survive the passes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InitProducerId } from '../../../broker/src/protocol/messages/init-producer-id.js';
+import { openTransaction } from '../../helpers/transactions.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { buildBatch } from '../../helpers/batches.js';
@@ -23,15 +23,17 @@ afterAll(() => c?.close());
 
 const TOPIC = 'compact-txn';
 
+let txns = 0;
+const txnIds = new Map<number, string>();
 async function producerId(): Promise<number> {
-  const r = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
-  expect(r.errorCode).toBe(0);
-  return Number(r.producerId);
+  const p = await openTransaction(c, `tx-compact-${txns++}`, [{ topic: TOPIC, partition: 0 }]);
+  txnIds.set(p.id, p.txnId);
+  return p.id;
 }
 
 async function txnProduce(pid: number, key: string, value: string): Promise<number> {
   const r = await c.request(Produce, 9, {
-    transactionalId: `tx-${pid}`, acks: -1, timeoutMs: 5000,
+    transactionalId: txnIds.get(pid)!, acks: -1, timeoutMs: 5000,
     topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildBatch([rec(key, value)], { producerId: pid, producerEpoch: 0, baseSequence: 0, transactional: true }) }] }],
   });
   expect(r.responses[0].partitionResponses[0].errorCode).toBe(0);

@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
 import { ListOffsets } from '../../../broker/src/protocol/messages/list-offsets.js';
-import { InitProducerId } from '../../../broker/src/protocol/messages/init-producer-id.js';
-import { AddPartitionsToTxn } from '../../../broker/src/protocol/messages/add-partitions-to-txn.js';
+import { openTransaction, type TxnProducer } from '../../helpers/transactions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
@@ -46,23 +45,8 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-interface Producer { id: number; epoch: number; seq: number; txnId: string }
-
-/**
- * A transactional producer as a client makes one: InitProducerId with its
- * transactional id, then AddPartitionsToTxn for the partition (the
- * coordinator verifies the first transactional batch against it, KIP-890).
- * This test then plays the coordinator's part for the markers
- * (WriteTxnMarkers), so the coordinator's own timeout is set far away.
- */
-async function initProducer(txnId: string): Promise<Producer> {
-  const r = await c.request(InitProducerId, 4, { transactionalId: txnId, transactionTimeoutMs: 600_000, producerId: -1, producerEpoch: -1 });
-  expect(r.errorCode).toBe(0);
-  const p = { id: Number(r.producerId), epoch: r.producerEpoch, seq: 0, txnId };
-  const add = await c.request(AddPartitionsToTxn, 3, { v3AndBelowTransactionalId: txnId, v3AndBelowProducerId: p.id, v3AndBelowProducerEpoch: p.epoch, v3AndBelowTopics: [{ name: TOPIC, partitions: [0] }] });
-  expect(add.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(0);
-  return p;
-}
+type Producer = TxnProducer;
+const initProducer = (txnId: string): Promise<Producer> => openTransaction(c, txnId, [{ topic: TOPIC, partition: 0 }]);
 
 /** Produce v9 of one batch; transactional batches carry the transactional id. */
 async function produce(values: string[], p?: Producer, o: { transactional?: boolean; transactionalId?: string | null } = {}): Promise<{ errorCode: number; baseOffset: number }> {
