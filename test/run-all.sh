@@ -37,8 +37,10 @@ ROOT="$PWD"
 # duplicate-node-id and coordinator-fencing put a TCP relay (or a second
 # client) in front of one Redis endpoint; redis-kill, acks and startup-checks
 # test one server's persistence and replicas; consumer-groups-tool adds ~50 s
-# over what the other group suites prove on a cluster.
-CLUSTER_SUITES="test/integration/redis-cluster test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
+# over what the other group suites prove on a cluster; test/interop's
+# topic-configs and java-tools check config validation and the Java admin
+# tools, which never reach the store's cluster logic.
+CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
 # The valkey-cluster pass: the cluster's own tests and the archiver on a cluster.
 VALKEY_CLUSTER_SUITES="test/integration/redis-cluster test/archiver/integration/cluster.test.ts"
 # Slow suites whose subject does not depend on the server flavour (Kafka's
@@ -50,7 +52,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/interop/topic-configs.test.ts' --exclude 'test/integration/cli.test.ts' --exclude 'test/integration/groups/kafkajs.test.ts'
   --exclude 'test/integration/limits/**' --exclude 'test/interop/clients/**' --exclude 'test/integration/admin-tools.test.ts'
   --exclude 'test/integration/describe-configs-secrets.test.ts' --exclude 'test/integration/malformed-input.test.ts'
-  --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**')
+  --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 
