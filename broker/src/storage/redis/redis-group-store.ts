@@ -7,13 +7,13 @@
 // coordinators are refused. `<prefix>:groups` (no hash tag) indexes group ids
 // for ListGroups and expiry and is written after the group's own keys.
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
-import { RunnelError } from '../../errors.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import {
   CoordinatorFencedError, parseOffsetKey, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
 } from '../../groups/group-store.js';
 import type { TxnOffsetStore } from '../../groups/txn-offsets.js';
+import { guard } from './stream-entries.js';
 
 /** Group key names (from common/keys.ts). */
 export class GroupKeys {
@@ -186,14 +186,5 @@ export class RedisGroupStore implements GroupStore, TxnOffsetStore {
 
   async listGroupIds(): Promise<string[]> {
     return guard(this.redis.smembers(this.keys.index));
-  }
-}
-
-async function guard<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    if (e instanceof RunnelError) throw e;
-    throw new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
   }
 }

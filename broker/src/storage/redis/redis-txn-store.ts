@@ -5,11 +5,11 @@
 // `<prefix>:c:{<slot>}:txns`, written after the id's hash (each command
 // touches one hash slot, so this works on Redis Cluster).
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
-import { RunnelError } from '../../errors.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import { TXN_STATES, type TxnMetadata, type TxnState } from '../../transactions/txn-metadata.js';
 import { TxnCoordinatorFencedError, type TxnStore } from '../../transactions/txn-store.js';
+import { guard } from './stream-entries.js';
 
 type ScriptReply = [number, ...unknown[]];
 type TxnRedis = Redis & {
@@ -68,14 +68,5 @@ export class RedisTxnStore implements TxnStore {
 
   nextProducerId(): Promise<number> {
     return this.producerIds();
-  }
-}
-
-async function guard<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    if (e instanceof RunnelError) throw e;
-    throw new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
   }
 }
