@@ -37,13 +37,13 @@ describe('compaction survives SIGKILL at every step', () => {
     let c = await connect(broker.bootstrap);
     await createTopic(c, TOPIC, FAST_COMPACTION);
     const written: ReadRecord[] = [];
-    // 30 batches cycling over 15 keys: every pass has records to drop and keep.
-    for (let round = 0; round < 30; round++) {
-      const batch = Array.from({ length: 10 }, (_, i) => rec(`k${(round * 10 + i) % 15}`, `v${round}-${i}`));
-      const r = await produce(c, TOPIC, batch);
-      expect(r.errorCode).toBe(0);
-      batch.forEach((x, i) => written.push({ offset: r.baseOffset + i, key: x.key!.toString(), value: x.value!.toString() }));
-    }
+    // One batch of 300 records cycling over 15 keys, so no pass can start (and
+    // kill the broker) before the input is complete: the newest batch is never
+    // compacted, so the first pass waits for the batch after it.
+    const batch = Array.from({ length: 300 }, (_, i) => rec(`k${i % 15}`, `v${Math.floor(i / 15)}-${i}`));
+    const r = await produce(c, TOPIC, batch);
+    expect(r.errorCode).toBe(0);
+    batch.forEach((x, i) => written.push({ offset: r.baseOffset + i, key: x.key!.toString(), value: x.value!.toString() }));
     await new Promise((r) => setTimeout(r, 300));
     const last = await produce(c, TOPIC, [rec('k0', 'newest')]);
     written.push({ offset: last.baseOffset, key: 'k0', value: 'newest' });
