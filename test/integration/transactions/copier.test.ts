@@ -8,7 +8,8 @@
 // epoch and aborts its open transaction) and resumes from the group's
 // committed offset. A read_committed reader of the output must then see every
 // input record exactly once; read_uncommitted may see aborted duplicates.
-// Runs against Apache Kafka too (RUNNEL_TEST_TARGET=kafka).
+// Runs against Apache Kafka too (RUNNEL_TEST_TARGET=kafka). COPIER_LOG=info
+// keeps the copiers' client INFO logs (in .cache/test-logs/*txn-copier-N.log).
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JAVA_CP, log4jConfig } from '../../helpers/java.js';
@@ -119,6 +120,12 @@ describe('TransactionalMessageCopier', () => {
     // Exactly once, with the input's keys and values, in input order (one partition, one producer).
     expect(committed.length).toBe(RECORDS);
     expect(committed).toEqual(expected);
+    // The last committed transaction also committed the group's position: the end of the input.
+    const admin2 = kafka.admin();
+    await admin2.connect();
+    const offsets = await admin2.fetchOffsets({ groupId: GROUP, topics: [INPUT] });
+    await admin2.disconnect();
+    expect(offsets[0]!.partitions).toEqual([expect.objectContaining({ partition: 0, offset: String(RECORDS) })]);
     // Killed and randomly aborted transactions left records that only read_uncommitted sees.
     expect(uncommitted.length).toBeGreaterThan(RECORDS);
     console.log(`[transactions/copier] ${target.kind}: killed after ${kills.join('/')} records, ${uncommitted.length - RECORDS} aborted records in the output; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
