@@ -143,9 +143,14 @@ export function decideEnd(m: TxnMetadata | null, producerId: number, producerEpo
   }
 }
 
-/** The state once every marker of a Prepare* transaction is written. */
+/**
+ * The state once every marker of a Prepare* transaction is written. The start
+ * time stays, as in Kafka (TransactionMetadata.prepareComplete keeps
+ * txnStartTimestamp): DescribeTransactions of a completed transaction reports
+ * when it started; only an InitProducerId bump clears it.
+ */
 export function completed(m: TxnMetadata, now: number): TxnMetadata {
-  return { ...m, state: m.state === 'PrepareCommit' ? 'CompleteCommit' : 'CompleteAbort', partitions: [], groups: [], txnStartMs: -1, lastUpdateMs: now };
+  return { ...m, state: m.state === 'PrepareCommit' ? 'CompleteCommit' : 'CompleteAbort', partitions: [], groups: [], lastUpdateMs: now };
 }
 
 /** Ongoing past its timeout (Kafka: txnStartTimestamp + txnTimeoutMs < now). */

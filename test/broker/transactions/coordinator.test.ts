@@ -134,7 +134,7 @@ describe('AddPartitionsToTxn and AddOffsetsToTxn', () => {
 
 describe('EndTxn', () => {
   it('commits: Prepare, a marker to every partition, Complete; a retry is answered NONE', async () => {
-    const { c, markers, store } = setup();
+    const { c, markers, store, clock } = setup();
     await init(c);
     await c.addPartitions(ID, 1000, 0, [tp('a'), tp('b')]);
     await c.addOffsets(ID, 1000, 0, 'g');
@@ -143,6 +143,8 @@ describe('EndTxn', () => {
     expect(markers.written.map((w) => w.tp).sort()).toEqual(['__consumer_offsets/7', 'a/0', 'b/0']);
     expect(markers.written.every((w) => w.marker.commit && w.marker.producerEpoch === 0 && w.marker.coordinatorEpoch === 3)).toBe(true);
     expect(store.txns.get(ID)).toMatchObject({ state: 'CompleteCommit', partitions: [], groups: [] });
+    // Kafka keeps the start time of a completed transaction (DescribeTransactions, kafka-transactions describe).
+    expect(await c.describe(ID)).toMatchObject({ state: 'CompleteCommit', txnStartMs: clock.now() });
     expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.NONE);
     expect(await c.endTxn(ID, 1000, 0, false)).toBe(E.INVALID_TXN_STATE);
     // the next transaction
