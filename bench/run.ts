@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i (workload letters; i = compaction; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j (workload letters; i = compaction; j = transactions; `cluster` = the cluster-scale family),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -17,6 +17,7 @@ import { machineInfo, softwareInfo } from './lib/machine.js';
 import { runClusterScale, type Acks } from './lib/cluster-scale.js';
 import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/profile.js';
 import { runCompaction } from './lib/compaction.js';
+import { runTransactions } from './lib/transactions.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
 import { SYSTEM_LABEL, startKafkaSystem, startRawSystem, startRunnelSystem, type System, type SystemName } from './lib/systems.js';
@@ -118,6 +119,12 @@ function summaryLine(r: Row): string {
       `produce ${fmt(m.recordsPerSec, 0)} records/s (${fmt(m.produceVsDelete, 2)}x delete policy); ` +
       `compaction ${fmt(m.recordsBefore, 0)} -> ${fmt(m.recordsAfter, 0)} records in ${fmt(m.compactSec, 2)} s = ${fmt(m.compactionRecordsPerSec, 0)} records/s, ` +
       `stored ${fmt(m.bytesBefore, 0)} -> ${fmt(m.bytesAfter, 0)} B`
+    );
+  }
+  if (r.workload === 'j-transactions') {
+    return (
+      `transactional produce ${fmt(m.recordsPerSec, 0)} records/s, ${fmt(m.mbPerSec, 1)} MiB/s (commit every ${fmt(m.txnMs, 0)} ms, ${fmt(m.recordsPerCommit, 0)} records/txn, commit avg ${fmt(m.commitAvgMs, 1)} ms); ` +
+      `e2e read_committed p50 ${fmt(m.rcP50, 1)} ms p99 ${fmt(m.rcP99, 1)} ms, read_uncommitted p50 ${fmt(m.ruP50, 1)} ms p99 ${fmt(m.ruP99, 1)} ms`
     );
   }
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
@@ -252,6 +259,14 @@ async function main(): Promise<number> {
         // Kafka and Runnel only: raw Redis has no cleaner.
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runCompaction(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('j-transactions')) {
+        // Kafka and Runnel only: raw Redis has no transactions.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runTransactions(systems.get(s)!, ctx);
           rows.push(r);
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compactionMarkdown } from './compaction.js';
+import { transactionsMarkdown } from './transactions.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -128,6 +129,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   }
   const comp = compactionMarkdown(r.medians['i-compaction'], r.counts);
   if (comp) L.push('', comp);
+  const txn = transactionsMarkdown(r.medians['j-transactions'], r.counts);
+  if (txn) L.push('', txn);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records.');
   L.push('');

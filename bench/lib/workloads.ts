@@ -41,6 +41,10 @@ export interface Counts {
   compactRecords: number;
   compactKeys: number;
   compactWatchSec: number;
+  /** j: transactional records (1 KiB, commit every 100 ms), and the read_committed latency run's rate and records */
+  txnRecords: number;
+  txnLatencyRate: number;
+  txnLatencyRecords: number;
 }
 
 export const FULL: Counts = {
@@ -60,6 +64,9 @@ export const FULL: Counts = {
   compactRecords: 500_000,
   compactKeys: 10_000,
   compactWatchSec: 180,
+  txnRecords: 300_000,
+  txnLatencyRate: 1_000,
+  txnLatencyRecords: 10_000,
 };
 
 export const QUICK: Counts = {
@@ -79,6 +86,9 @@ export const QUICK: Counts = {
   compactRecords: 20_000,
   compactKeys: 1_000,
   compactWatchSec: 60,
+  txnRecords: 50_000,
+  txnLatencyRate: 500,
+  txnLatencyRecords: 1_000,
 };
 
 export type WorkloadId =
@@ -91,12 +101,13 @@ export type WorkloadId =
   | 'd-lz4-100B'
   | 'f-ack-latency'
   | 'f-e2e-latency'
-  | 'i-compaction';
+  | 'i-compaction'
+  | 'j-transactions';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -118,6 +129,13 @@ export const WORKLOADS: WorkloadInfo[] = [
     title: 'i) compaction: keyed 100 B records, many updates per key, cleanup.policy=compact',
     kind: 'compaction',
     primary: 'compactionRecordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
+  {
+    id: 'j-transactions',
+    title: 'j) transactions: transactional producer committing every 100 ms, 1 KiB; read_committed end-to-end latency',
+    kind: 'transactions',
+    primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
 ];
@@ -155,7 +173,7 @@ export const topicName = (w: string, run: number): string => `bench-${w}-r${run}
 
 const BENCH_JAVA = path.join(CACHE_DIR, 'bench-java');
 /** The bench's own Java tools (bench/java), compiled into .cache/bench-java. */
-const JAVA_TOOLS = ['AssignConsumerPerf', 'CompactionPerf'];
+const JAVA_TOOLS = ['AssignConsumerPerf', 'CompactionPerf', 'TxnPerf'];
 export const BENCH_JAVA_CP = BENCH_JAVA;
 
 export async function ensureBenchJava(): Promise<void> {
