@@ -48,6 +48,9 @@ export const produceHandler: Handler = {
   },
 };
 
+/** Per partition, the transactional append that the next one waits for (see appendPartition). */
+const verifying = new WeakMap<Partition, Promise<void>>();
+
 /**
  * A transactional batch needs the request's transactional id (Kafka answers
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED without one), and the batch that
@@ -101,9 +104,33 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     // Markers are written by the broker only (WriteTxnMarkers); a client's control batch would end transactions.
     return fail(index, ErrorCode.INVALID_RECORD, 'clients may not write control batches');
   }
+  // A transactional append waits until the partition's earlier transactional
+  // appends have taken their place: a producer pipelines its batches, and
+  // while the one opening its transaction waits for the coordinator
+  // (verification), the next ones look like openers too and could append
+  // first (OUT_OF_ORDER_SEQUENCE_NUMBER, fatal to the producer once the
+  // earlier batch is acknowledged). Kafka keeps a connection's requests in order.
+  let gate: (() => void) | null = null;
   if (h.isTransactional) {
-    const refused = await verifyTransactional(b, p, h, transactionalId);
-    if (refused) return fail(index, refused.code, refused.message);
+    const prev = verifying.get(p);
+    let open!: () => void;
+    const mine = new Promise<void>((r) => { open = r; });
+    verifying.set(p, mine);
+    gate = () => {
+      if (verifying.get(p) === mine) verifying.delete(p);
+      open();
+    };
+    try {
+      if (prev) await prev;
+      const refused = await verifyTransactional(b, p, h, transactionalId);
+      if (refused) {
+        gate();
+        return fail(index, refused.code, refused.message);
+      }
+    } catch (e) {
+      gate();
+      throw e;
+    }
   }
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to
@@ -113,7 +140,10 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   try {
     let first: PartitionResult | null = null;
     for (const batch of batches) {
-      const out = await p.append(batch, { logAppendTime, deferVisibility: waits });
+      const appending = p.append(batch, { logAppendTime, deferVisibility: waits });
+      gate?.(); // its sequence check and offset are taken: the next one may go
+      gate = null;
+      const out = await appending;
       if (out.pending) pending.push(out.pending);
       if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
       first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
@@ -134,6 +164,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     }
     return first!;
   } finally {
+    gate?.();
     // Records stored but not confirmed (an error answer) stay in the log, as in
     // Kafka after NOT_ENOUGH_REPLICAS_AFTER_APPEND; they become visible here.
     for (const e of pending) p.settle(e);

@@ -65,6 +65,28 @@ describe('transactions on the partition side (handlers)', () => {
     expect(txn.verified).toHaveLength(2);
   });
 
+  it('keeps pipelined transactional batches in order while the first one is being verified', async () => {
+    // The batch that opens the transaction waits for the coordinator; the
+    // producer's next batch (seq 1, pipelined) must not overtake it.
+    const store = new MemoryLogStore();
+    const txn = new RecordingTxn();
+    let slowFirst = true;
+    txn.verify = async function (this: RecordingTxn, ...args) {
+      this.verified.push(args);
+      if (slowFirst) {
+        slowFirst = false;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      return ErrorCode.NONE;
+    };
+    const b = services(store, txn);
+    await b.log.createTopic('t', 1, {});
+    const [r0, r1, r2] = await Promise.all([produce(b, txnBatch(0)), produce(b, txnBatch(1)), produce(b, txnBatch(2))]);
+    expect([r0, r1, r2].map((r) => r!.responses[0].partitionResponses[0])).toMatchObject([
+      { errorCode: 0, baseOffset: 0 }, { errorCode: 0, baseOffset: 1 }, { errorCode: 0, baseOffset: 2 },
+    ]);
+  });
+
   it('WriteTxnMarkers appends the marker per partition and answers per partition', async () => {
     const store = new MemoryLogStore();
     const txn = new RecordingTxn();

@@ -84,11 +84,17 @@ export async function produceKeyed(bootstrap: string, topic: string, records: [s
 
 export interface KeyedRecord { partition: number; offset: number; key: string; value: string }
 
-/** Reads a whole topic with kcat (no group): per partition in offset order. */
-export async function readKeyed(bootstrap: string, topic: string): Promise<KeyedRecord[]> {
-  const r = await runCommand('kcat', ['-b', bootstrap, '-C', '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p\t%o\t%k\t%s\n'], {
-    timeoutMs: 60_000,
-  });
+/**
+ * Reads a whole topic with kcat (no group): per partition in offset order.
+ * `isolation` is librdkafka's isolation.level (its default is read_committed).
+ */
+export async function readKeyed(
+  bootstrap: string,
+  topic: string,
+  isolation: 'read_committed' | 'read_uncommitted' = 'read_committed',
+): Promise<KeyedRecord[]> {
+  const args = ['-b', bootstrap, '-C', '-t', topic, '-X', `isolation.level=${isolation}`, '-e', '-o', 'beginning', '-q', '-f', '%p\t%o\t%k\t%s\n'];
+  const r = await runCommand('kcat', args, { timeoutMs: 60_000 });
   if (r.code !== 0) throw new Error(`kcat consume ${topic} failed (code ${r.code}): ${r.stderr}`);
   return r.stdout.split('\n').filter(Boolean).map((line) => {
     const [p, o, k, ...v] = line.split('\t');
