@@ -16,6 +16,8 @@ interface Slot {
   maxBatchBytes: number;
   /** isolation_level read_committed: read below the last stable offset, with the aborted transactions. */
   committed: boolean;
+  /** The high watermark and LSO the partition's read was bounded by, once it returned records. */
+  seen?: { highWatermark: number; lastStableOffset: number };
 }
 
 /** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
@@ -121,9 +123,11 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
   for (const s of live) {
     const p = s.partition!;
     if (s.out.errorCode !== ErrorCode.NONE) continue;
-    // Reported after the reads, so no record handed out lies above the high watermark (or, read_committed, the LSO).
-    s.out.highWatermark = p.highWatermark;
-    s.out.lastStableOffset = p.lastStableOffset;
+    // A partition that returned records reports the marks its read was bounded by
+    // (as Kafka does); one that returned none, the current ones. Either way no
+    // record handed out lies above the high watermark (or, read_committed, the LSO).
+    s.out.highWatermark = s.seen?.highWatermark ?? p.highWatermark;
+    s.out.lastStableOffset = s.seen?.lastStableOffset ?? p.lastStableOffset;
     s.out.logStartOffset = p.logStartOffset;
   }
   const committed = live.filter((s) => s.committed && s.out.errorCode === ErrorCode.NONE && (s.out.records as Buffer[]).length > 0);
@@ -165,7 +169,10 @@ async function prepare(s: Slot): Promise<void> {
 
 async function readOne(s: Slot, limit: number): Promise<Buffer[]> {
   try {
-    return (await s.partition!.read(s.req.fetchOffset, limit, s.committed)).map((x) => x.bytes);
+    const seen = { highWatermark: -1, lastStableOffset: -1 };
+    const out = (await s.partition!.read(s.req.fetchOffset, limit, s.committed, seen)).map((x) => x.bytes);
+    if (out.length > 0) s.seen = seen;
+    return out;
   } catch (e) {
     s.out.errorCode = storageCode(e);
     return [];

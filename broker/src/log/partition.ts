@@ -288,11 +288,14 @@ export class Partition {
    * the last stable offset for read_committed (`committed`). Throws
    * KafkaError for out-of-range (always measured against the high watermark).
    */
-  async read(offset: number, maxBytes: number, committed = false): Promise<StoredBatch[]> {
+  async read(offset: number, maxBytes: number, committed = false, seen?: { highWatermark: number; lastStableOffset: number }): Promise<StoredBatch[]> {
     if (this.needsLoad) await this.ensureLoaded();
     const hw = this.highWatermark;
     if (offset < this.logStartOffset || offset > hw) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
     const bound = committed ? this.lastStableOffset : hw;
+    // The marks the read was bounded by, for the response: Kafka reports the
+    // same ones, so a consumer that got everything up to them sees their end.
+    if (seen) { seen.highWatermark = hw; seen.lastStableOffset = this.lastStableOffset; }
     if (offset >= bound) return [];
     const count = Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
     let batches: StoredBatch[];

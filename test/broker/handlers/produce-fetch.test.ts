@@ -40,7 +40,34 @@ const fetchReq = (topic: string, offset: number, maxWaitMs = 0) => ({
   forgottenTopicsData: [], rackId: '',
 });
 
+/** Runs `during` once, between a read's reply from the store and its return (an append landing mid-fetch). */
+class InterleavingStore extends MemoryLogStore {
+  during: (() => Promise<unknown>) | null = null;
+  override async read(tp: Parameters<MemoryLogStore['read']>[0], offset: number, count: number) {
+    const out = await super.read(tp, offset, count);
+    const f = this.during;
+    this.during = null;
+    if (f) await f();
+    return out;
+  }
+}
+
 describe('produce and fetch handlers', () => {
+  it('report the high watermark and LSO the read was bounded by, not ones that moved during it (as Kafka does)', async () => {
+    const store = new InterleavingStore();
+    const b = services(store);
+    await b.log.createTopic('t', 1, {});
+    await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('a') }])), ctx(9), b);
+    store.during = () => produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('b') }])), ctx(9), b);
+    const p = (await fetchHandler.handle(fetchReq('t', 0), ctx(11), b))!.responses[0].partitions[0];
+    expect(p.records.length).toBe(1);
+    // A consumer that got everything below the reported marks is at their end
+    // (librdkafka's partition EOF); marks from after the read would keep it chasing.
+    expect(p.highWatermark).toBe(1);
+    expect(p.lastStableOffset).toBe(1);
+    expect((await fetchHandler.handle(fetchReq('t', 1), ctx(11), b))!.responses[0].partitions[0].highWatermark).toBe(2);
+  });
+
   it('assign dense offsets and serve the stored batches', async () => {
     const b = services();
     await b.log.createTopic('t', 1, {});
