@@ -242,6 +242,11 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
     expect(verifyLog(log, [...res.acked, ...uAcked])).toEqual([]);
     expect(log.filter((r) => !r.value.startsWith('U-')).length).toBe(n);
     await checkRawStreams(redis.url, topic, log);
-    expect(lostAfterRead, 'records a consumer read that the failover lost').toEqual([]);
+    // The documented exception (README, durability table; docs/architecture.md): a write whose
+    // WAIT timed out is answered NOT_ENOUGH_REPLICAS_AFTER_APPEND and becomes visible, as it is in
+    // the primary's log; Kafka would keep it invisible until the followers caught up. A consumer may
+    // read such a write before the failover loses it. Every other record a consumer read survives.
+    const notConfirmed = new Set(stallResults.filter((x) => x.r?.errorCode === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND).map((x) => x.value));
+    expect(lostAfterRead.filter((r) => !notConfirmed.has(r.value)), 'records a consumer read that the failover lost').toEqual([]);
   });
 });

@@ -101,16 +101,21 @@ describe('TransactionalMessageCopier', () => {
 
     // Kill at random points: after a random number of records consumed by that instance.
     const kills: number[] = [];
+    // A copier that reaches the end of the input before its kill point (a slow
+    // kill on a loaded machine lets it run on) has nothing left to be killed in:
+    // it is then the last copier, and must have finished cleanly.
+    let finished: ReturnType<typeof copier> | null = null;
     for (let n = 0; n < KILLS; n++) {
       const p = copier(n);
       const at = 150 + Math.floor(Math.random() * 500);
       await waitFor(`copier ${n} consumed ${at}`, () => progress(p) >= at || !p.running(), { timeoutMs: 60_000, intervalMs: 20 });
-      expect(p.running(), `copier ${n} exited early:\n${p.tail()}`).toBe(true);
+      if (!p.running()) { finished = p; break; }
       await sleep(Math.floor(Math.random() * 150)); // land anywhere inside a transaction
       await p.kill();
       kills.push(progress(p));
     }
-    const last = copier(KILLS);
+    expect(kills.length, 'at least one copier was SIGKILLed mid-copy').toBeGreaterThanOrEqual(1);
+    const last = finished ?? copier(KILLS);
     const exit = await Promise.race([last.exited, sleep(60_000).then(() => null)]);
     expect(exit, `last copier did not finish:\n${last.tail()}`).toEqual({ code: 0, signal: null });
 
