@@ -108,7 +108,8 @@ describe('three brokers', () => {
     while (Date.now() - killedAt < 30_000 && failoverMs < 0) {
       const m = await metadata(portOf(other), 'fo').catch(() => null);
       const leader = m?.partitions.find((p) => p.partitionIndex === moved.partitionIndex)?.leaderId;
-      if (leader && leader !== victim) {
+      // -1 while no broker holds the partition's lease (between the victim's lease expiry and a successor's take-over)
+      if (leader !== undefined && leader > 0 && leader !== victim) {
         const w = await WireClient.connect(portOf(leader));
         const r = await w.request(Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'fo', partitionData: [{ index: moved.partitionIndex, records: buildBatch([{ key: null, value: Buffer.from('probe') }]) }] }] });
         w.close();
