@@ -8,6 +8,7 @@ import type { ApiDef, FieldDef } from './protocol/schema.js';
 import { ErrorCode, KafkaError, ProtocolError, RunnelError } from './errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
 import { camel } from './protocol/codec.js';
+import type { Session } from './security/session.js';
 
 export type DispatchResult =
   | { kind: 'response'; chunks: Buffer[]; apiKey: number }
@@ -36,7 +37,9 @@ export class Dispatcher {
     return [...this.byKey.values()].sort((a, b) => a.api.apiKey - b.api.apiKey);
   }
 
-  async dispatch(frame: Buffer, connectionId: number, clientHost?: string): Promise<DispatchResult> {
+  async dispatch(frame: Buffer, session: Session): Promise<DispatchResult> {
+    const { connectionId } = session;
+    const clientHost = `/${session.clientAddress}`;
     const r = new Reader(frame);
     let prefix;
     try {
@@ -74,7 +77,7 @@ export class Dispatcher {
     let ctx: RequestContext;
     try {
       const clientId = readHeaderRest(r, isFlexible(api.request, apiVersion) ? 2 : 1);
-      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost };
+      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost, session };
       req = decode(api.request, apiVersion, r);
     } catch (e) {
       if (e instanceof ProtocolError) return { kind: 'close', reason: `${api.name} v${apiVersion}: ${e.message}` };

@@ -7,6 +7,7 @@ import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
+import type { Session } from '../security/session.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -32,6 +33,8 @@ export interface RequestContext {
   connectionId: number;
   /** Peer address as Kafka reports it ("/127.0.0.1"), for DescribeGroups; unset until the connection layer provides it. */
   clientHost?: string;
+  /** The connection's listener and principal (authorization reads them). */
+  session: Session;
 }
 
 export type Req = Record<string, any>;

@@ -19,6 +19,7 @@ import { Framer } from './framer.js';
 import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
+import { newSession, type Session } from '../security/session.js';
 
 const MAX_IN_FLIGHT = 32;
 const FETCH_API_KEY = 1;
@@ -49,8 +50,8 @@ export class Connection {
   /** When the first byte of the frame being assembled arrived; null when none is. */
   private partialSince: number | null = null;
   private readonly wake = (): void => this.updateReading();
-  /** Kafka reports it as "/<address>" in DescribeGroups. */
-  private readonly clientHost: string;
+  /** The connection's identity; authentication sets its principal. */
+  readonly session: Session;
 
   constructor(
     private readonly socket: Socket,
@@ -61,7 +62,7 @@ export class Connection {
     private readonly pool: RequestBytesPool,
   ) {
     this.framer = new Framer(limits.maxFrameBytes);
-    this.clientHost = `/${socket.remoteAddress ?? ''}`;
+    this.session = newSession(id, socket.remoteAddress ?? '');
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('drain', () => {
@@ -98,7 +99,7 @@ export class Connection {
       this.queued.shift();
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.
-      const result = this.dispatcher.dispatch(frame, this.id, this.clientHost)
+      const result = this.dispatcher.dispatch(frame, this.session)
         .catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult);
       this.inFlight.push({ result, bytes: frame.length + 4 });
     }

@@ -15,6 +15,7 @@ import { buildHandlers } from '../../../broker/src/handlers/registry.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { MemoryGroupStore } from '../support/memory-group-store.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
+import { newSession } from '../../../broker/src/security/session.js';
 
 const E = ErrorCode;
 
@@ -35,7 +36,7 @@ async function call(b: BrokerServices, api: string, v: number, req: Record<strin
   const h = handlers.get(api)!;
   const wire = encode(h.api.request, v, req).toBuffer();
   const decoded = decode(h.api.request, v, new Reader(wire));
-  const pending = h.handle(decoded, { apiKey: h.api.apiKey, apiVersion: v, correlationId: 1, clientId: 'cli', connectionId: 1 }, b);
+  const pending = h.handle(decoded, { apiKey: h.api.apiKey, apiVersion: v, correlationId: 1, clientId: 'cli', connectionId: 1, session: newSession(1, '127.0.0.1') }, b);
   if (clock) await clock.advance(0);
   const res = await pending;
   const out = encode(h.api.response, v, res!).toBuffer();

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../../broker/src/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
+import { newSession } from '../../../broker/src/security/session.js';
 
 /** Counts the bytes of stored batches handed to readers. */
 class CountingStore extends MemoryLogStore {
@@ -28,7 +29,7 @@ function services(store = new MemoryLogStore()): BrokerServices {
   return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster };
 }
 
-const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1 });
+const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
 
 const produceReq = (topic: string, records: Buffer, acks = 1) => ({
   transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],

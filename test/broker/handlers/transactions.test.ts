@@ -16,6 +16,7 @@ import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
+import { newSession } from '../../../broker/src/security/session.js';
 
 class RecordingTxn implements TransactionServices {
   verified: Array<[string, number, number, TopicPartition]> = [];
@@ -36,7 +37,7 @@ function services(store: MemoryLogStore, txn: TransactionServices): BrokerServic
   return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, txn } as BrokerServices;
 }
 
-const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1 });
+const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
 
 const txnBatch = (seq: number) => buildBatch([{ key: null, value: Buffer.from('x') }], { producerId: 7, producerEpoch: 2, baseSequence: seq, transactional: true });
 
