@@ -200,4 +200,33 @@ describe('produce and fetch handlers', () => {
     expect(await ask(-3)).toMatchObject({ offset: 2, timestamp: 3000 });
     expect((await ask(9999)).offset).toBe(-1);
   });
+
+  it('acks=all: a retry after an unconfirmed append is checked against the store, not answered as a duplicate of a lost write', async () => {
+    // A Redis failover: the primary stored the batch and died before its replica
+    // got it. The WAIT fails, the promoted replica lacks the batch and the
+    // producer state; the producer's retry must be appended again.
+    class FailoverStore extends MemoryLogStore {
+      loseNext = false;
+      override async connectedReplicas() { return 1; }
+      override async waitReplicas() {
+        if (!this.loseNext) return { replicas: 1, aofLocal: false };
+        this.loseNext = false;
+        const part = this.parts.get('t/0')!;
+        part.batches.pop();
+        part.next = null;
+        part.producers.clear();
+        throw new Error('Connection is closed.');
+      }
+    }
+    const store = new FailoverStore();
+    const b = services(store);
+    await b.log.createTopic('t', 1, { 'min.insync.replicas': '2' });
+    const batch = () => buildBatch([{ key: null, value: Buffer.from('x') }], { producerId: 7, producerEpoch: 0, baseSequence: 0 });
+    store.loseNext = true;
+    const first = (await produceHandler.handle(produceReq('t', batch(), -1), ctx(9), b))!.responses[0].partitionResponses[0];
+    expect(first.errorCode).toBe(ErrorCode.KAFKA_STORAGE_ERROR);
+    const retry = (await produceHandler.handle(produceReq('t', batch(), -1), ctx(9), b))!.responses[0].partitionResponses[0];
+    expect(retry).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect(store.parts.get('t/0')!.batches.length).toBe(1);
+  });
 });
