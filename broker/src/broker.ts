@@ -6,6 +6,7 @@ import { RedisTxnStore } from './storage/redis/redis-txn-store.js';
 import { BrokerClient } from './transactions/broker-client.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
+import { FetchSessionCache } from './fetch/fetch-sessions.js';
 import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
@@ -143,7 +144,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
+  const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
