@@ -1,8 +1,14 @@
-// The Kafka listener: accepts connections (at most max.connections at once),
+// One Kafka listener: accepts connections (at most max.connections at once),
 // shares one queued.max.request.bytes pool between them, and sweeps them for
-// the partial-frame and idle timeouts.
-import { createServer, type Server } from 'node:net';
+// the partial-frame and idle timeouts. A PLAINTEXT/SASL_PLAINTEXT listener is
+// a net.Server, an SSL/SASL_SSL one a tls.Server; both hand their sockets,
+// with a Session naming the listener and its security protocol, to the same
+// Connection code.
+import { createServer, type Server, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { BrokerConfig } from '../config.js';
+import { newSession, type SecurityProtocol, type Session } from '../security/session.js';
+import { TlsListener } from './tls-listener.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher } from '../dispatch.js';
@@ -31,10 +37,22 @@ const UNLIMITED: ServerLimits = {
   maxFrameBytes: 104857600, maxUnsentBytes: 1048576, idleMs: 600_000, partialRequestTimeoutMs: 30_000, maxConnections: 0, queuedMaxRequestBytes: 0,
 };
 
+/** The listener a server stands for; the default is Kafka's plain PLAINTEXT listener. */
+export interface ListenerSpec {
+  name: string;
+  securityProtocol: SecurityProtocol;
+  /** SSL and SASL_SSL listeners: their TLS settings and how often their files are re-read. */
+  tls?: TlsListener;
+}
+
+const PLAINTEXT: ListenerSpec = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' };
+
+/** Connection ids are unique in the process, over all listeners. */
+let nextConnectionId = 1;
+
 export class KafkaServer {
   private server: Server | null = null;
   private readonly connections = new Set<Connection>();
-  private nextId = 1;
   private limits: ServerLimits;
   private pool: RequestBytesPool;
   private sweeper: NodeJS.Timeout | null = null;
@@ -44,7 +62,12 @@ export class KafkaServer {
    * The dispatcher may arrive after listen() (the advertised port is known only
    * then); the limits come from its broker settings, or from `limits`.
    */
-  constructor(private dispatcher: Dispatcher | null, private readonly logger: Logger, limits: number | ServerLimits) {
+  constructor(
+    private dispatcher: Dispatcher | null,
+    private readonly logger: Logger,
+    limits: number | ServerLimits,
+    readonly listener: ListenerSpec = PLAINTEXT,
+  ) {
     this.limits = typeof limits === 'number' ? { ...UNLIMITED, maxFrameBytes: limits } : limits;
     this.pool = new RequestBytesPool(this.limits.queuedMaxRequestBytes);
   }
@@ -73,15 +96,24 @@ export class KafkaServer {
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const server = createServer((socket) => {
+      const accept = (socket: Socket, session: Session): void => {
         if (!this.dispatcher) {
           socket.destroy(); // still starting
           return;
         }
-        const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.limits, this.pool);
+        const conn = new Connection(socket, session, this.dispatcher, this.logger, this.limits, this.pool);
         this.connections.add(conn);
         socket.on('close', () => this.connections.delete(conn));
-      });
+      };
+      const session = (socket: Socket): Session => newSession(nextConnectionId++, socket.remoteAddress ?? '', this.listener.name, this.listener.securityProtocol);
+      const tls = this.listener.tls;
+      // TLS: the handshake must finish within socket.partial.request.timeout.ms; the client certificate names the principal (SSL).
+      const server = tls
+        ? tls.createServer(this.limits.partialRequestTimeoutMs, (socket: TLSSocket) => {
+          const s = session(socket);
+          if (tls.authenticate(socket, s)) accept(socket, s);
+        })
+        : createServer((socket) => accept(socket, session(socket)));
       if (this.limits.maxConnections > 0) server.maxConnections = this.limits.maxConnections;
       // Kafka's max.connections: connections over the limit are closed at accept.
       server.on('drop', (d) => {
@@ -101,6 +133,7 @@ export class KafkaServer {
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    this.listener.tls?.stop();
     for (const c of this.connections) c.close();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
