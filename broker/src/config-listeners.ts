@@ -173,8 +173,8 @@ export function resolveListeners(explicit: Record<string, string>, values: Recor
     // --host/--port are shorthands for the first listener.
     if (explicit.host !== undefined) bound[0]!.host = explicit.host;
     if (explicit.port !== undefined) bound[0]!.port = int('port');
-    bound[0]!.host ||= '0.0.0.0';
   }
+  for (const l of bound) l.host ||= '0.0.0.0'; // Kafka: an empty host binds every interface
   const ports = bound.map((l) => l.port).filter((p) => p !== 0);
   const dup = ports.find((p, i) => ports.indexOf(p) !== i);
   if (dup !== undefined) throw new RunnelError('CONFIG_INVALID', `listeners: port ${dup} is used by two listeners`);
