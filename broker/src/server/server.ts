@@ -53,6 +53,8 @@ let nextConnectionId = 1;
 export class KafkaServer {
   private server: Server | null = null;
   private readonly connections = new Set<Connection>();
+  /** Every accepted socket, TLS handshakes in progress included: close() ends them all. */
+  private readonly sockets = new Set<Socket>();
   private limits: ServerLimits;
   private pool: RequestBytesPool;
   private sweeper: NodeJS.Timeout | null = null;
@@ -114,6 +116,10 @@ export class KafkaServer {
           if (tls.authenticate(socket, s)) accept(socket, s);
         })
         : createServer((socket) => accept(socket, session(socket)));
+      server.on('connection', (socket: Socket) => {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+      });
       if (this.limits.maxConnections > 0) server.maxConnections = this.limits.maxConnections;
       // Kafka's max.connections: connections over the limit are closed at accept.
       server.on('drop', (d) => {
@@ -135,6 +141,7 @@ export class KafkaServer {
     if (this.sweeper) clearInterval(this.sweeper);
     this.listener.tls?.stop();
     for (const c of this.connections) c.close();
+    for (const s of this.sockets) s.destroy();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }

@@ -35,8 +35,10 @@ export class TlsListener {
       rejectUnauthorized: auth === 'required',
       handshakeTimeout: handshakeTimeoutMs,
     }, onSecure);
+    // With a listener here Node leaves the socket open: a failed or timed-out handshake is closed by us.
     server.on('tlsClientError', (err, socket) => {
       this.logger.debug('TLS handshake failed', { listener: this.name, remote: socket.remoteAddress, reason: err.message });
+      socket.destroy();
     });
     this.reloader = new TlsReloader(this.name, this.settings, (o) => server.setSecureContext(o), this.logger);
     this.reloader.start(this.reloadIntervalMs);
