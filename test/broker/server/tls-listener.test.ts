@@ -14,6 +14,7 @@ import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js
 import type { Session } from '../../../broker/src/security/session.js';
 import { createLogger } from '../../../broker/src/logger.js';
 import { issueCert, makeTestPki, type TestPki } from '../../helpers/redis-tls.js';
+import { runCommand } from '../../helpers/procs.js';
 
 const LIMITS: ServerLimits = { maxFrameBytes: 1 << 20, maxUnsentBytes: 1 << 20, idleMs: 60_000, partialRequestTimeoutMs: 400, maxConnections: 0, queuedMaxRequestBytes: 0 };
 const logger = createLogger('error', 'test');
@@ -119,6 +120,27 @@ describe('SSL listener', () => {
   it('a client that trusts another CA refuses the server certificate', async () => {
     const l = await listener({});
     await expect(request(l.port, { ca: pki.otherCaCert })).rejects.toThrow(/self.signed|unable to verify|certificate/i);
+  });
+
+  it('inline PEM with an encrypted key (ssl.key.password), ssl.enabled.protocols and ssl.cipher.suites', async () => {
+    const enc = `${pki.dir}/server-enc.key`;
+    const r = await runCommand('openssl', ['pkcs8', '-topk8', '-in', pki.serverKey, '-out', enc, '-v2', 'aes-256-cbc', '-passout', 'pass:s3cret'], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const inline = { 'ssl.keystore.key': fs.readFileSync(enc, 'utf8'), 'ssl.keystore.certificate.chain': fs.readFileSync(pki.serverCert, 'utf8') };
+    const settings = (more: Record<string, string>) => sslSettingsFor('SSL', { ...inline, ...more });
+    expect(() => new TlsListener('SSL', 'SSL', settings({ 'ssl.key.password': 'wrong' }), 0, logger)).toThrow(/RN3001.*wrong ssl\.key\.password/);
+    const tlsListener = new TlsListener('SSL', 'SSL', settings({ 'ssl.key.password': 's3cret', 'ssl.enabled.protocols': 'TLSv1.2', 'ssl.cipher.suites': 'ECDHE-ECDSA-AES128-GCM-SHA256' }), 0, logger);
+    const stub = { dispatch: async () => ({ kind: 'none' }) } as unknown as Dispatcher;
+    const server = new KafkaServer(stub, logger, LIMITS, { name: 'SSL', securityProtocol: 'SSL', tls: tlsListener });
+    servers.push(server);
+    const port = await server.listen('127.0.0.1', 0);
+    const hello = (o: tls.ConnectionOptions) => new Promise<{ protocol: string | null; cipher: string }>((resolve, reject) => {
+      const s = tls.connect({ host: '127.0.0.1', port, ca: fs.readFileSync(pki.caCert), ...o });
+      s.once('error', reject);
+      s.once('secureConnect', () => { resolve({ protocol: s.getProtocol(), cipher: s.getCipher().name }); s.destroy(); });
+    });
+    expect(await hello({})).toEqual({ protocol: 'TLSv1.2', cipher: 'ECDHE-ECDSA-AES128-GCM-SHA256' });
+    await expect(hello({ minVersion: 'TLSv1.3' })).rejects.toThrow();
   });
 
   it('a TLS handshake not finished within socket.partial.request.timeout.ms is closed', async () => {
