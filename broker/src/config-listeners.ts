@@ -27,9 +27,6 @@ export function isSslKey(key: string): boolean {
   return SSL_KEY_SET.has(m ? m[1]! : key);
 }
 
-/** Keys whose values are secrets: never logged nor reported. */
-export const SSL_SECRET_KEYS: ReadonlySet<string> = new Set(['ssl.keystore.key', 'ssl.key.password']);
-
 export type ClientAuth = 'none' | 'requested' | 'required';
 
 /** One listener's TLS settings (Kafka's names in comments). PEM only. */
