@@ -1,11 +1,13 @@
 // Starts one KafkaServer per configured listener (Kafka's `listeners`) and
 // works out what each advertises: port 0 binds an ephemeral port, and the
-// bound port is what gets advertised.
+// bound port is what gets advertised. The servers share one ListenerGroup
+// (max.connections and queued.max.request.bytes are broker-wide).
 import type { BrokerConfig } from '../config.js';
 import type { Dispatcher } from '../dispatch.js';
 import type { Logger } from '../logger.js';
 import type { Endpoint } from '../storage/cluster-store.js';
-import { KafkaServer, serverLimits } from './server.js';
+import { KafkaServer, ListenerGroup, serverLimits } from './server.js';
+import { RequestBytesPool } from './request-pool.js';
 import { TlsListener } from './tls-listener.js';
 
 export interface RunningListeners {
@@ -22,10 +24,11 @@ export async function startListeners(config: BrokerConfig, logger: Logger): Prom
   const close = async (): Promise<void> => { await Promise.all(servers.map((s) => s.close())); };
   const endpoints: Endpoint[] = [];
   const ports: number[] = [];
+  const group = new ListenerGroup(new RequestBytesPool(config.queuedMaxRequestBytes));
   try {
     for (const l of config.listeners) {
       const tls = l.ssl ? new TlsListener(l.name, l.securityProtocol, l.ssl, config.sslReloadIntervalMs, logger) : undefined;
-      const server = new KafkaServer(null, logger, serverLimits(config), { name: l.name, securityProtocol: l.securityProtocol, tls });
+      const server = new KafkaServer(null, logger, serverLimits(config), { name: l.name, securityProtocol: l.securityProtocol, tls }, group);
       servers.push(server);
       const port = await server.listen(l.host, l.port);
       ports.push(port);

@@ -50,15 +50,25 @@ const PLAINTEXT: ListenerSpec = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEX
 /** Connection ids are unique in the process, over all listeners. */
 let nextConnectionId = 1;
 
+/**
+ * What all of a broker's listeners share: Kafka's max.connections and
+ * queued.max.request.bytes bound the broker, not each listener.
+ */
+export class ListenerGroup {
+  /** Accepted sockets still open, TLS handshakes in progress included. */
+  open = 0;
+  lastDropLog = 0;
+  constructor(public pool: RequestBytesPool) {}
+}
+
 export class KafkaServer {
   private server: Server | null = null;
   private readonly connections = new Set<Connection>();
   /** Every accepted socket, TLS handshakes in progress included: close() ends them all. */
   private readonly sockets = new Set<Socket>();
   private limits: ServerLimits;
-  private pool: RequestBytesPool;
+  private readonly group: ListenerGroup;
   private sweeper: NodeJS.Timeout | null = null;
-  private lastDropLog = 0;
 
   /**
    * The dispatcher may arrive after listen() (the advertised port is known only
@@ -69,9 +79,10 @@ export class KafkaServer {
     private readonly logger: Logger,
     limits: number | ServerLimits,
     readonly listener: ListenerSpec = PLAINTEXT,
+    group?: ListenerGroup,
   ) {
     this.limits = typeof limits === 'number' ? { ...UNLIMITED, maxFrameBytes: limits } : limits;
-    this.pool = new RequestBytesPool(this.limits.queuedMaxRequestBytes);
+    this.group = group ?? new ListenerGroup(new RequestBytesPool(this.limits.queuedMaxRequestBytes));
   }
 
   setDispatcher(d: Dispatcher): void {
@@ -81,8 +92,8 @@ export class KafkaServer {
 
   private applyLimits(l: ServerLimits): void {
     this.limits = l;
-    this.pool = new RequestBytesPool(l.queuedMaxRequestBytes);
-    if (this.server) this.server.maxConnections = l.maxConnections > 0 ? l.maxConnections : Infinity;
+    // Listeners of one broker share the group and get the same settings: only a changed limit makes a new pool.
+    if (this.group.pool.limit !== l.queuedMaxRequestBytes) this.group.pool = new RequestBytesPool(l.queuedMaxRequestBytes);
     this.startSweeper();
   }
 
@@ -103,7 +114,7 @@ export class KafkaServer {
           socket.destroy(); // still starting
           return;
         }
-        const conn = new Connection(socket, session, this.dispatcher, this.logger, this.limits, this.pool);
+        const conn = new Connection(socket, session, this.dispatcher, this.logger, this.limits, this.group.pool);
         this.connections.add(conn);
         socket.on('close', () => this.connections.delete(conn));
       };
@@ -115,18 +126,11 @@ export class KafkaServer {
           const s = session(socket);
           if (tls.authenticate(socket, s)) accept(socket, s);
         })
-        : createServer((socket) => accept(socket, session(socket)));
-      server.on('connection', (socket: Socket) => {
-        this.sockets.add(socket);
-        socket.once('close', () => this.sockets.delete(socket));
-      });
-      if (this.limits.maxConnections > 0) server.maxConnections = this.limits.maxConnections;
-      // Kafka's max.connections: connections over the limit are closed at accept.
-      server.on('drop', (d) => {
-        const now = Date.now();
-        if (now - this.lastDropLog < 10_000) return;
-        this.lastDropLog = now;
-        this.logger.warn('max.connections reached: closing new connections', { maxConnections: this.limits.maxConnections, remote: d?.remoteAddress });
+        : createServer();
+      // Runs before the TLS layer sees the socket; a plain socket is accepted here.
+      server.prependListener('connection', (socket: Socket) => {
+        if (!this.admit(socket)) return;
+        if (!tls) accept(socket, session(socket));
       });
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -135,6 +139,27 @@ export class KafkaServer {
         resolve(typeof addr === 'object' && addr ? addr.port : port);
       });
     });
+  }
+
+  /** Kafka's max.connections over all the broker's listeners: a connection over the limit is closed at accept. */
+  private admit(socket: Socket): boolean {
+    const max = this.limits.maxConnections;
+    if (max > 0 && this.group.open >= max) {
+      socket.destroy();
+      const now = Date.now();
+      if (now - this.group.lastDropLog >= 10_000) {
+        this.group.lastDropLog = now;
+        this.logger.warn('max.connections reached: closing new connections', { maxConnections: max, listener: this.listener.name, remote: socket.remoteAddress });
+      }
+      return false;
+    }
+    this.group.open++;
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.group.open--;
+      this.sockets.delete(socket);
+    });
+    return true;
   }
 
   async close(): Promise<void> {
