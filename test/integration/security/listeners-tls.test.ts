@@ -70,11 +70,21 @@ afterAll(async () => {
 });
 
 describe('listeners and TLS', () => {
-  it("Metadata on each listener advertises that listener's address (port 0: the bound port)", async () => {
+  it("Metadata on each listener advertises that listener's address (port 0: the bound port); a broker without the listener is left out", async () => {
     expect(sslPort).toBeGreaterThan(0);
     expect(await advertised(plainPort, null)).toEqual([`1=${HOST}:${plainPort}`]);
     expect(await advertised(sslPort, {})).toEqual([`1=${HOST}:${sslPort}`]);
     expect(await advertised(mtlsPort, { cert: true })).toEqual([`1=${HOST}:${mtlsPort}`]);
+    // broker 2 has a PLAINTEXT listener only: listed on PLAINTEXT, not on SSL
+    const second = await startRunnel({ redisUrl: redis.url, args: ['--node-id', '2'] });
+    try {
+      await waitFor('broker 2 in Metadata', async () => (await advertised(plainPort, null)).length === 2, { timeoutMs: 10_000, intervalMs: 100 });
+      expect(await advertised(plainPort, null)).toEqual([`1=${HOST}:${plainPort}`, `2=${HOST}:${second.port}`]);
+      expect(await advertised(sslPort, {})).toEqual([`1=${HOST}:${sslPort}`]);
+    } finally {
+      await second.stop();
+    }
+    await waitFor('broker 2 gone', async () => (await advertised(plainPort, null)).length === 1, { timeoutMs: 10_000, intervalMs: 100 });
   });
 
   it('kcat produces and consumes over SSL', async () => {
