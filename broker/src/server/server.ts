@@ -145,12 +145,12 @@ export class KafkaServer {
   private admit(socket: Socket): boolean {
     const max = this.limits.maxConnections;
     if (max > 0 && this.group.open >= max) {
-      socket.destroy();
       const now = Date.now();
       if (now - this.group.lastDropLog >= 10_000) {
         this.group.lastDropLog = now;
         this.logger.warn('max.connections reached: closing new connections', { maxConnections: max, listener: this.listener.name, remote: socket.remoteAddress });
       }
+      socket.destroy();
       return false;
     }
     this.group.open++;
