@@ -4,8 +4,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../../broker/src/config.js';
 import { startListeners, type RunningListeners } from '../../../broker/src/server/listeners.js';
-import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js';
-import type { Session } from '../../../broker/src/security/session.js';
+import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
 import { createLogger } from '../../../broker/src/logger.js';
 
 const logger = createLogger('error', 'test');
@@ -14,20 +13,10 @@ afterEach(async () => { await Promise.all(running.splice(0).map((r) => r.close()
 
 async function start(...sets: string[]) {
   const config = loadBrokerConfig(sets.flatMap((s) => ['--set', s]), {});
-  const sessions: Session[] = [];
-  const stub = {
-    config,
-    dispatch: async (frame: Buffer, s: Session): Promise<DispatchResult> => {
-      sessions.push(s);
-      const b = Buffer.alloc(8);
-      b.writeInt32BE(4, 0);
-      b.writeInt32BE(frame.readInt32BE(4), 4);
-      return { kind: 'response', chunks: [b], apiKey: 0 };
-    },
-  } as unknown as Dispatcher;
+  const { dispatcher, sessions } = recordingDispatcher(config);
   const r = await startListeners(config, logger);
   running.push(r);
-  r.setDispatcher(stub);
+  r.setDispatcher(dispatcher);
   return { r, sessions };
 }
 
@@ -38,13 +27,7 @@ function answered(port: number, keep: net.Socket[]): Promise<boolean> {
     keep.push(s);
     s.on('error', () => resolve(false));
     s.once('close', () => resolve(false));
-    s.once('connect', () => {
-      const f = Buffer.alloc(12);
-      f.writeInt32BE(8, 0);
-      f.writeInt16BE(18, 4);
-      f.writeInt32BE(9, 8);
-      s.write(f);
-    });
+    s.once('connect', () => s.write(requestFrame(9)));
     s.once('data', () => resolve(true));
   });
 }

@@ -10,8 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaServer, type ServerLimits } from '../../../broker/src/server/server.js';
 import { TlsListener } from '../../../broker/src/server/tls-listener.js';
 import { sslSettingsFor } from '../../../broker/src/config-listeners.js';
-import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js';
-import type { Session } from '../../../broker/src/security/session.js';
+import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
 import { createLogger } from '../../../broker/src/logger.js';
 import { issueCert, makeTestPki, type TestPki } from '../../helpers/redis-tls.js';
 import { runCommand } from '../../helpers/procs.js';
@@ -36,16 +35,7 @@ afterEach(async () => { await Promise.all(servers.splice(0).map((s) => s.close()
 
 /** An SSL listener on an ephemeral port; `sessions` gets the session of every request. */
 async function listener(keys: Record<string, string>, protocol: 'SSL' | 'SASL_SSL' = 'SSL') {
-  const sessions: Session[] = [];
-  const stub = {
-    dispatch: async (frame: Buffer, s: Session): Promise<DispatchResult> => {
-      sessions.push(s);
-      const b = Buffer.alloc(8);
-      b.writeInt32BE(4, 0);
-      b.writeInt32BE(frame.readInt32BE(4), 4); // correlation id
-      return { kind: 'response', chunks: [b], apiKey: 0 };
-    },
-  } as unknown as Dispatcher;
+  const { dispatcher: stub, sessions } = recordingDispatcher();
   const settings = sslSettingsFor('SSL', { 'ssl.keystore.location': `${pki.dir}/keystore.pem`, ...keys });
   const tlsListener = new TlsListener('SSL', protocol, settings, 0, logger);
   const server = new KafkaServer(stub, logger, LIMITS, { name: 'SSL', securityProtocol: protocol, tls: tlsListener });
@@ -64,13 +54,7 @@ function request(port: number, o: { ca?: string; cert?: { cert: string; key: str
     s.setTimeout(5000, () => { s.destroy(); reject(new Error('timeout')); });
     s.once('error', reject);
     s.once('close', () => reject(new Error('closed before an answer')));
-    s.once('secureConnect', () => {
-      const frame = Buffer.alloc(12);
-      frame.writeInt32BE(8, 0);
-      frame.writeInt16BE(18, 4);
-      frame.writeInt32BE(7, 8);
-      s.write(frame);
-    });
+    s.once('secureConnect', () => s.write(requestFrame(7)));
     s.once('data', (d: Buffer) => {
       const fingerprint = s.getPeerX509Certificate()!.fingerprint256;
       s.removeAllListeners('close');
@@ -130,8 +114,7 @@ describe('SSL listener', () => {
     const settings = (more: Record<string, string>) => sslSettingsFor('SSL', { ...inline, ...more });
     expect(() => new TlsListener('SSL', 'SSL', settings({ 'ssl.key.password': 'wrong' }), 0, logger)).toThrow(/RN3001.*wrong ssl\.key\.password/);
     const tlsListener = new TlsListener('SSL', 'SSL', settings({ 'ssl.key.password': 's3cret', 'ssl.enabled.protocols': 'TLSv1.2', 'ssl.cipher.suites': 'ECDHE-ECDSA-AES128-GCM-SHA256' }), 0, logger);
-    const stub = { dispatch: async () => ({ kind: 'none' }) } as unknown as Dispatcher;
-    const server = new KafkaServer(stub, logger, LIMITS, { name: 'SSL', securityProtocol: 'SSL', tls: tlsListener });
+    const server = new KafkaServer(recordingDispatcher().dispatcher, logger, LIMITS, { name: 'SSL', securityProtocol: 'SSL', tls: tlsListener });
     servers.push(server);
     const port = await server.listen('127.0.0.1', 0);
     const hello = (o: tls.ConnectionOptions) => new Promise<{ protocol: string | null; cipher: string }>((resolve, reject) => {
