@@ -86,9 +86,9 @@ describe('TLS settings (PEM)', () => {
     expect(() => load('listeners=SSL://:9093', PEM_FILE, 'ssl.principal.mapping.rules=RULE:^CN=(.*)$/$1')).toThrow(/is not RULE:pattern\/replacement\/\[LU\] or DEFAULT/);
   });
 
-  it('a plain listener ignores ssl.*; ssl.* keys Runnel does not read are listed as ignored', () => {
-    const cfg = load('listeners=PLAINTEXT://:9092', 'ssl.keystore.type=PEM', 'ssl.endpoint.identification.algorithm=https');
+  it('a plain listener ignores ssl.*; ssl.* keys Runnel does not read and the inter-broker keys are listed as ignored', () => {
+    const cfg = load('listeners=PLAINTEXT://:9092', 'ssl.keystore.type=PEM', 'ssl.endpoint.identification.algorithm=https', 'security.inter.broker.protocol=SSL', 'inter.broker.listener.name=PLAINTEXT');
     expect(cfg.listeners[0]!.ssl).toBeNull();
-    expect(cfg.ignoredKeys).toEqual(['ssl.endpoint.identification.algorithm']);
+    expect(cfg.ignoredKeys).toEqual(['inter.broker.listener.name', 'security.inter.broker.protocol', 'ssl.endpoint.identification.algorithm']);
   });
 });

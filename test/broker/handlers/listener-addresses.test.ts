@@ -12,7 +12,7 @@ import { findCoordinatorHandler } from '../../../broker/src/handlers/find-coordi
 import { coordinatorFor } from '../../../broker/src/handlers/cluster-view.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
 import type { ClusterView } from '../../../broker/src/cluster/cluster-view.js';
-import { addressFor } from '../../../broker/src/cluster/endpoints.js';
+import { addressFor, interBrokerListener } from '../../../broker/src/cluster/endpoints.js';
 import { registrationInfo, type BrokerInfo } from '../../../broker/src/storage/cluster-store.js';
 import { createLogger } from '../../../broker/src/logger.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
@@ -87,5 +87,11 @@ describe('addresses by listener', () => {
     const fcPlain = await findCoordinatorHandler.handle({ key: 'g', keyType: 0 }, ctx(3, 'PLAINTEXT', 'PLAINTEXT'), b) as { errorCode: number; nodeId: number; host: string; port: number };
     expect(fcPlain).toMatchObject({ errorCode: ErrorCode.NONE, nodeId: 2, host: '10.0.0.2', port: 9092 });
     expect(coordinatorFor(b, 'g')).toEqual({ nodeId: 2, host: '10.0.0.2', port: 9092 });
+  });
+
+  it('other brokers use the first PLAINTEXT listener, else the first listener', () => {
+    const names = (...sets: string[]) => interBrokerListener(loadBrokerConfig(sets.flatMap((x) => ['--set', x]), {}).listeners).name;
+    expect(names('listeners=SSL://:9093,PLAINTEXT://:9092,INTERNAL://:9094', 'listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT', 'ssl.keystore.location=/k.pem')).toBe('PLAINTEXT');
+    expect(names('listeners=SSL://:9093,SASL_SSL://:9094', 'ssl.keystore.location=/k.pem')).toBe('SSL');
   });
 });
