@@ -48,21 +48,24 @@ describe('helm chart deploy/helm/runnel', () => {
     expect(r.code).toBe(0);
   });
 
-  it('kubeconform refuses a manifest the chart would render from a wrong value', async () => {
-    const bad = await helmTemplate(['broker.replicas=three']);
+  it('kubeconform refuses a manifest the chart renders from a misspelt extraEnv entry', async () => {
+    const bad = await helmTemplate(['broker.extraEnv[0].nam=X']);
     expect(bad.code).toBe(0); // helm renders it; the API server would refuse it
     const dir = tempFiles({ 'bad.yaml': bad.stdout });
     const r = await kubeconform([join(dir, 'bad.yaml')]);
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toMatch(/StatefulSet.*spec\/replicas|replicas/);
+    expect(r.stdout).toContain("missing property 'name'");
+    expect(r.stdout).toContain("additional properties 'nam' not allowed");
   });
 
-  it('the chart refuses values that do not match redis.mode', async () => {
+  it('the chart refuses wrong values (values.schema.json) and an endpoint list that does not match redis.mode', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['redis.endpoints={a:6379,b:6379}'], /redis.mode=standalone takes exactly one endpoint/],
       [['redis.mode=cluster', 'redis.endpoints={a:7000}', 'redis.db=1'], /has only database 0/],
-      [['redis.mode=sentinel'], /redis.mode=sentinel: expected one of/],
-      [['redis.endpoints={redis.example}'], /is not host:port/],
+      [['redis.mode=sentinel'], /\/redis\/mode.*value must be one of/],
+      [['redis.endpoints={redis.example}'], /\/redis\/endpoints\/0.*does not match pattern/],
+      [['broker.replicas=three'], /\/broker\/replicas.*got string, want integer/],
+      [['archiver.config.WORKERS=2'], /'WORKERS' does not match pattern '\^RUNNEL_'/],
     ];
     for (const [sets, message] of cases) {
       const r = await helmTemplate(sets);

@@ -39,28 +39,17 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/*
 The Redis URL: redis[s]://[user:password@]host:port[/db][,redis[s]://host:port...].
-Checks the endpoint count against redis.mode (docs/redis-cluster.md).
+Checks the endpoint count against redis.mode (docs/redis-cluster.md); the mode
+and the host:port form are checked by values.schema.json.
 */}}
 {{- define "runnel.redisUrl" -}}
 {{- $r := .Values.redis -}}
-{{- $modes := list "standalone" "cluster" "enterprise-proxy" "enterprise-cluster" -}}
-{{- if not (has $r.mode $modes) -}}
-{{- fail (printf "redis.mode=%s: expected one of %s" $r.mode (join ", " $modes)) -}}
-{{- end -}}
-{{- if eq (len $r.endpoints) 0 -}}
-{{- fail "redis.endpoints: at least one host:port is needed" -}}
-{{- end -}}
 {{- $single := or (eq $r.mode "standalone") (eq $r.mode "enterprise-proxy") -}}
 {{- if and $single (gt (len $r.endpoints) 1) -}}
 {{- fail (printf "redis.mode=%s takes exactly one endpoint (a seed list is for mode cluster or enterprise-cluster)" $r.mode) -}}
 {{- end -}}
 {{- if and (not $single) (toString $r.db) -}}
 {{- fail (printf "redis.db: a %s has only database 0" $r.mode) -}}
-{{- end -}}
-{{- range $r.endpoints -}}
-{{- if not (regexMatch "^[A-Za-z0-9._\\[\\]:-]+:[0-9]+$" .) -}}
-{{- fail (printf "redis.endpoints: %q is not host:port" .) -}}
-{{- end -}}
 {{- end -}}
 {{- $auth := "" -}}
 {{- if $r.password -}}
