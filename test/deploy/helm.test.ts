@@ -3,12 +3,15 @@
 // schemas; every RUNNEL_* variable it sets is then read by Runnel's own config
 // loaders, so a misspelt setting fails here. kubeconform and the chart's own
 // value checks are also shown broken input and must refuse it.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../broker/src/config.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
 import { parseRedisEndpoints } from '../../common/redis/endpoints.js';
-import { ARCHIVER_NAMES, BROKER_ENV, envOf, expectKnownNames, helmTemplate, kubeconform, requireTools, run, tempFiles, TOOL, yamlDocs } from './tools.js';
+import { ARCHIVER_NAMES, BROKER_ENV, envOf, expectKnownNames, helmTemplate, kubeconform, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { runnel: string } };
 
 beforeAll(() => requireTools());
 
@@ -84,7 +87,10 @@ describe('helm chart deploy/helm/runnel', () => {
     const c = sts.spec.template.spec.containers[0];
     const env = envOf(c);
     expect(env.RUNNEL_ADVERTISED_HOST).toBe(`$(POD_NAME).${headless.metadata.name}.streaming.svc.cluster.local`);
-    expect(c.args[0]).toContain('RUNNEL_NODE_ID=$$(( ${POD_NAME##*-} + 1 ))');
+    // Kubernetes expands $(POD_NAME) only when POD_NAME is defined earlier in the list
+    const names = c.env.map((e: any) => e.name);
+    expect(names.indexOf('POD_NAME')).toBeLessThan(names.indexOf('RUNNEL_ADVERTISED_HOST'));
+    expect(c.env[names.indexOf('POD_NAME')].valueFrom.fieldRef.fieldPath).toBe('metadata.name');
     expect(c.readinessProbe.httpGet).toEqual({ path: '/ready', port: 'http' });
     expect(c.livenessProbe.httpGet).toEqual({ path: '/health', port: 'http' });
     expect(c.ports.find((p: any) => p.name === 'http').containerPort).toBe(Number(env.RUNNEL_HTTP_PORT));
@@ -92,16 +98,20 @@ describe('helm chart deploy/helm/runnel', () => {
     expect(sts.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
   });
 
-  it('the broker environment is read by loadBrokerConfig: node.id, advertised address and HTTP port per pod', () => {
+  it('the broker environment is read by loadBrokerConfig: node.id (from the pod ordinal), advertised address and HTTP port per pod', async () => {
     for (const [mode, docs] of Object.entries(rendered)) {
       const c = docs.find((d) => d.kind === 'StatefulSet')!.spec.template.spec.containers[0];
       const env = envOf(c);
       expectKnownNames(env, BROKER_ENV, `broker (${mode})`);
-      // What Kubernetes and the container's shell make of the pod named rn-runnel-broker-2:
-      const pod = { ...env, POD_NAME: 'rn-runnel-broker-2', RUNNEL_REDIS_URL: 'redis://127.0.0.1:6379', RUNNEL_NODE_ID: String(2 + 1) };
-      pod.RUNNEL_ADVERTISED_HOST = env.RUNNEL_ADVERTISED_HOST!.replace('$(POD_NAME)', pod.POD_NAME);
+      // The container's shell line, as Kubernetes hands it over ($$ -> $), run for the pod named rn-runnel-broker-2.
+      const line = (c.args[0] as string).replaceAll('$$', '$');
+      expect(line).toMatch(new RegExp(`exec node /app/${pkg.bin.runnel} broker$`));
+      const sh = await run('/bin/sh', ['-c', line.replace(/exec node .*$/, 'echo "$RUNNEL_NODE_ID"')], { env: { POD_NAME: 'rn-runnel-broker-2' } });
+      const pod: Record<string, string> = { ...env, RUNNEL_NODE_ID: sh.stdout.trim(), RUNNEL_REDIS_URL: 'redis://127.0.0.1:6379' };
+      pod.RUNNEL_ADVERTISED_HOST = env.RUNNEL_ADVERTISED_HOST!.replace('$(POD_NAME)', 'rn-runnel-broker-2');
+      delete pod.POD_NAME;
       const cfg = loadBrokerConfig([], pod);
-      expect(cfg.nodeId).toBe(3);
+      expect(cfg.nodeId).toBe(3); // ordinal 2 + nodeIdOffset 1
       expect(cfg.advertisedHost).toBe('rn-runnel-broker-2.rn-runnel-brokers.streaming.svc.cluster.local');
       expect(cfg.host).toBe('0.0.0.0');
       expect(cfg.httpPort).toBe(8080);

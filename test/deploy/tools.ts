@@ -35,9 +35,9 @@ export function requireTools(): void {
 
 export interface Run { code: number; stdout: string; stderr: string }
 
-export function run(cmd: string, args: string[], opts: { input?: string; cwd?: string } = {}): Promise<Run> {
+export function run(cmd: string, args: string[], opts: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((done) => {
-    const child = execFile(cmd, args, { cwd: opts.cwd ?? ROOT, maxBuffer: 64 << 20, timeout: 60_000 }, (err, stdout, stderr) => {
+    const child = execFile(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, maxBuffer: 64 << 20, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       done({ code, stdout: String(stdout), stderr: String(stderr) });
     });
