@@ -9,6 +9,7 @@
 //   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
 //   <prefix>:x:{<escaped transactional id>}     one transactional id
+//   <prefix>:q:{quotas}:<suffix>                client quotas (one hash tag: one shard)
 //   <prefix>:<name>                             cluster-wide keys (no braces)
 // Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
 // character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
@@ -121,6 +122,12 @@ export class Keys {
 
   // ---- one transactional id (hash tag {<escaped id>}, escaped like group ids)
   transaction(transactionalId: string): string { return `${this.prefix}:x:{${escapeGroupId(transactionalId)}}`; }
+
+  // ---- client quotas (hash tag {quotas}: both keys on one shard, changed in one MULTI)
+  /** Every quota: field `<entity key>\t<quota key>`, value the number. */
+  get quotaValues(): string { return `${this.prefix}:q:{quotas}:values`; }
+  /** Counter bumped with every quota change; brokers poll it and reload on change. */
+  get quotaVersion(): string { return `${this.prefix}:q:{quotas}:version`; }
 }
 
 /** Stream entry id of the batch whose base offset is `base`. */

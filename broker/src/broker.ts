@@ -7,6 +7,8 @@ import { BrokerClient } from './transactions/broker-client.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
 import { FetchSessionCache } from './fetch/fetch-sessions.js';
+import { QuotaService } from './quotas/quota-service.js';
+import { RedisQuotaStore } from './storage/redis/redis-quota-store.js';
 import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
@@ -148,11 +150,14 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
   const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions };
+  const quotas = new QuotaService({ windowNum: Math.max(2, config.quotaWindowNum), windowMs: Math.max(1, config.quotaWindowSizeSeconds) * 1000 }, new RedisQuotaStore(store.redis, config.keyPrefix), logger);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, quotas };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
+    await quotas.start();
   } catch (e) {
+    quotas.stop();
     await server.close();
     await store.close();
     await embedded?.stop();
@@ -177,6 +182,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       await cleaner?.stop();
       groups.stop();
       transactions.stop();
+      quotas.stop();
       brokerClient.close();
       await server.close();
       await cluster.stop();

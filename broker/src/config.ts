@@ -80,6 +80,10 @@ export interface BrokerConfig {
   fetchMaxBytes: number;
   /** Incremental fetch sessions one broker keeps (Kafka's max.incremental.fetch.session.cache.slots); 0 disables them. */
   maxIncrementalFetchSessionCacheSlots: number;
+  /** Client quotas are measured over this many samples (Kafka's quota.window.num)... */
+  quotaWindowNum: number;
+  /** ...of this many seconds each (quota.window.size.seconds). */
+  quotaWindowSizeSeconds: number;
   /** Connections with no request or response for this long are closed (Kafka's connections.max.idle.ms). */
   connectionsMaxIdleMs: number;
   /** Client connections accepted at once; more are closed at accept (Kafka's max.connections). */
@@ -159,6 +163,8 @@ const SETTINGS: Setting[] = [
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
+  { key: 'quota.window.num', field: 'quotaWindowNum', kind: 'int', default: '11' },
+  { key: 'quota.window.size.seconds', field: 'quotaWindowSizeSeconds', kind: 'int', default: '1' },
   { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },
   { key: 'max.connections', field: 'maxConnections', kind: 'int', default: '1000' },
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },

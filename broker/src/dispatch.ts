@@ -9,10 +9,11 @@ import { ErrorCode, KafkaError, ProtocolError, RunnelError } from './errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
 import { camel } from './protocol/codec.js';
 import type { Session } from './security/session.js';
+import { requestThrottleMs } from './quotas/request-throttle.js';
 
 export type DispatchResult =
-  | { kind: 'response'; chunks: Buffer[]; apiKey: number }
-  | { kind: 'none' }
+  | { kind: 'response'; chunks: Buffer[]; apiKey: number; throttleMs?: number }
+  | { kind: 'none'; throttleMs?: number }
   | { kind: 'close'; reason: string };
 
 const API_VERSIONS_KEY = 18;
@@ -85,6 +86,7 @@ export class Dispatcher {
     }
 
     let res: Record<string, any> | null;
+    const started = performance.now();
     try {
       res = await handler.handle(req, ctx, this.broker);
     } catch (e) {
@@ -92,13 +94,17 @@ export class Dispatcher {
       if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.broker.logger.error('handler failed', { api: api.name, err: e instanceof Error ? e.stack : String(e) });
       res = errorBody(api, apiVersion, code);
     }
-    if (res === null) return { kind: 'none' };
+    // Quotas (KIP-219): the answer goes out at once with the throttle time, and the connection then waits it out.
+    const quotas = this.broker.quotas?.manager;
+    const throttle = quotas ? requestThrottleMs(quotas, apiKey, session, ctx.clientId, frame.length, performance.now() - started, Date.now()) : 0;
+    if (res === null) return { kind: 'none', throttleMs: throttle };
+    if (throttle > 0 && typeof res.throttleTimeMs === 'number') res.throttleTimeMs = Math.max(res.throttleTimeMs, throttle);
     const body = res;
     const chunks = framed((w) => {
       writeResponseHeader(w, correlationId, apiKey === API_VERSIONS_KEY ? 0 : responseHeaderVersion(api, apiVersion));
       encode(api.response, apiVersion, body, w);
     });
-    return { kind: 'response', chunks, apiKey };
+    return { kind: 'response', chunks, apiKey, throttleMs: Math.max(throttle, typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0) };
   }
 
   apiRanges(): Array<{ apiKey: number; minVersion: number; maxVersion: number }> {

@@ -336,10 +336,13 @@ export async function consumerPerf(o: {
   topic: string;
   numRecords: number;
   group?: string;
+  /** A consumer properties file (--consumer.config). */
+  consumerConfig?: string;
   timeoutMs?: number;
 }): Promise<ConsumerPerfResult> {
   const args = ['--bootstrap-server', o.bootstrap, '--topic', o.topic, '--num-records', String(o.numRecords), '--timeout', '60000'];
   if (o.group) args.push('--group', o.group);
+  if (o.consumerConfig) args.push('--consumer.config', o.consumerConfig);
   const raw = await runJava('org.apache.kafka.tools.ConsumerPerformance', args, { timeoutMs: o.timeoutMs ?? 600_000, jvmArgs: ['-Xmx1g'] });
   const parsed = parseConsumerPerf(raw.stdout);
   if (!parsed) {

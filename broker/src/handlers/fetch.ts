@@ -3,6 +3,7 @@ import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { Handler } from './types.js';
+import { quotaUser } from '../quotas/request-throttle.js';
 import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
 interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
@@ -87,6 +88,13 @@ export const fetchHandler: Handler = {
       const woke = await waitForAppend(slots, deadline - Date.now());
       if (!woke) break;
       total = await readAll(slots, maxBytes);
+    }
+
+    // consumer_byte_rate: over the quota, the answer holds no records and the session is left as it was (Kafka's throttled fetch).
+    const quotas = b.quotas?.manager;
+    if (quotas?.enabled) {
+      const t = quotas.recordFetch(quotaUser(ctx.session), ctx.clientId ?? '', slots.reduce((n, s) => n + s.bytes, 0), Date.now());
+      if (t > 0) return { throttleTimeMs: t, errorCode: ErrorCode.NONE, sessionId: fc.kind === 'incremental' ? fc.session.id : 0, responses: [] };
     }
 
     let answered = slots;

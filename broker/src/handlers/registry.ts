@@ -35,6 +35,8 @@ import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { describeClientQuotasHandler } from './describe-client-quotas.js';
+import { alterClientQuotasHandler } from './alter-client-quotas.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -73,6 +75,8 @@ export function buildHandlers(): Handler[] {
     describeTransactionsHandler,
     listTransactionsHandler,
     writeTxnMarkersHandler,
+    describeClientQuotasHandler,
+    alterClientQuotasHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

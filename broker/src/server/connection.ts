@@ -93,7 +93,7 @@ export class Connection {
 
   /** Dispatches queued frames in arrival order as far as the limits allow, then decides whether to read on. */
   private pump(): void {
-    while (!this.closed && this.queued.length > 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged()) {
+    while (!this.closed && !this.throttled() && this.queued.length > 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged()) {
       const frame = this.queued[0]!;
       if (frame.length >= 2 && frame.readInt16BE(0) === FETCH_API_KEY && (this.inFlight.length > 0 || this.socket.writableNeedDrain)) break;
       this.queued.shift();
@@ -117,10 +117,32 @@ export class Connection {
   }
 
   /** Reads from the socket only while every bound has room. */
+  /** While a quota throttles the client (KIP-219), nothing more is read or dispatched. */
+  private throttledUntil = 0;
+  private unthrottle: NodeJS.Timeout | null = null;
+
+  private throttled(): boolean {
+    return this.throttledUntil > Date.now();
+  }
+
+  private throttle(ms: number): void {
+    const until = Date.now() + ms;
+    if (until <= this.throttledUntil) return;
+    this.throttledUntil = until;
+    if (this.unthrottle) clearTimeout(this.unthrottle);
+    this.unthrottle = setTimeout(() => {
+      this.unthrottle = null;
+      this.lastActivity = Date.now();
+      this.pump();
+    }, ms);
+    this.unthrottle.unref();
+    this.updateReading();
+  }
+
   private updateReading(): void {
     if (this.closed) return;
     const poolFull = this.pool.exhausted();
-    const read = !poolFull && this.queued.length === 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged();
+    const read = !poolFull && !this.throttled() && this.queued.length === 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged();
     if (read && this.socket.isPaused()) this.socket.resume();
     else if (!read && !this.socket.isPaused()) this.socket.pause();
     if (poolFull) this.pool.onAvailable(this.wake);
@@ -140,6 +162,7 @@ export class Connection {
           return;
         }
         if (result.kind === 'response') this.write(result.chunks);
+        if (result.throttleMs) this.throttle(result.throttleMs);
         this.lastActivity = Date.now();
         this.pump();
       }
@@ -185,6 +208,7 @@ export class Connection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.unthrottle) clearTimeout(this.unthrottle);
     this.queued.length = 0;
     this.inFlight.length = 0;
     this.pool.forget(this.wake);

@@ -36,3 +36,11 @@ export function storageError(e: unknown): RunnelError {
   if (e instanceof RunnelError) return e;
   return new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
 }
+
+/** The replies of a MULTI ... EXEC, or its first error as STORAGE_UNAVAILABLE. */
+export function execReplies(out: Array<[Error | null, unknown]> | null): unknown[] {
+  if (!out) throw storageError(new Error('transaction aborted'));
+  const failed = out.find(([e]) => e)?.[0];
+  if (failed) throw storageError(failed);
+  return out.map(([, v]) => v);
+}

@@ -1,0 +1,25 @@
+import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
+import { ErrorCode } from '../errors.js';
+import type { FilterComponent } from '../quotas/entities.js';
+import type { Handler } from './types.js';
+
+/** DescribeClientQuotas (kafka-configs --describe --entity-type users|clients|ips). */
+export const describeClientQuotasHandler: Handler = {
+  api: DescribeClientQuotas,
+  minVersion: 0,
+  maxVersion: 1,
+  async handle(req, _ctx, b) {
+    if (!b.quotas) return { throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'quotas are not available', entries: null };
+    const found = await b.quotas.describe(req.components as FilterComponent[], req.strict as boolean);
+    if ('errorCode' in found) return { throttleTimeMs: 0, errorCode: found.errorCode, errorMessage: found.message, entries: null };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      entries: found.map(({ entity, values }) => ({
+        entity: Object.entries(entity).map(([entityType, entityName]) => ({ entityType, entityName })),
+        values: [...values].map(([key, value]) => ({ key, value })),
+      })),
+    };
+  },
+};
