@@ -9,6 +9,7 @@
 //   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
 //   <prefix>:x:{<escaped transactional id>}     one transactional id
+//   <prefix>:a:{acls}:<suffix>                  the ACLs (one hash tag: one shard)
 //   <prefix>:<name>                             cluster-wide keys (no braces)
 // Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
 // character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
@@ -121,6 +122,12 @@ export class Keys {
 
   // ---- one transactional id (hash tag {<escaped id>}, escaped like group ids)
   transaction(transactionalId: string): string { return `${this.prefix}:x:{${escapeGroupId(transactionalId)}}`; }
+
+  // ---- ACLs (hash tag {acls}: both keys on one shard, changed in one MULTI)
+  /** Every ACL binding: field = the binding as a JSON array, value "1". */
+  get aclBindings(): string { return `${this.prefix}:a:{acls}:bindings`; }
+  /** Counter bumped with every ACL change; brokers poll it and reload on change. */
+  get aclVersion(): string { return `${this.prefix}:a:{acls}:version`; }
 }
 
 /** Stream entry id of the batch whose base offset is `base`. */

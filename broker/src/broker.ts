@@ -34,6 +34,8 @@ import { systemClock } from './groups/clock.js';
 import { RedisGroupStore } from './storage/redis/redis-group-store.js';
 import { isLocalCoordinator } from './handlers/cluster-view.js';
 import { usablePartitionCount } from './topics/partition-limits.js';
+import { AclService } from './security/acl/acl-service.js';
+import { RedisAclStore } from './storage/redis/redis-acl-store.js';
 
 export interface RunningBroker {
   port: number;
@@ -143,7 +145,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
+  const acls = new AclService(config, new RedisAclStore(store.redis, config.keyPrefix), logger);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, acls };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
@@ -153,6 +156,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     await embedded?.stop();
     throw e;
   }
+  // The ACLs are in force before the first request is served.
+  await acls.start().catch(async (e: unknown) => { await cluster.stop(); await server.close(); await store.close(); await embedded?.stop(); throw e; });
   server.setDispatcher(new Dispatcher(buildHandlers(), services));
   const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
@@ -169,6 +174,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       await cleaner?.stop();
       groups.stop();
       transactions.stop();
+      acls.stop();
       brokerClient.close();
       await server.close();
       await cluster.stop();

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
+import { authorizerEnabled } from './security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
 
 export interface BrokerConfig {
@@ -88,6 +89,12 @@ export interface BrokerConfig {
   logCleanerBackoffMs: number;
   /** Bounds the cleaner's key map: one key per 128 bytes (Kafka counts 24 bytes per key in its own map). */
   logCleanerDedupeBufferSize: number;
+  /** Authorization: Kafka's authorizer class (StandardAuthorizer or AclAuthorizer) turns ACLs on; empty = off. */
+  authorizerClassName: string;
+  /** Principals allowed everything, separated by semicolons (Kafka's super.users). */
+  superUsers: string;
+  /** A resource no ACL names is open to everybody (Kafka's allow.everyone.if.no.acl.found). */
+  allowEveryoneIfNoAclFound: boolean;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
 }
@@ -155,6 +162,9 @@ const SETTINGS: Setting[] = [
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
   { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
   { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
+  { key: 'authorizer.class.name', field: 'authorizerClassName', kind: 'string', default: '' },
+  { key: 'super.users', field: 'superUsers', kind: 'string', default: '' },
+  { key: 'allow.everyone.if.no.acl.found', field: 'allowEveryoneIfNoAclFound', kind: 'bool', default: 'false' },
 ];
 
 /**
@@ -277,6 +287,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const out = cfg as unknown as BrokerConfig;
   if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' || out.host === '::' ? '127.0.0.1' : out.host;
   if (!out.advertisedPort) out.advertisedPort = out.port;
+  authorizerEnabled(out.authorizerClassName); // refuses an authorizer class Runnel does not provide
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }
