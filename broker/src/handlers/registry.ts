@@ -35,6 +35,9 @@ import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { describeAclsHandler } from './describe-acls.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -73,6 +76,9 @@ export function buildHandlers(): Handler[] {
     describeTransactionsHandler,
     listTransactionsHandler,
     writeTxnMarkersHandler,
+    describeAclsHandler,
+    createAclsHandler,
+    deleteAclsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));
