@@ -4,6 +4,7 @@ import { validateTopicName } from '../log/log-manager.js';
 import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import type { BrokerServices, Handler } from './types.js';
 import { liveBrokerCount } from './cluster-view.js';
+import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
 interface CreatableTopic {
   name: string;
@@ -17,15 +18,20 @@ export const createTopicsHandler: Handler = {
   api: CreateTopics,
   minVersion: 2,
   maxVersion: 7,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = [];
-    for (const t of req.topics as CreatableTopic[]) topics.push(await createOne(b, t, req.validateOnly));
+    // Kafka: CREATE on the cluster allows every topic, else CREATE on each topic.
+    const onCluster = authorizeCluster(ctx, b, Op.CREATE);
+    for (const t of req.topics as CreatableTopic[]) {
+      topics.push(await createOne(b, t, req.validateOnly, onCluster || authorize(ctx, b, Op.CREATE, Resource.TOPIC, t.name)));
+    }
     return { throttleTimeMs: 0, topics };
   },
 };
 
-async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean): Promise<Record<string, unknown>> {
+async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean, allowed: boolean): Promise<Record<string, unknown>> {
   const err = (code: number, msg: string) => ({ name: t.name, errorCode: code, errorMessage: msg, numPartitions: -1, replicationFactor: -1, configs: [] });
+  if (!allowed) return err(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
   const nameError = validateTopicName(t.name);
   if (nameError) return err(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
   let partitions = t.numPartitions;

@@ -3,6 +3,8 @@ import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
 interface FetchTopicReq { topic: string; topicId: string; partitions: FetchPartitionReq[] }
@@ -39,6 +41,8 @@ export const fetchHandler: Handler = {
     const seen = new Set<string>();
     for (const rt of req.topics as FetchTopicReq[]) {
       const t: TopicRecord | null = byId ? await b.log.topicById(rt.topicId) : await b.log.topic(rt.topic);
+      // Kafka: READ on the topic (an unknown topic id stays UNKNOWN_TOPIC_ID).
+      const denied = (t !== null || !byId) && !authorize(ctx, b, Op.READ, Resource.TOPIC, t?.name ?? rt.topic);
       const entry = { topic: t?.name ?? rt.topic, topicId: t?.id ?? rt.topicId, partitions: [] as Record<string, unknown>[] };
       for (const rp of rt.partitions) {
         const key = `${byId ? rt.topicId : rt.topic}\u0000${rp.partition}`;
@@ -47,7 +51,8 @@ export const fetchHandler: Handler = {
         const out: Record<string, unknown> = { partitionIndex: rp.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
         entry.partitions.push(out);
         const slot: Slot = { req: rp, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
-        if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        if (denied) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        else if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if (rp.partition < 0 || rp.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else {
           try {
