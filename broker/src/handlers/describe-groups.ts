@@ -2,6 +2,7 @@ import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 /** READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): everything a group supports, no ACLs here. */
 const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
@@ -15,6 +16,7 @@ export const describeGroupsHandler: Handler = {
     const authorizedOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? GROUP_OPERATIONS : OMITTED;
     const groups = await Promise.all((req.groups as string[]).map(async (groupId) => {
       const failed = (errorCode: number) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations });
+      if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED); // Kafka: DESCRIBE on the group
       if (!coordinatesGroup(b, groupId)) return failed(ErrorCode.NOT_COORDINATOR);
       try {
         const d = await b.groups.describeGroup(groupId);
