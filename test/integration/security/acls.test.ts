@@ -7,14 +7,20 @@
 // super user (standing in for an admin's principal) creates the topics and
 // grants ANONYMOUS ALTER and DESCRIBE on the cluster (to manage ACLs), then
 // two brokers with allow.everyone.if.no.acl.found=false serve the clients.
+// The brokers reach each other (transaction markers, KIP-890 verification) as
+// ANONYMOUS too, so ANONYMOUS is granted CLUSTER_ACTION from 127.0.0.1 only,
+// as docs/security.md says to do until brokers authenticate.
+// Runnel-only (two Runnel brokers on one Redis): skipped with RUNNEL_TEST_TARGET=kafka.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
 import { runJava } from '../../helpers/java.js';
-import { runCommand, sleep } from '../../helpers/procs.js';
+import { runCommand, sleep, waitFor } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { brokerExit, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { targetKindFromEnv } from '../../helpers/target.js';
 
 const { Kafka, logLevel } = kafkajs;
+const onKafka = targetKindFromEnv() === 'kafka';
 
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 const secured = (nodeId: number, superUsers: string, prefix = 'rn') => [
@@ -37,13 +43,21 @@ let b2: RunnelBroker;
 let off: RunnelBroker;
 let offList: Awaited<ReturnType<typeof kafkaAcls>>;
 
-/** Topic names in a Metadata response for all topics, as kcat -L shows them. */
-async function listedTopics(bootstrap: string): Promise<string[]> {
-  const r = await kcat(['-b', bootstrap, '-L', '-J', '-m', '5']);
+interface Listed { topic: string; partitions: Array<{ leader: number }> }
+
+/** A Metadata response as kcat -L shows it: the topics and their partitions' leaders. */
+async function metadata(bootstrap: string, topic?: string): Promise<Listed[]> {
+  const r = await kcat(['-b', bootstrap, '-L', '-J', '-m', '5', ...(topic ? ['-t', topic] : [])]);
   expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { topics: Array<{ topic: string }> }).topics.map((t) => t.topic).sort();
+  return (JSON.parse(r.stdout) as { topics: Listed[] }).topics;
 }
 
+/** Topic names in a Metadata response for all topics. */
+async function listedTopics(bootstrap: string): Promise<string[]> {
+  return (await metadata(bootstrap)).map((t) => t.topic).sort();
+}
+
+describe.skipIf(onKafka)('ACLs', () => {
 beforeAll(async () => {
   redis = await startRedis();
   const admin = await startRunnel({ redisUrl: redis.url, args: secured(9, 'User:admin;User:ANONYMOUS') });
@@ -51,13 +65,15 @@ beforeAll(async () => {
     const k = new Kafka({ brokers: [admin.bootstrap], clientId: 'acl-setup', logLevel: logLevel.NOTHING });
     const a = k.admin();
     await a.connect();
-    await a.createTopics({ topics: ['pay-eu', 'pay-blocked', 'orders', 'secret'].map((topic) => ({ topic, numPartitions: 1 })) });
+    await a.createTopics({ topics: [...['pay-eu', 'pay-blocked', 'orders', 'secret'].map((topic) => ({ topic, numPartitions: 1 })), { topic: 'pay-tx', numPartitions: 8 }] });
     await a.disconnect();
     const p = await kcat(['-b', admin.bootstrap, '-P', '-t', 'orders'], 'o1\no2\no3\n');
     expect(p.code, p.stderr).toBe(0);
     const grants = await Promise.all([
       kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--operation', 'Alter', '--operation', 'Describe', '--cluster']),
       kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--operation', 'Describe', '--group', 'g-describe']),
+      // Broker to broker (WriteTxnMarkers, AddPartitionsToTxn v4+): CLUSTER_ACTION, from the brokers' host only.
+      kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--allow-host', '127.0.0.1', '--operation', 'ClusterAction', '--cluster']),
     ]);
     for (const g of grants) expect(g.code, g.stderr).toBe(0);
   } finally {
@@ -71,12 +87,13 @@ beforeAll(async () => {
   ]);
   const added = await Promise.all([
     kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Write', '--topic', 'pay-', '--resource-pattern-type', 'prefixed']),
-    kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Read', '--topic', 'orders', '--group', 'g1']),
+    kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Read', '--topic', 'orders', '--topic', 'pay-tx', '--group', 'g1']),
+    kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Write', '--transactional-id', 'pay-tx']),
     kafkaAcls(b1.bootstrap, ['--add', '--deny-principal', 'User:ANONYMOUS', '--operation', 'Write', '--topic', 'pay-blocked']),
     kafkaAcls(off.bootstrap, ['--list']),
   ]);
-  for (const r of added.slice(0, 3)) expect(r.code, r.stderr).toBe(0);
-  offList = added[3]!;
+  offList = added.pop()!;
+  for (const r of added) expect(r.code, r.stderr).toBe(0);
 }, 60_000);
 
 afterAll(async () => {
@@ -150,7 +167,24 @@ describe('ACLs (authorizer.class.name set, allow.everyone.if.no.acl.found=false)
 
   it('Metadata for all topics hides the topics ANONYMOUS may not DESCRIBE', async () => {
     // orders: READ implies DESCRIBE; pay-*: WRITE implies DESCRIBE (the DENY of WRITE does not deny DESCRIBE).
-    expect(await listedTopics(b1.bootstrap)).toEqual(['orders', 'pay-blocked', 'pay-eu']);
+    expect(await listedTopics(b1.bootstrap)).toEqual(['orders', 'pay-blocked', 'pay-eu', 'pay-tx']);
+  });
+
+  it('transactions: a KafkaJS transactional producer with WRITE on its id commits over partitions led by both brokers', async () => {
+    // Both brokers lead partitions of pay-tx, so markers and verification go from broker to broker.
+    await waitFor('pay-tx led by both brokers', async () => new Set((await metadata(b1.bootstrap, 'pay-tx'))[0]!.partitions.map((p) => p.leader)).size === 2, { timeoutMs: 10_000, intervalMs: 200 });
+    const k = new Kafka({ brokers: [b1.bootstrap], clientId: 'acl-txn', logLevel: logLevel.NOTHING });
+    const producer = k.producer({ transactionalId: 'pay-tx', idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const tx = await producer.transaction();
+      await tx.send({ topic: 'pay-tx', messages: Array.from({ length: 8 }, (_, i) => ({ value: `t${i}`, partition: i })) });
+      await tx.commit();
+    } finally {
+      await producer.disconnect();
+    }
+    const r = await kcat(['-b', b1.bootstrap, '-C', '-t', 'pay-tx', '-o', 'beginning', '-e', '-q', '-X', 'isolation.level=read_committed']);
+    expect(r.stdout.trim().split('\n').sort(), r.stderr).toEqual(Array.from({ length: 8 }, (_, i) => `t${i}`));
   });
 
   it('kafka-acls --remove through one broker takes effect on the other within a second', async () => {
@@ -179,4 +213,5 @@ describe('authorization off and misconfigured', () => {
     expect(exit.code).not.toBe(0);
     expect(log).toContain('authorizer.class.name=com.example.MyAuthorizer is not supported');
   });
+});
 });
