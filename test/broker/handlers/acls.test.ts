@@ -14,6 +14,9 @@ import { newSession } from '../../../broker/src/security/session.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { MemoryAclStore } from '../support/memory-acl-store.js';
 import { buildBatch } from '../../helpers/batches.js';
+import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
+import { MemoryGroupStore } from '../support/memory-group-store.js';
+import { FakeClock } from '../support/fake-clock.js';
 
 const AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
 const handlers = new Map<string, Handler>(buildHandlers().map((h) => [h.api.name, h]));
@@ -25,7 +28,8 @@ async function services(className = AUTHORIZER): Promise<BrokerServices> {
   const acls = new AclService({ authorizerClassName: className, superUsers: 'User:admin', allowEveryoneIfNoAclFound: false }, new MemoryAclStore());
   await acls.start();
   acls.stop(); // no polling needed: changes through the service reload it
-  const b = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, acls } as BrokerServices;
+  const groups = new GroupCoordinator(new MemoryGroupStore(), new FakeClock(), { settings: { initialRebalanceDelayMs: 0 } });
+  const b = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups, acls } as BrokerServices;
   await b.log.createTopic('pay-eu', 1, {});
   await b.log.createTopic('secret', 1, {});
   return b;
@@ -127,11 +131,85 @@ describe('authorization checks of other handlers', () => {
     expect(await b.log.topic('new-1')).toBeNull();
   });
 
+  it('ListGroups lists every group with DESCRIBE on the cluster, else only the groups the principal may DESCRIBE', async () => {
+    const b = await services();
+    for (const groupId of ['g-a', 'g-b']) {
+      const r = await call('OffsetCommit', { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'secret', partitions: P0 }] }, ctxOf('User:admin', 3), b);
+      expect(r.topics[0].partitions[0].errorCode).toBe(ErrorCode.NONE);
+    }
+    const list = async (who: string) => (await call('ListGroups', { statesFilter: [] }, ctxOf(who, 3), b)).groups.map((g: any) => g.groupId).sort();
+    expect(await list('User:alice')).toEqual([]);
+    await grant(b, { resourceType: ResourceType.GROUP, resourceName: 'g-b', operation: Op.DESCRIBE });
+    expect(await list('User:alice')).toEqual(['g-b']);
+    await grant(b, { resourceType: ResourceType.CLUSTER, resourceName: CLUSTER_NAME, resourcePatternType: PatternType.LITERAL, operation: Op.DESCRIBE });
+    expect(await list('User:alice')).toEqual(['g-a', 'g-b']);
+  });
+
   it('WriteTxnMarkers needs CLUSTER_ACTION on the cluster; super users have it', async () => {
     const b = await services();
     const markers = { markers: [{ producerId: 1, producerEpoch: 0, transactionResult: true, coordinatorEpoch: 0, topics: [{ name: 'pay-eu', partitionIndexes: [0] }] }] };
     const code = (r: Record<string, any>) => r.markers[0].topics[0].partitions[0].errorCode;
     expect(code(await call('WriteTxnMarkers', markers, alice, b))).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     expect(code(await call('WriteTxnMarkers', markers, admin, b))).not.toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+  });
+});
+
+/** One denied request per API: principal alice has no ACL at all (allow.everyone.if.no.acl.found=false). */
+const P0 = [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];
+const DENIED: Array<[api: string, version: number, req: Record<string, unknown>, code: (r: Record<string, any>) => number, expected: number]> = [
+  ['ListOffsets', 5, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'secret', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['Fetch', 12, {
+    replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+    topics: [{ topic: 'secret', topicId: '', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
+  }, (r) => r.responses[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['OffsetForLeaderEpoch', 4, { replicaId: -1, topics: [{ topic: 'secret', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['CreateTopics', 5, { topics: [{ name: 'new', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false }, (r) => r.topics[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DeleteTopics', 5, { topicNames: ['secret'], timeoutMs: 1000 }, (r) => r.responses[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['CreatePartitions', 3, { topics: [{ name: 'secret', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false }, (r) => r.results[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DeleteRecords', 2, { topics: [{ name: 'secret', partitions: [{ partitionIndex: 0, offset: 0 }] }], timeoutMs: 1000 }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DescribeConfigs', 4, { resources: [{ resourceType: 2, resourceName: 'secret', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false }, (r) => r.results[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DescribeConfigs', 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false }, (r) => r.results[0].errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['AlterConfigs', 2, { resources: [{ resourceType: 2, resourceName: 'secret', configs: [] }], validateOnly: false }, (r) => r.responses[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['IncrementalAlterConfigs', 1, { resources: [{ resourceType: 2, resourceName: 'secret', configs: [] }], validateOnly: false }, (r) => r.responses[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DescribeProducers', 0, { topics: [{ name: 'secret', partitionIndexes: [0] }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  ['DescribeLogDirs', 4, { topics: null }, (r) => r.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['FindCoordinator', 3, { key: 'g', keyType: 0 }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['FindCoordinator', 3, { key: 'tx', keyType: 1 }, (r) => r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['JoinGroup', 5, { groupId: 'g', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [] }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['SyncGroup', 3, { groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null, assignments: [] }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['Heartbeat', 3, { groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['LeaveGroup', 3, { groupId: 'g', members: [{ memberId: 'm', groupInstanceId: null }] }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['OffsetCommit', 3, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'secret', partitions: P0 }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['OffsetFetch', 3, { groupId: 'g', topics: null }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['DescribeGroups', 3, { groups: ['g'], includeAuthorizedOperations: false }, (r) => r.groups[0].errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['DeleteGroups', 1, { groupsNames: ['g'] }, (r) => r.results[0].errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['OffsetDelete', 0, { groupId: 'g', topics: [] }, (r) => r.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ['InitProducerId', 3, { transactionalId: 'tx', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 }, (r) => r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['AddPartitionsToTxn', 3, { v3AndBelowTransactionalId: 'tx', v3AndBelowProducerId: 1, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [{ name: 'secret', partitions: [0] }] }, (r) => r.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['AddPartitionsToTxn', 4, { transactions: [] }, (r) => r.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['AddOffsetsToTxn', 3, { transactionalId: 'tx', producerId: 1, producerEpoch: 0, groupId: 'g' }, (r) => r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['EndTxn', 3, { transactionalId: 'tx', producerId: 1, producerEpoch: 0, committed: true }, (r) => r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['TxnOffsetCommit', 3, { transactionalId: 'tx', groupId: 'g', producerId: 1, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'secret', partitions: P0 }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['DescribeTransactions', 0, { transactionalIds: ['tx'] }, (r) => r.transactionStates[0].errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+];
+
+describe('every checked API answers Kafka\'s code when the principal has no ACL', () => {
+  it.each(DENIED)('%s v%i', async (api, version, req, code, expected) => {
+    const b = await services();
+    expect(code(await call(api, req, ctxOf('User:alice', version), b))).toBe(expected);
+  });
+
+  it('with the ACLs Kafka asks for, the same requests pass the checks', async () => {
+    const b = await services();
+    const allow = (resourceType: number, resourceName: string, operation: number) => ({ resourceType, resourceName, resourcePatternType: PatternType.LITERAL, operation });
+    await call('CreateAcls', {
+      creations: [
+        allow(ResourceType.TOPIC, 'secret', Op.ALL), allow(ResourceType.TOPIC, 'new', Op.CREATE), allow(ResourceType.GROUP, 'g', Op.ALL),
+        allow(ResourceType.TRANSACTIONAL_ID, 'tx', Op.ALL), allow(ResourceType.CLUSTER, CLUSTER_NAME, Op.ALL),
+      ].map((o) => creation(o)),
+    }, admin, b);
+    for (const [api, version, req, code, expected] of DENIED) {
+      expect(code(await call(api, req, ctxOf('User:alice', version), b)), `${api} v${version}`).not.toBe(expected);
+    }
   });
 });
