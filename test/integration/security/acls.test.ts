@@ -8,8 +8,9 @@
 // grants ANONYMOUS ALTER and DESCRIBE on the cluster (to manage ACLs), then
 // two brokers with allow.everyone.if.no.acl.found=false serve the clients.
 // The brokers reach each other (transaction markers, KIP-890 verification) as
-// ANONYMOUS too, so ANONYMOUS is granted CLUSTER_ACTION from 127.0.0.1 only,
-// as docs/security.md says to do until brokers authenticate.
+// ANONYMOUS too: a transaction over both brokers fails until ANONYMOUS is
+// granted CLUSTER_ACTION from 127.0.0.1 only, as docs/security.md says to do
+// until brokers authenticate.
 // Runnel-only (two Runnel brokers on one Redis): skipped with RUNNEL_TEST_TARGET=kafka.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
@@ -65,15 +66,13 @@ beforeAll(async () => {
     const k = new Kafka({ brokers: [admin.bootstrap], clientId: 'acl-setup', logLevel: logLevel.NOTHING });
     const a = k.admin();
     await a.connect();
-    await a.createTopics({ topics: [...['pay-eu', 'pay-blocked', 'orders', 'secret'].map((topic) => ({ topic, numPartitions: 1 })), { topic: 'pay-tx', numPartitions: 8 }] });
+    await a.createTopics({ topics: [...['pay-eu', 'pay-blocked', 'orders', 'secret'].map((topic) => ({ topic, numPartitions: 1 })), { topic: 'pay-tx', numPartitions: 8 }, { topic: 'pay-tx-x', numPartitions: 8 }] });
     await a.disconnect();
     const p = await kcat(['-b', admin.bootstrap, '-P', '-t', 'orders'], 'o1\no2\no3\n');
     expect(p.code, p.stderr).toBe(0);
     const grants = await Promise.all([
       kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--operation', 'Alter', '--operation', 'Describe', '--cluster']),
       kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--operation', 'Describe', '--group', 'g-describe']),
-      // Broker to broker (WriteTxnMarkers, AddPartitionsToTxn v4+): CLUSTER_ACTION, from the brokers' host only.
-      kafkaAcls(admin.bootstrap, ['--add', ...ANON, '--allow-host', '127.0.0.1', '--operation', 'ClusterAction', '--cluster']),
     ]);
     for (const g of grants) expect(g.code, g.stderr).toBe(0);
   } finally {
@@ -88,7 +87,7 @@ beforeAll(async () => {
   const added = await Promise.all([
     kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Write', '--topic', 'pay-', '--resource-pattern-type', 'prefixed']),
     kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Read', '--topic', 'orders', '--topic', 'pay-tx', '--group', 'g1']),
-    kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Write', '--transactional-id', 'pay-tx']),
+    kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--operation', 'Write', '--transactional-id', 'pay-tx', '--resource-pattern-type', 'prefixed']),
     kafkaAcls(b1.bootstrap, ['--add', '--deny-principal', 'User:ANONYMOUS', '--operation', 'Write', '--topic', 'pay-blocked']),
     kafkaAcls(off.bootstrap, ['--list']),
   ]);
@@ -167,22 +166,33 @@ describe('ACLs (authorizer.class.name set, allow.everyone.if.no.acl.found=false)
 
   it('Metadata for all topics hides the topics ANONYMOUS may not DESCRIBE', async () => {
     // orders: READ implies DESCRIBE; pay-*: WRITE implies DESCRIBE (the DENY of WRITE does not deny DESCRIBE).
-    expect(await listedTopics(b1.bootstrap)).toEqual(['orders', 'pay-blocked', 'pay-eu', 'pay-tx']);
+    expect(await listedTopics(b1.bootstrap)).toEqual(['orders', 'pay-blocked', 'pay-eu', 'pay-tx', 'pay-tx-x']);
   });
 
-  it('transactions: a KafkaJS transactional producer with WRITE on its id commits over partitions led by both brokers', async () => {
-    // Both brokers lead partitions of pay-tx, so markers and verification go from broker to broker.
-    await waitFor('pay-tx led by both brokers', async () => new Set((await metadata(b1.bootstrap, 'pay-tx'))[0]!.partitions.map((p) => p.leader)).size === 2, { timeoutMs: 10_000, intervalMs: 200 });
-    const k = new Kafka({ brokers: [b1.bootstrap], clientId: 'acl-txn', logLevel: logLevel.NOTHING });
-    const producer = k.producer({ transactionalId: 'pay-tx', idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    try {
-      const tx = await producer.transaction();
-      await tx.send({ topic: 'pay-tx', messages: Array.from({ length: 8 }, (_, i) => ({ value: `t${i}`, partition: i })) });
-      await tx.commit();
-    } finally {
-      await producer.disconnect();
+  it('transactions: over partitions led by both brokers, CLUSTER_AUTHORIZATION_FAILED until the brokers\' CLUSTER_ACTION grant, then a KafkaJS transaction commits', async () => {
+    // Both brokers lead partitions of the topics, so markers and verification go from broker to broker.
+    for (const topic of ['pay-tx', 'pay-tx-x']) {
+      await waitFor(`${topic} led by both brokers`, async () => new Set((await metadata(b1.bootstrap, topic))[0]!.partitions.map((p) => p.leader)).size === 2, { timeoutMs: 10_000, intervalMs: 200 });
     }
+    const k = new Kafka({ brokers: [b1.bootstrap], clientId: 'acl-txn', logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const transaction = async (transactionalId: string, topic: string) => {
+      const producer = k.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      try {
+        const tx = await producer.transaction();
+        await tx.send({ topic, messages: Array.from({ length: 8 }, (_, i) => ({ value: `t${i}`, partition: i })) });
+        await tx.commit();
+      } finally {
+        await producer.disconnect();
+      }
+    };
+    const refused = await transaction('pay-tx-x', 'pay-tx-x').then(() => null, (e: unknown) => e);
+    expect((refused as { type?: string } | null)?.type).toBe('CLUSTER_AUTHORIZATION_FAILED');
+
+    const grant = await kafkaAcls(b1.bootstrap, ['--add', ...ANON, '--allow-host', '127.0.0.1', '--operation', 'ClusterAction', '--cluster']);
+    expect(grant.code, grant.stderr).toBe(0);
+    await sleep(600); // both brokers reload (every 250 ms)
+    await transaction('pay-tx', 'pay-tx');
     const r = await kcat(['-b', b1.bootstrap, '-C', '-t', 'pay-tx', '-o', 'beginning', '-e', '-q', '-X', 'isolation.level=read_committed']);
     expect(r.stdout.trim().split('\n').sort(), r.stderr).toEqual(Array.from({ length: 8 }, (_, i) => `t${i}`));
   });
