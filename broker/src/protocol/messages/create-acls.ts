@@ -1,4 +1,5 @@
 import { f, message, s, type ApiDef } from '../schema.js';
+import { aclEntryFields } from './acl-fields.js';
 
 export const CreateAcls: ApiDef = {
   apiKey: 30,
@@ -8,10 +9,7 @@ export const CreateAcls: ApiDef = {
       f('ResourceType', 'int8', '0+'),
       f('ResourceName', 'string', '0+'),
       f('ResourcePatternType', 'int8', '1+', { default: 3 }),
-      f('Principal', 'string', '0+'),
-      f('Host', 'string', '0+'),
-      f('Operation', 'int8', '0+'),
-      f('PermissionType', 'int8', '0+'),
+      ...aclEntryFields(),
     ]),
   ]),
   response: message('CreateAclsResponse', '0-3', '2+', [
