@@ -30,3 +30,8 @@ export function authorizedNames(ctx: RequestContext, b: BrokerServices, op: numb
 export function authorizeIdempotentWrite(ctx: RequestContext, b: BrokerServices): boolean {
   return authorizeCluster(ctx, b, AclOperation.IDEMPOTENT_WRITE) || (b.acls?.allowedAnyOfType(ctx.session, AclOperation.WRITE, ResourceType.TOPIC) ?? true);
 }
+
+/** Kafka's authorized-operations bit field (bit n = AclOperation code n) of the operations the principal may perform on the resource. */
+export function authorizedOperations(ctx: RequestContext, b: BrokerServices, resourceType: number, name: string, ops: readonly number[]): number {
+  return ops.reduce((bits, op) => (authorize(ctx, b, op, resourceType, name) ? bits | (1 << op) : bits), 0);
+}

@@ -131,7 +131,7 @@ describe('authorization checks of other handlers', () => {
     expect(await b.log.topic('new-1')).toBeNull();
   });
 
-  it('ListGroups lists every group with DESCRIBE on the cluster, else only the groups the principal may DESCRIBE', async () => {
+  it('ListGroups lists every group with DESCRIBE on the cluster, else only the groups the principal may DESCRIBE; DescribeGroups reports the authorized operations', async () => {
     const b = await services();
     for (const groupId of ['g-a', 'g-b']) {
       const r = await call('OffsetCommit', { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'secret', partitions: P0 }] }, ctxOf('User:admin', 3), b);
@@ -141,6 +141,9 @@ describe('authorization checks of other handlers', () => {
     expect(await list('User:alice')).toEqual([]);
     await grant(b, { resourceType: ResourceType.GROUP, resourceName: 'g-b', operation: Op.DESCRIBE });
     expect(await list('User:alice')).toEqual(['g-b']);
+    // DescribeGroups v3+ reports the operations the principal may perform: DESCRIBE only (bit 8).
+    const described = await call('DescribeGroups', { groups: ['g-b'], includeAuthorizedOperations: true }, ctxOf('User:alice', 3), b);
+    expect(described.groups[0].authorizedOperations).toBe(1 << Op.DESCRIBE);
     await grant(b, { resourceType: ResourceType.CLUSTER, resourceName: CLUSTER_NAME, resourcePatternType: PatternType.LITERAL, operation: Op.DESCRIBE });
     expect(await list('User:alice')).toEqual(['g-a', 'g-b']);
   });
