@@ -5,7 +5,10 @@ import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { BrokerServices, Handler, RequestContext } from './types.js';
-import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
+import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './authorize.js';
+
+/** What a topic supports (Kafka's AclOperation codes). */
+const TOPIC_OPERATIONS = [Op.READ, Op.WRITE, Op.CREATE, Op.DELETE, Op.ALTER, Op.DESCRIBE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS];
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata } from './cluster-view.js';
 
@@ -23,6 +26,10 @@ export const metadataHandler: Handler = {
       for (const rt of req.topics as Array<{ name: string | null; topicId: string }>) {
         topics.push(await resolve(ctx, rt, req.allowAutoTopicCreation, b));
       }
+    }
+    // v8+: the operations the principal may perform on each topic, when asked (Kafka's bit field).
+    if (ctx.apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
+      for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, b, Resource.TOPIC, t.name as string, TOPIC_OPERATIONS);
     }
     return {
       throttleTimeMs: 0,

@@ -148,6 +148,16 @@ describe('authorization checks of other handlers', () => {
     expect(await list('User:alice')).toEqual(['g-a', 'g-b']);
   });
 
+  it('Metadata v8+ and DescribeCluster report the authorized operations when asked', async () => {
+    const b = await services();
+    await grant(b);
+    const md = await call('Metadata', { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true }, ctxOf('User:alice', 12), b);
+    expect(md.topics.map((t: any) => [t.name, t.topicAuthorizedOperations])).toEqual([['pay-eu', (1 << Op.WRITE) | (1 << Op.DESCRIBE)]]);
+    const cluster = (who: string) => call('DescribeCluster', { includeClusterAuthorizedOperations: true, endpointType: 1 }, ctxOf(who, 1), b).then((r) => r.clusterAuthorizedOperations);
+    expect(await cluster('User:alice')).toBe(0);
+    expect(await cluster('User:admin')).toBe([Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE, Op.ALTER, Op.DESCRIBE].reduce((x, op) => x | (1 << op), 0));
+  });
+
   it('WriteTxnMarkers needs CLUSTER_ACTION on the cluster; super users have it', async () => {
     const b = await services();
     const markers = { markers: [{ producerId: 1, producerEpoch: 0, transactionResult: true, coordinatorEpoch: 0, topics: [{ name: 'pay-eu', partitionIndexes: [0] }] }] };
