@@ -41,6 +41,7 @@ export class AclService {
   private version = -1;
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
+  private failing = false;
   private readonly reloadIntervalMs: number;
 
   constructor(s: AclSettings, private readonly store: AclStore | null, private readonly logger?: Logger) {
@@ -67,8 +68,12 @@ export class AclService {
     this.polling = true;
     try {
       if ((await this.store.version()) !== this.version) await this.reload();
+      if (this.failing) this.logger?.info('ACL reload works again');
+      this.failing = false;
     } catch (e) {
-      this.logger?.warn('ACL reload failed; the last loaded ACLs stay in force', { error: e instanceof Error ? e.message : String(e) });
+      // Said once per outage, not at every poll.
+      if (!this.failing) this.logger?.warn('ACL reload failed; the last loaded ACLs stay in force', { error: e instanceof Error ? e.message : String(e) });
+      this.failing = true;
     } finally {
       this.polling = false;
     }
