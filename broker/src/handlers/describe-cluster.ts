@@ -25,7 +25,7 @@ export const describeClusterHandler: Handler = {
       endpointType: ENDPOINT_BROKERS,
       clusterId: b.clusterId,
       controllerId: controllerId(b),
-      brokers: brokerList(b).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
+      brokers: brokerList(b, ctx.session).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
       // Kafka checks nothing here; it reports the principal's operations on the cluster when asked.
       ...(req.includeClusterAuthorizedOperations ? { clusterAuthorizedOperations: authorizedOperations(ctx, b, Resource.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS) } : {}),
     };

@@ -1,6 +1,6 @@
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../errors.js';
-import { coordinatorFor } from './cluster-view.js';
+import { coordinatorFor, type ListenerOf } from './cluster-view.js';
 import type { BrokerServices, Handler } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
@@ -11,10 +11,10 @@ interface Lookup { nodeId: number; host: string; port: number; errorCode: number
 
 const failed = (code: number, message?: string): Lookup => ({ nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: message ?? codeName(code) });
 
-function lookup(b: BrokerServices, key: string, keyType: number): Lookup {
+function lookup(b: BrokerServices, key: string, keyType: number, on: ListenerOf): Lookup {
   // Transactional ids hash onto the same coordinator slots as groups (Kafka: partitions of __transaction_state).
   if (keyType !== GROUP && keyType !== TRANSACTION) return failed(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
-  const node = coordinatorFor(b, key);
+  const node = coordinatorFor(b, key, on);
   if (!node) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
 }
@@ -29,7 +29,7 @@ export const findCoordinatorHandler: Handler = {
     const find = (key: string): Lookup => {
       if (keyType === GROUP && !authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, key)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
       if (keyType === TRANSACTION && !authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, key)) return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-      return lookup(b, key, keyType);
+      return lookup(b, key, keyType, ctx.session);
     };
     if (ctx.apiVersion >= 4) {
       return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...find(key) })) };

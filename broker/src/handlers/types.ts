@@ -9,6 +9,7 @@ import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
 import type { AclService } from '../security/acl/acl-service.js';
+import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -26,6 +27,8 @@ export interface BrokerServices {
   txn: TransactionServices;
   /** Authorization (ACLs); absent in unit tests of other handlers (everything allowed). */
   acls?: AclService;
+  /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
+  fetchSessions?: FetchSessionCache;
 }
 
 export interface RequestContext {

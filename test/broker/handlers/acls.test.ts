@@ -1,35 +1,25 @@
 // The ACL handlers (CreateAcls, DescribeAcls, DeleteAcls) and the checks of the
 // other handlers, over an AclService with an in-memory store.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
-import { LogManager } from '../../../broker/src/log/log-manager.js';
-import { createLogger } from '../../../broker/src/logger.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
-import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildHandlers } from '../../../broker/src/handlers/registry.js';
 import type { BrokerServices, Handler, RequestContext } from '../../../broker/src/handlers/types.js';
 import { AclService } from '../../../broker/src/security/acl/acl-service.js';
 import { AclOperation as Op, AclPermission, CLUSTER_NAME, PatternType, ResourceType } from '../../../broker/src/security/acl/model.js';
 import { newSession } from '../../../broker/src/security/session.js';
-import { MemoryLogStore } from '../support/memory-log-store.js';
 import { MemoryAclStore } from '../support/memory-acl-store.js';
 import { buildBatch } from '../../helpers/batches.js';
-import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
-import { MemoryGroupStore } from '../support/memory-group-store.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { unitServices } from '../support/services.js';
 
 const AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
 const handlers = new Map<string, Handler>(buildHandlers().map((h) => [h.api.name, h]));
 
 async function services(className = AUTHORIZER): Promise<BrokerServices> {
-  const config = loadBrokerConfig([], {});
-  const store = new MemoryLogStore();
-  const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
   const acls = new AclService({ authorizerClassName: className, superUsers: 'User:admin', allowEveryoneIfNoAclFound: false }, new MemoryAclStore());
   await acls.start();
   acls.stop(); // no polling needed: changes through the service reload it
-  const groups = new GroupCoordinator(new MemoryGroupStore(), new FakeClock(), { settings: { initialRebalanceDelayMs: 0 } });
-  const b = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups, acls } as BrokerServices;
+  const b: BrokerServices = { ...unitServices({ clock: new FakeClock() }), acls };
   await b.log.createTopic('pay-eu', 1, {});
   await b.log.createTopic('secret', 1, {});
   return b;
