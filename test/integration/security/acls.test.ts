@@ -2,7 +2,7 @@
 // `kafka-acls` (AclCommand), enforced against kcat, kafkajs and the Java
 // console producer, shared by two brokers through Redis.
 //
-// Every client is User:ANONYMOUS (no TLS or SASL listener yet), so the cases
+// Every client here is User:ANONYMOUS (a PLAINTEXT listener), so the cases
 // are built around ANONYMOUS: a bootstrap broker on which ANONYMOUS is a
 // super user (standing in for an admin's principal) creates the topics and
 // grants ANONYMOUS ALTER and DESCRIBE on the cluster (to manage ACLs), then
