@@ -37,7 +37,8 @@ export interface AclSettings {
 export class AclService {
   readonly enabled: boolean;
   private readonly settings: AuthorizerSettings;
-  private bindings: AclBinding[] = [];
+  /** The loaded bindings by resource type (a check only looks at its resource's type). */
+  private byType = new Map<number, AclBinding[]>();
   private version = -1;
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -82,20 +83,26 @@ export class AclService {
   private async reload(): Promise<void> {
     if (!this.store) return;
     const { version, bindings } = await this.store.load();
-    this.bindings = bindings;
+    const byType = new Map<number, AclBinding[]>();
+    for (const b of bindings) {
+      const list = byType.get(b.resourceType);
+      if (list) list.push(b);
+      else byType.set(b.resourceType, [b]);
+    }
+    this.byType = byType;
     this.version = version;
   }
 
   /** May the session perform `op` on the resource? Always true with authorization off. */
   allowed(session: Session, op: number, resourceType: number, name: string): boolean {
     if (!this.enabled) return true;
-    return authorize(this.bindings, this.settings, { principal: session.principal, host: session.clientAddress }, op, resourceType, name);
+    return authorize(this.byType.get(resourceType) ?? [], this.settings, { principal: session.principal, host: session.clientAddress }, op, resourceType, name);
   }
 
   /** May the session perform `op` on some resource of the type (Kafka's authorizeByResourceType)? */
   allowedAnyOfType(session: Session, op: number, resourceType: number): boolean {
     if (!this.enabled) return true;
-    return authorizeAnyOfType(this.bindings, this.settings, { principal: session.principal, host: session.clientAddress }, op, resourceType);
+    return authorizeAnyOfType(this.byType.get(resourceType) ?? [], this.settings, { principal: session.principal, host: session.clientAddress }, op, resourceType);
   }
 
   private requireStore(): AclStore {
