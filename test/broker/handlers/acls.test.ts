@@ -148,6 +148,19 @@ describe('authorization checks of other handlers', () => {
     expect(await cluster('User:admin')).toBe([Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE, Op.ALTER, Op.DESCRIBE].reduce((x, op) => x | (1 << op), 0));
   });
 
+  it('CreateTopics with CREATE but no DESCRIBE_CONFIGS creates the topic and withholds its configs (topicConfigErrorCode)', async () => {
+    const b = await services();
+    await grant(b, { resourceName: 'new-', operation: Op.CREATE });
+    const create = (name: string) => call('CreateTopics', { topics: [{ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false }, ctxOf('User:alice', 5), b);
+    const hidden = (await create('new-1')).topics[0];
+    expect([hidden.errorCode, hidden.topicConfigErrorCode, hidden.numPartitions, hidden.configs]).toEqual([ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1, []]);
+    expect((await b.log.topic('new-1'))?.partitions).toBe(2);
+    await grant(b, { resourceName: 'new-', operation: Op.DESCRIBE_CONFIGS });
+    const shown = (await create('new-2')).topics[0];
+    expect([shown.errorCode, shown.topicConfigErrorCode ?? ErrorCode.NONE, shown.numPartitions]).toEqual([ErrorCode.NONE, ErrorCode.NONE, 2]);
+    expect(shown.configs.length).toBeGreaterThan(0);
+  });
+
   it('WriteTxnMarkers needs CLUSTER_ACTION on the cluster; super users have it', async () => {
     const b = await services();
     const markers = { markers: [{ producerId: 1, producerEpoch: 0, transactionResult: true, coordinatorEpoch: 0, topics: [{ name: 'pay-eu', partitionIndexes: [0] }] }] };
