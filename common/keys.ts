@@ -10,6 +10,7 @@
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
 //   <prefix>:x:{<escaped transactional id>}     one transactional id
 //   <prefix>:q:{quotas}:<suffix>                client quotas (one hash tag: one shard)
+//   <prefix>:a:{acls}:<suffix>                  the ACLs (one hash tag: one shard)
 //   <prefix>:<name>                             cluster-wide keys (no braces)
 // Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
 // character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
@@ -128,6 +129,11 @@ export class Keys {
   get quotaValues(): string { return `${this.prefix}:q:{quotas}:values`; }
   /** Counter bumped with every quota change; brokers poll it and reload on change. */
   get quotaVersion(): string { return `${this.prefix}:q:{quotas}:version`; }
+  // ---- ACLs (hash tag {acls}: both keys on one shard, changed in one MULTI)
+  /** Every ACL binding: field = the binding as a JSON array, value "1". */
+  get aclBindings(): string { return `${this.prefix}:a:{acls}:bindings`; }
+  /** Counter bumped with every ACL change; brokers poll it and reload on change. */
+  get aclVersion(): string { return `${this.prefix}:a:{acls}:version`; }
 }
 
 /** Stream entry id of the batch whose base offset is `base`. */

@@ -38,6 +38,8 @@ import { systemClock } from './groups/clock.js';
 import { RedisGroupStore } from './storage/redis/redis-group-store.js';
 import { isLocalCoordinator } from './handlers/cluster-view.js';
 import { usablePartitionCount } from './topics/partition-limits.js';
+import { AclService } from './security/acl/acl-service.js';
+import { RedisAclStore } from './storage/redis/redis-acl-store.js';
 
 export interface RunningBroker {
   port: number;
@@ -149,9 +151,10 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
+  const acls = new AclService(config, new RedisAclStore(store.redis, config.keyPrefix), logger);
   const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
   const quotas = new QuotaService({ windowNum: Math.max(2, config.quotaWindowNum), windowMs: Math.max(1, config.quotaWindowSizeSeconds) * 1000 }, new RedisQuotaStore(store.redis, config.keyPrefix), logger);
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, quotas };
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
@@ -163,6 +166,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     await embedded?.stop();
     throw e;
   }
+  // The ACLs are in force before the first request is served.
+  await acls.start().catch(async (e: unknown) => { await cluster.stop(); await server.close(); await store.close(); await embedded?.stop(); throw e; });
   server.setDispatcher(new Dispatcher(buildHandlers(), services));
   const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
@@ -183,6 +188,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       groups.stop();
       transactions.stop();
       quotas.stop();
+      acls.stop();
       brokerClient.close();
       await server.close();
       await cluster.stop();

@@ -43,7 +43,7 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'leader.imbalance.check.interval.seconds', 'leader.imbalance.per.broker.percentage', 'unclean.leader.election.enable',
   'compression.type', 'request.timeout.ms', 'initial.broker.registration.timeout.ms', 'broker.heartbeat.interval.ms',
   'broker.session.timeout.ms', 'broker.id.generation.enable', 'reserved.broker.max.id', 'eligible.leader.replicas.enable',
-  'authorizer.class.name', 'super.users', 'allow.everyone.if.no.acl.found', 'metric.reporters', 'auto.include.jmx.reporter',
+  'metric.reporters', 'auto.include.jmx.reporter',
   'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
   'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
   'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
+import { authorizerEnabled } from './security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
 
@@ -100,6 +101,12 @@ export interface BrokerConfig {
   logCleanerBackoffMs: number;
   /** Bounds the cleaner's key map: one key per 128 bytes (Kafka counts 24 bytes per key in its own map). */
   logCleanerDedupeBufferSize: number;
+  /** Authorization: Kafka's authorizer class (StandardAuthorizer or AclAuthorizer) turns ACLs on; empty = off. */
+  authorizerClassName: string;
+  /** Principals allowed everything, separated by semicolons (Kafka's super.users). */
+  superUsers: string;
+  /** A resource no ACL names is open to everybody (Kafka's allow.everyone.if.no.acl.found). */
+  allowEveryoneIfNoAclFound: boolean;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
 }
@@ -170,6 +177,9 @@ const SETTINGS: Setting[] = [
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
   { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
   { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
+  { key: 'authorizer.class.name', field: 'authorizerClassName', kind: 'string', default: '' },
+  { key: 'super.users', field: 'superUsers', kind: 'string', default: '' },
+  { key: 'allow.everyone.if.no.acl.found', field: 'allowEveryoneIfNoAclFound', kind: 'bool', default: 'false' },
   { key: 'ssl.reload.interval.ms', field: 'sslReloadIntervalMs', kind: 'int', default: '60000' },
 ];
 
@@ -294,6 +304,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   out.listeners = resolveListeners(explicit, values);
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
+  authorizerEnabled(out.authorizerClassName); // refuses an authorizer class Runnel does not provide
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }

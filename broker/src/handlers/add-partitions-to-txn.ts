@@ -7,12 +7,16 @@ import type { TopicPartition } from '../storage/log-store.js';
 import { tpKey } from '../transactions/txn-metadata.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { BrokerServices, Handler } from './types.js';
+import { Op, Resource, authorize, authorizeCluster, authorizedNames } from './authorize.js';
 
 interface Topic { name: string; partitions: number[] }
 
 type TopicResult = { name: string; resultsByPartition: Array<{ partitionIndex: number; partitionErrorCode: number }> };
 
-async function addOne(b: BrokerServices, id: string, producerId: number, producerEpoch: number, topics: Topic[], verifyOnly: boolean, version: number): Promise<TopicResult[]> {
+/** What a v0-3 request (from the producer) may not do: WRITE on the id, WRITE on each topic. */
+interface Refusals { transactionalId: boolean; topics: ReadonlySet<string> }
+
+async function addOne(b: BrokerServices, id: string, producerId: number, producerEpoch: number, topics: Topic[], verifyOnly: boolean, version: number, refused?: Refusals): Promise<TopicResult[]> {
   const tps: TopicPartition[] = topics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
   const codes = new Map<string, number>();
   const answer = (): TopicResult[] => topics.map((t) => ({
@@ -20,11 +24,13 @@ async function addOne(b: BrokerServices, id: string, producerId: number, produce
     resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: codes.get(tpKey({ topic: t.name, partition: p }))! })),
   }));
   const all = (code: number): TopicResult[] => { for (const tp of tps) codes.set(tpKey(tp), code); return answer(); };
+  if (refused?.transactionalId) return all(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const t = txnCoordinatorFor(b, id);
   if (typeof t === 'number') return all(t);
-  // Kafka: unknown partitions fail the request; the others are OPERATION_NOT_ATTEMPTED.
+  // Kafka: unauthorized and unknown partitions fail the request; the others are OPERATION_NOT_ATTEMPTED.
   let unknown = false;
   for (const tp of tps) {
+    if (refused?.topics.has(tp.topic)) { codes.set(tpKey(tp), ErrorCode.TOPIC_AUTHORIZATION_FAILED); unknown = true; continue; }
     const rec = b.log.cachedTopic(tp.topic) ?? (await b.log.topic(tp.topic));
     if (!rec || tp.partition < 0 || tp.partition >= rec.partitions) { codes.set(tpKey(tp), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION); unknown = true; }
   }
@@ -44,8 +50,14 @@ export const addPartitionsToTxnHandler: Handler = {
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
     if (v <= 3) {
-      return { throttleTimeMs: 0, resultsByTopicV3AndBelow: await addOne(b, req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, req.v3AndBelowTopics, false, v) };
+      const id: string = req.v3AndBelowTransactionalId;
+      const names = (req.v3AndBelowTopics as Topic[]).map((t) => t.name);
+      const writable = authorizedNames(ctx, b, Op.WRITE, Resource.TOPIC, names);
+      const refused = { transactionalId: !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, id), topics: new Set(names.filter((n) => !writable.has(n))) };
+      return { throttleTimeMs: 0, resultsByTopicV3AndBelow: await addOne(b, id, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, req.v3AndBelowTopics, false, v, refused) };
     }
+    // v4+ come from brokers (KIP-890 verification): CLUSTER_ACTION on the cluster.
+    if (!authorizeCluster(ctx, b, Op.CLUSTER_ACTION)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, resultsByTransaction: [] };
     const txns = req.transactions as Array<{ transactionalId: string; producerId: number; producerEpoch: number; verifyOnly: boolean; topics: Topic[] }>;
     const results = await Promise.all(txns.map(async (x) => ({
       transactionalId: x.transactionalId,

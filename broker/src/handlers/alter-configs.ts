@@ -2,7 +2,8 @@ import { AlterConfigs } from '../protocol/messages/alter-configs.js';
 import { IncrementalAlterConfigs } from '../protocol/messages/incremental-alter-configs.js';
 import { ErrorCode } from '../errors.js';
 import { applyListOp, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
-import { ResourceType } from './config-resources.js';
+import { ResourceType, configAccessDenied } from './config-resources.js';
+import { Op } from './authorize.js';
 import type { BrokerServices, Handler } from './types.js';
 
 const OP_SET = 0;
@@ -50,9 +51,12 @@ export const alterConfigsHandler: Handler = {
   api: AlterConfigs,
   minVersion: 0,
   maxVersion: 2,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const responses = [];
-    for (const r of req.resources as Resource[]) responses.push(await alterTopic(b, r, req.validateOnly, true));
+    for (const r of req.resources as Resource[]) {
+      const denied = configAccessDenied(ctx, b, Op.ALTER_CONFIGS, r);
+      responses.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied } : await alterTopic(b, r, req.validateOnly, true));
+    }
     return { throttleTimeMs: 0, responses };
   },
 };
@@ -61,9 +65,12 @@ export const incrementalAlterConfigsHandler: Handler = {
   api: IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const responses = [];
-    for (const r of req.resources as Resource[]) responses.push(await alterTopic(b, r, req.validateOnly, false));
+    for (const r of req.resources as Resource[]) {
+      const denied = configAccessDenied(ctx, b, Op.ALTER_CONFIGS, r);
+      responses.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied } : await alterTopic(b, r, req.validateOnly, false));
+    }
     return { throttleTimeMs: 0, responses };
   },
 };

@@ -3,16 +3,23 @@ import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 export const createPartitionsHandler: Handler = {
   api: CreatePartitions,
   minVersion: 0,
   maxVersion: 3,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const results = [];
     for (const rt of req.topics as Array<{ name: string; count: number }>) {
-      const t = await b.log.topic(rt.name);
       const result = (errorCode: number, errorMessage: string | null) => ({ name: rt.name, errorCode, errorMessage });
+      // Kafka: ALTER on the topic.
+      if (!authorize(ctx, b, Op.ALTER, Resource.TOPIC, rt.name)) {
+        results.push(result(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        continue;
+      }
+      const t = await b.log.topic(rt.name);
       if (!t) {
         results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${rt.name}' does not exist.`));
         continue;

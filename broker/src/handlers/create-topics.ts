@@ -4,6 +4,7 @@ import { validateTopicName } from '../log/log-manager.js';
 import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import type { BrokerServices, Handler } from './types.js';
 import { liveBrokerCount } from './cluster-view.js';
+import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
 interface CreatableTopic {
   name: string;
@@ -17,15 +18,24 @@ export const createTopicsHandler: Handler = {
   api: CreateTopics,
   minVersion: 2,
   maxVersion: 7,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = [];
-    for (const t of req.topics as CreatableTopic[]) topics.push(await createOne(b, t, req.validateOnly));
+    // Kafka: CREATE on the cluster allows every topic, else CREATE on each topic.
+    const onCluster = authorizeCluster(ctx, b, Op.CREATE);
+    for (const t of req.topics as CreatableTopic[]) {
+      const access = { create: onCluster || authorize(ctx, b, Op.CREATE, Resource.TOPIC, t.name), describeConfigs: authorize(ctx, b, Op.DESCRIBE_CONFIGS, Resource.TOPIC, t.name) };
+      topics.push(await createOne(b, t, req.validateOnly, access));
+    }
     return { throttleTimeMs: 0, topics };
   },
 };
 
-async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean): Promise<Record<string, unknown>> {
+/** What the principal may do with the topic: create it; see its configs in the answer (Kafka: DESCRIBE_CONFIGS, else topicConfigErrorCode). */
+interface Access { create: boolean; describeConfigs: boolean }
+
+async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean, access: Access): Promise<Record<string, unknown>> {
   const err = (code: number, msg: string) => ({ name: t.name, errorCode: code, errorMessage: msg, numPartitions: -1, replicationFactor: -1, configs: [] });
+  if (!access.create) return err(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
   const nameError = validateTopicName(t.name);
   if (nameError) return err(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
   let partitions = t.numPartitions;
@@ -51,6 +61,9 @@ async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boo
   if (conflict) return err(ErrorCode.INVALID_CONFIG, conflict);
   try {
     const created = await b.log.createTopic(t.name, partitions, configs, validateOnly);
+    if (!access.describeConfigs) {
+      return { name: t.name, topicId: created.id, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: [], topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+    }
     return {
       name: t.name,
       topicId: created.id,

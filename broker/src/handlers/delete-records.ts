@@ -2,18 +2,22 @@ import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 export const deleteRecordsHandler: Handler = {
   api: DeleteRecords,
   minVersion: 0,
   maxVersion: 2,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = [];
     for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; offset: number }> }>) {
       const partitions = [];
+      const allowed = authorize(ctx, b, Op.DELETE, Resource.TOPIC, rt.name); // Kafka: DELETE on the topic
       for (const rp of rt.partitions) {
         const out = { partitionIndex: rp.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.NONE as number };
         try {
+          if (!allowed) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           // Kafka (ReplicaManager): "Cannot delete records of internal topic".
           if (isInternalTopic(rt.name)) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot delete records of internal topic ${rt.name}`);
           const p = await b.log.partition(rt.name, rp.partitionIndex);

@@ -4,6 +4,8 @@ import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 export const deleteTopicsHandler: Handler = {
   api: DeleteTopics,
@@ -21,6 +23,11 @@ export const deleteTopicsHandler: Handler = {
       const name = t?.name ?? w.name;
       if (!b.config.deleteTopicEnable) {
         responses.push({ name, topicId: w.topicId, errorCode: ErrorCode.TOPIC_DELETION_DISABLED, errorMessage: 'delete.topic.enable is false' });
+        continue;
+      }
+      // Kafka: DELETE on the topic, asked before saying whether it exists.
+      if (name !== null && !authorize(ctx, b, Op.DELETE, Resource.TOPIC, name)) {
+        responses.push({ name, topicId: w.topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' });
         continue;
       }
       if (!t) {

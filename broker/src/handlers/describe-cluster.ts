@@ -2,6 +2,11 @@ import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../errors.js';
 import { brokerList, controllerId } from './cluster-view.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorizedOperations } from './authorize.js';
+import { CLUSTER_NAME } from '../security/acl/model.js';
+
+/** What the cluster supports (Kafka's AclOperation codes). */
+const CLUSTER_OPERATIONS = [Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE, Op.ALTER, Op.DESCRIBE];
 
 const ENDPOINT_BROKERS = 1;
 
@@ -21,6 +26,8 @@ export const describeClusterHandler: Handler = {
       clusterId: b.clusterId,
       controllerId: controllerId(b),
       brokers: brokerList(b, ctx.session).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
+      // Kafka checks nothing here; it reports the principal's operations on the cluster when asked.
+      ...(req.includeClusterAuthorizedOperations ? { clusterAuthorizedOperations: authorizedOperations(ctx, b, Resource.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS) } : {}),
     };
   },
 };

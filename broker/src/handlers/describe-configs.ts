@@ -2,7 +2,8 @@ import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../errors.js';
 import { brokerConfigEntries } from '../config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
-import { ResourceType } from './config-resources.js';
+import { ResourceType, configAccessDenied } from './config-resources.js';
+import { Op } from './authorize.js';
 import type { BrokerServices, Handler } from './types.js';
 
 interface Resource { resourceType: number; resourceName: string; configurationKeys: string[] | null; }
@@ -11,9 +12,12 @@ export const describeConfigsHandler: Handler = {
   api: DescribeConfigs,
   minVersion: 1,
   maxVersion: 4,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const results = [];
-    for (const r of req.resources as Resource[]) results.push(await describe(b, r, req.includeSynonyms, req.includeDocumentation));
+    for (const r of req.resources as Resource[]) {
+      const denied = configAccessDenied(ctx, b, Op.DESCRIBE_CONFIGS, r);
+      results.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied, configs: [] } : await describe(b, r, req.includeSynonyms, req.includeDocumentation));
+    }
     return { throttleTimeMs: 0, results };
   },
 };

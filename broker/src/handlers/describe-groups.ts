@@ -2,9 +2,10 @@ import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize, authorizedOperations as operationsOn } from './authorize.js';
 
-/** READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): everything a group supports, no ACLs here. */
-const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+/** What a group supports (Kafka's AclOperation codes): READ, DELETE, DESCRIBE. */
+const GROUP_OPERATIONS = [Op.READ, Op.DELETE, Op.DESCRIBE];
 const OMITTED = -2147483648;
 
 export const describeGroupsHandler: Handler = {
@@ -12,9 +13,12 @@ export const describeGroupsHandler: Handler = {
   minVersion: 0,
   maxVersion: 5,
   async handle(req, ctx, b) {
-    const authorizedOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? GROUP_OPERATIONS : OMITTED;
+    const withOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations;
     const groups = await Promise.all((req.groups as string[]).map(async (groupId) => {
+      // v3+: the operations the principal may perform on the group, when asked (all of them with authorization off).
+      const authorizedOperations = withOperations ? operationsOn(ctx, b, Resource.GROUP, groupId, GROUP_OPERATIONS) : OMITTED;
       const failed = (errorCode: number) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations });
+      if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED); // Kafka: DESCRIBE on the group
       if (!coordinatesGroup(b, groupId)) return failed(ErrorCode.NOT_COORDINATOR);
       try {
         const d = await b.groups.describeGroup(groupId);

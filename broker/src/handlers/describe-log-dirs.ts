@@ -1,6 +1,7 @@
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './types.js';
+import { Op, authorizeCluster } from './authorize.js';
 
 /**
  * One "log dir": the Redis behind this broker, named `redis:<key prefix>`.
@@ -11,7 +12,9 @@ export const describeLogDirsHandler: Handler = {
   api: DescribeLogDirs,
   minVersion: 1,
   maxVersion: 4,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
+    // Kafka: DESCRIBE on the cluster, else no log dir at all.
+    if (!authorizeCluster(ctx, b, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted = req.topics as Array<{ topic: string; partitions: number[] }> | null;
     const all = await b.log.allTopics();
     const selected = wanted === null

@@ -1,19 +1,22 @@
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 /** Idempotent and transactional producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
 export const describeProducersHandler: Handler = {
   api: DescribeProducers,
   minVersion: 0,
   maxVersion: 0,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = [];
     for (const rt of req.topics as Array<{ name: string; partitionIndexes: number[] }>) {
       const partitions = [];
+      const allowed = authorize(ctx, b, Op.READ, Resource.TOPIC, rt.name); // Kafka: READ on the topic
       for (const index of rt.partitionIndexes) {
         const out = { partitionIndex: index, errorCode: ErrorCode.NONE as number, errorMessage: null as string | null, activeProducers: [] as unknown[] };
         try {
+          if (!allowed) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const p = await b.log.partition(rt.name, index);
           await p.ensureLoaded();
           out.activeProducers = p.producers.describe().map((s) => ({

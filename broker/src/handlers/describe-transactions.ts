@@ -2,21 +2,24 @@ import { DescribeTransactions } from '../protocol/messages/describe-transactions
 import { ErrorCode } from '../errors.js';
 import { txnCoordinatorFor } from './txn-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const describeTransactionsHandler: Handler = {
   api: DescribeTransactions,
   minVersion: 0,
   maxVersion: 0,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const ids = req.transactionalIds as string[];
     const states = await Promise.all(ids.map(async (id) => {
       const none = (errorCode: number) => ({ errorCode, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] });
+      if (!authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, id)) return none(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED); // Kafka: DESCRIBE on the id
       const t = txnCoordinatorFor(b, id);
       if (typeof t === 'number') return none(t);
       const d = await t.describe(id);
       if (d.errorCode !== ErrorCode.NONE) return none(d.errorCode);
       const byTopic = new Map<string, number[]>();
-      for (const tp of d.partitions) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+      // Kafka lists only the partitions of topics the principal may DESCRIBE.
+      for (const tp of d.partitions) if (authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, tp.topic)) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
       return {
         errorCode: ErrorCode.NONE, transactionalId: id, transactionState: d.state, transactionTimeoutMs: d.timeoutMs,
         transactionStartTimeMs: d.txnStartMs, producerId: d.producerId, producerEpoch: d.producerEpoch,

@@ -1,6 +1,8 @@
+import { ErrorCode } from '../errors.js';
 import { EndTxn } from '../protocol/messages/end-txn.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 /**
  * EndTxn: commit or abort. Answered once the outcome is stored (Prepare*) and
@@ -12,6 +14,7 @@ export const endTxnHandler: Handler = {
   minVersion: 0,
   maxVersion: 4,
   async handle(req, ctx, b) {
+    if (!authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED }; // Kafka: WRITE on the id
     const t = txnCoordinatorFor(b, req.transactionalId);
     if (typeof t === 'number') return { throttleTimeMs: 0, errorCode: t };
     const code = await t.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);

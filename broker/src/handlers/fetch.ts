@@ -4,6 +4,7 @@ import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { Handler } from './types.js';
 import { quotaUser } from '../quotas/request-throttle.js';
+import { Op, Resource, authorize } from './authorize.js';
 import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
 interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
@@ -56,6 +57,8 @@ export const fetchHandler: Handler = {
     const targets = fc.kind === 'incremental' ? [...fc.session.partitions.values()] : [...requested.values()];
 
     const topicsSeen = new Map<string, TopicRecord | null>();
+    // Kafka: READ on the topic (an unknown topic id stays UNKNOWN_TOPIC_ID).
+    const denied = new Map<string, boolean>();
     const slots: Slot[] = [];
     for (const target of targets) {
       const topicKey = byId ? target.topicId : target.topic;
@@ -63,10 +66,12 @@ export const fetchHandler: Handler = {
       if (t === undefined) {
         t = byId ? await b.log.topicById(target.topicId) : await b.log.topic(target.topic);
         topicsSeen.set(topicKey, t);
+        denied.set(topicKey, (t !== null || !byId) && !authorize(ctx, b, Op.READ, Resource.TOPIC, t?.name ?? target.topic));
       }
       const out: Record<string, unknown> = { partitionIndex: target.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
       const slot: Slot = { req: target, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
-      if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      if (denied.get(topicKey)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+      else if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (target.partition < 0 || target.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else {
         try {

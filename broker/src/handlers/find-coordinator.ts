@@ -2,6 +2,7 @@ import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../errors.js';
 import { coordinatorFor, type ListenerOf } from './cluster-view.js';
 import type { BrokerServices, Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;
@@ -24,9 +25,15 @@ export const findCoordinatorHandler: Handler = {
   maxVersion: 4,
   async handle(req, ctx, b) {
     const keyType: number = ctx.apiVersion >= 1 ? req.keyType : GROUP;
+    // Kafka: DESCRIBE on the group or on the transactional id.
+    const find = (key: string): Lookup => {
+      if (keyType === GROUP && !authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, key)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+      if (keyType === TRANSACTION && !authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, key)) return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      return lookup(b, key, keyType, ctx.session);
+    };
     if (ctx.apiVersion >= 4) {
-      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...lookup(b, key, keyType, ctx.session) })) };
+      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...find(key) })) };
     }
-    return { throttleTimeMs: 0, ...lookup(b, req.key as string, keyType, ctx.session) };
+    return { throttleTimeMs: 0, ...find(req.key as string) };
   },
 };

@@ -2,12 +2,14 @@ import { Heartbeat } from '../protocol/messages/heartbeat.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const heartbeatHandler: Handler = {
   api: Heartbeat,
   minVersion: 0,
   maxVersion: 4,
   async handle(req, ctx, b) {
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }; // Kafka: READ on the group
     if (!coordinatesGroup(b, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
     try {
       const errorCode = await b.groups.heartbeat(req.groupId, req.generationId, req.memberId, ctx.apiVersion >= 3 ? req.groupInstanceId : null);

@@ -2,6 +2,7 @@ import { InitProducerId } from '../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../errors.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize, authorizeIdempotentWrite } from './authorize.js';
 
 const MAX_EPOCH = 32767;
 
@@ -12,12 +13,15 @@ export const initProducerIdHandler: Handler = {
   async handle(req, ctx, b) {
     const reply = (errorCode: number, producerId = -1, producerEpoch = -1) => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
     if (req.transactionalId !== null && req.transactionalId !== '') {
+      if (!authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId)) return reply(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED); // Kafka: WRITE on the id
       // Transactional producers: the transaction coordinator of the id allocates and bumps.
       const t = txnCoordinatorFor(b, req.transactionalId);
       if (typeof t === 'number') return reply(t);
       const r = await t.initProducerId({ transactionalId: req.transactionalId, timeoutMs: req.transactionTimeoutMs, producerId: req.producerId, producerEpoch: req.producerEpoch });
       return reply(fencedFor(r.errorCode, ctx.apiVersion, 4), r.producerId, r.producerEpoch);
     }
+    // Kafka: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic.
+    if (!authorizeIdempotentWrite(ctx, b)) return reply(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     // KIP-360: an idempotent producer may ask to bump its epoch after a sequence error.
     if (req.producerId >= 0 && req.producerEpoch >= 0 && req.producerEpoch < MAX_EPOCH - 1) {
       return reply(ErrorCode.NONE, req.producerId, req.producerEpoch + 1);

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors.js';
 import type { JoinResult } from '../groups/group.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const joinGroupHandler: Handler = {
   api: JoinGroup,
@@ -23,6 +24,7 @@ export const joinGroupHandler: Handler = {
       members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata })),
     });
     const error = (code: number): JoinResult => ({ errorCode: code, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId: req.memberId, members: [] });
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) return respond(error(ErrorCode.GROUP_AUTHORIZATION_FAILED)); // Kafka: READ on the group
     if (!coordinatesGroup(b, req.groupId)) return respond(error(ErrorCode.NOT_COORDINATOR));
     const groupInstanceId: string | null = v >= 5 ? req.groupInstanceId : null;
     try {

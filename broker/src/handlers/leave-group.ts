@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors.js';
 import type { MemberRef } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const leaveGroupHandler: Handler = {
   api: LeaveGroup,
@@ -15,7 +16,8 @@ export const leaveGroupHandler: Handler = {
       ? (req.members as Array<{ memberId: string; groupInstanceId: string | null }>).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
       : [{ memberId: req.memberId, groupInstanceId: null }];
     let r: { errorCode: number; members: Array<MemberRef & { errorCode: number }> };
-    if (!coordinatesGroup(b, req.groupId)) r = { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) r = { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] }; // Kafka: READ on the group
+    else if (!coordinatesGroup(b, req.groupId)) r = { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     else {
       try {
         r = await b.groups.leave(req.groupId, members);

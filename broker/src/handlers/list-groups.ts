@@ -2,6 +2,7 @@ import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../errors.js';
 import { groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
 export const listGroupsHandler: Handler = {
   api: ListGroups,
@@ -10,7 +11,9 @@ export const listGroupsHandler: Handler = {
   async handle(req, ctx, b) {
     try {
       // The coordinator lists only the groups this broker coordinates.
-      const groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? (req.statesFilter as string[]) : []);
+      let groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? (req.statesFilter as string[]) : []);
+      // Kafka: DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE.
+      if (!authorizeCluster(ctx, b, Op.DESCRIBE)) groups = groups.filter((g) => authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, g.groupId));
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };
     } catch (e) {
       return { throttleTimeMs: 0, errorCode: groupErrorCode(e), groups: [] };

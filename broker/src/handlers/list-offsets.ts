@@ -4,6 +4,8 @@ import type { Partition } from '../log/partition.js';
 import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
 import type { BrokerServices, Handler } from './types.js';
 import { READ_COMMITTED } from './fetch.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 const LATEST = -1;
 const EARLIEST = -2;
@@ -15,11 +17,15 @@ export const listOffsetsHandler: Handler = {
   api: ListOffsets,
   minVersion: 1,
   maxVersion: 8,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = [];
     const committed = req.isolationLevel === READ_COMMITTED;
     for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; currentLeaderEpoch: number; timestamp: number }> }>) {
-      const partitions = await Promise.all(rt.partitions.map((rp) => lookup(b, rt.name, rp, committed)));
+      // Kafka: DESCRIBE on the topic.
+      const denied = !authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, rt.name);
+      const partitions = await Promise.all(rt.partitions.map((rp) => (denied
+        ? { partitionIndex: rp.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, timestamp: -1, offset: -1, leaderEpoch: -1 }
+        : lookup(b, rt.name, rp, committed))));
       topics.push({ name: rt.name, partitions });
     }
     return { throttleTimeMs: 0, topics };

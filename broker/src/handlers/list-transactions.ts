@@ -2,6 +2,7 @@ import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../errors.js';
 import { TXN_STATES } from '../transactions/txn-metadata.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 /** ListTransactions: each broker answers for the coordinator slots it holds (admin clients ask every broker). */
 export const listTransactionsHandler: Handler = {
@@ -20,6 +21,7 @@ export const listTransactionsHandler: Handler = {
     // Only unknown filters: nothing can match.
     if (filters.length > 0 && known.length === 0) return reply(ErrorCode.NONE, []);
     const list = await b.transactions.list(known, req.producerIdFilters as number[], ctx.apiVersion >= 1 ? req.durationFilter : -1);
-    return reply(ErrorCode.NONE, list);
+    // Kafka lists only the ids the principal may DESCRIBE.
+    return reply(ErrorCode.NONE, list.filter((x) => authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, x.transactionalId)));
   },
 };

@@ -4,12 +4,16 @@ import { ErrorCode } from '../errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, Handler, RequestContext } from './types.js';
+import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './authorize.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './cluster-view.js';
 
 /** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */
 type Listener = ListenerOf & { apiVersion: number };
+
+/** What a topic supports (Kafka's AclOperation codes). */
+const TOPIC_OPERATIONS = [Op.READ, Op.WRITE, Op.CREATE, Op.DELETE, Op.ALTER, Op.DESCRIBE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS];
 
 export const metadataHandler: Handler = {
   api: Metadata,
@@ -20,11 +24,16 @@ export const metadataHandler: Handler = {
     const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0);
     const topics: Array<Record<string, unknown>> = [];
     if (all) {
-      for (const t of await b.log.allTopics()) topics.push(await describeTopic(t, b, on));
+      // Kafka: an all-topics request lists only the topics the principal may DESCRIBE.
+      for (const t of await b.log.allTopics()) if (authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, t.name)) topics.push(await describeTopic(t, b, on));
     } else {
       for (const rt of req.topics as Array<{ name: string | null; topicId: string }>) {
-        topics.push(await resolve(rt, req.allowAutoTopicCreation, b, on));
+        topics.push(await resolve(ctx, rt, req.allowAutoTopicCreation, b, on));
       }
+    }
+    // v8+: the operations the principal may perform on each topic, when asked (Kafka's bit field).
+    if (ctx.apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
+      for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, b, Resource.TOPIC, t.name as string, TOPIC_OPERATIONS);
     }
     return {
       throttleTimeMs: 0,
@@ -36,14 +45,21 @@ export const metadataHandler: Handler = {
   },
 };
 
-async function resolve(rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
+async function resolve(ctx: RequestContext, rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
+  const denied = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: rt.name, topicId: rt.topicId, partitions: [] };
   if (rt.name === null) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
+    if (t && !authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, t.name)) return denied;
     return t ? await describeTopic(t, b, on) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };
   }
   if (validateTopicName(rt.name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: rt.name, partitions: [] };
+  if (!authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, rt.name)) return denied;
   let t = await b.log.topic(rt.name);
-  if (!t && autoCreate) t = await b.log.autoCreate(rt.name);
+  if (!t && autoCreate) {
+    // Kafka: auto-creation needs CREATE on the cluster or on the topic.
+    if (!authorizeCluster(ctx, b, Op.CREATE) && !authorize(ctx, b, Op.CREATE, Resource.TOPIC, rt.name)) return denied;
+    t = await b.log.autoCreate(rt.name);
+  }
   if (!t) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: rt.name, partitions: [] };
   return await describeTopic(t, b, on);
 }

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string | null }
 
@@ -21,6 +22,11 @@ export const offsetCommitHandler: Handler = {
     });
     const fillAll = (code: number): void => { for (const c of codes) c.fill(code); };
 
+    // Kafka: READ on the group (every partition fails without it), READ on each topic.
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) {
+      fillAll(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+      return respond();
+    }
     if (!coordinatesGroup(b, req.groupId)) {
       fillAll(ErrorCode.NOT_COORDINATOR);
       return respond();
@@ -30,7 +36,12 @@ export const offsetCommitHandler: Handler = {
     for (let i = 0; i < topics.length; i++) {
       const t = topics[i]!;
       const topic = b.log.cachedTopic(t.name) ?? (await b.log.topic(t.name));
+      const topicDenied = !authorize(ctx, b, Op.READ, Resource.TOPIC, t.name);
       t.partitions.forEach((p, j) => {
+        if (topicDenied) {
+          codes[i]![j] = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+          return;
+        }
         if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
           codes[i]![j] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           return;

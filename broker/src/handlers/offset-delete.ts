@@ -2,21 +2,26 @@ import { OffsetDelete } from '../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const offsetDeleteHandler: Handler = {
   api: OffsetDelete,
   minVersion: 0,
   maxVersion: 0,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const topics = req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number }> }>;
     const groupError = (errorCode: number) => ({ errorCode, throttleTimeMs: 0, topics: [] });
+    // Kafka: DELETE on the group, READ on each topic.
+    if (!authorize(ctx, b, Op.DELETE, Resource.GROUP, req.groupId)) return groupError(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (!coordinatesGroup(b, req.groupId)) return groupError(ErrorCode.NOT_COORDINATOR);
     const codes: number[][] = [];
     const known: Array<{ topic: string; partition: number; slot: [number, number] }> = [];
     for (let i = 0; i < topics.length; i++) {
       const t = topics[i]!;
       const topic = b.log.cachedTopic(t.name) ?? (await b.log.topic(t.name));
+      const topicDenied = !authorize(ctx, b, Op.READ, Resource.TOPIC, t.name);
       codes.push(t.partitions.map((p, j) => {
+        if (topicDenied) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
         if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         known.push({ topic: t.name, partition: p.partitionIndex, slot: [i, j] });
         return ErrorCode.NONE;

@@ -2,7 +2,8 @@ import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, Handler, RequestContext } from './types.js';
+import { Op, Resource, authorize, authorizedNames } from './authorize.js';
 
 type ReqTopics = Array<{ name: string; partitionIndexes: number[] }> | null;
 
@@ -18,15 +19,20 @@ function byTopic(rows: FetchedOffset[]): GroupResult['topics'] {
   return [...out].map(([name, partitions]) => ({ name, partitions }));
 }
 
-async function fetchGroup(b: BrokerServices, groupId: string, topics: ReqTopics, requireStable = false): Promise<GroupResult> {
+async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: string, topics: ReqTopics, requireStable = false): Promise<GroupResult> {
   const wanted = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
   const failAll = (code: number): GroupResult => ({
     errorCode: code,
     topics: byTopic((wanted ?? []).map((p) => ({ ...p, offset: -1, leaderEpoch: -1, metadata: '', errorCode: code }))),
   });
+  // Kafka: DESCRIBE on the group; partitions of topics without DESCRIBE answer TOPIC_AUTHORIZATION_FAILED (left out of an all-topics fetch).
+  if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return failAll(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (!coordinatesGroup(b, groupId)) return failAll(ErrorCode.NOT_COORDINATOR);
   try {
-    const rows = await b.groups.fetchOffsets(groupId, wanted);
+    let rows = await b.groups.fetchOffsets(groupId, wanted);
+    const visible = authorizedNames(ctx, b, Op.DESCRIBE, Resource.TOPIC, new Set(rows.map((r) => r.topic)));
+    if (wanted === null) rows = rows.filter((r) => visible.has(r.topic));
+    else for (const r of rows) if (!visible.has(r.topic)) Object.assign(r, { offset: -1, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
     if (requireStable) {
       // KIP-447: partitions with a transactional commit still pending answer UNSTABLE_OFFSET_COMMIT (the client retries).
       const pending = await b.groups.pendingTxnOffsets(groupId);
@@ -46,10 +52,10 @@ export const offsetFetchHandler: Handler = {
     const v = ctx.apiVersion;
     if (v >= 8) {
       const groups = req.groups as Array<{ groupId: string; topics: ReqTopics }>;
-      const results = await Promise.all(groups.map((g) => fetchGroup(b, g.groupId, g.topics, req.requireStable === true)));
+      const results = await Promise.all(groups.map((g) => fetchGroup(ctx, b, g.groupId, g.topics, req.requireStable === true)));
       return { throttleTimeMs: 0, groups: results.map((r, i) => ({ groupId: groups[i]!.groupId, topics: r.errorCode === ErrorCode.NONE ? r.topics : [], errorCode: r.errorCode })) };
     }
-    const r = await fetchGroup(b, req.groupId, req.topics as ReqTopics, v >= 7 && req.requireStable === true);
+    const r = await fetchGroup(ctx, b, req.groupId, req.topics as ReqTopics, v >= 7 && req.requireStable === true);
     // v2+ carry a group-level error; v0-1 only per-partition errors.
     if (v >= 2 && r.errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: [], errorCode: r.errorCode };
     return { throttleTimeMs: 0, topics: r.topics, errorCode: r.errorCode };

@@ -11,6 +11,8 @@ const TOPIC_CODECS: Record<string, number | undefined> = { uncompressed: Codec.N
 import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices, Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
 
 interface PartitionResult {
   index: number;
@@ -29,13 +31,18 @@ export const produceHandler: Handler = {
   api: Produce,
   minVersion: 3,
   maxVersion: 11,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const acks: number = req.acks;
+    // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
+    const txnDenied = req.transactionalId != null && !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId);
     const responses = [];
     for (const td of req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }>) {
+      const topicDenied = !authorize(ctx, b, Op.WRITE, Resource.TOPIC, td.name);
       const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
       const results = await Promise.all(td.partitionData.map((pd) => {
         if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        if (txnDenied) return fail(pd.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        if (topicDenied) return fail(pd.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
         if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);

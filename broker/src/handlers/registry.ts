@@ -37,6 +37,9 @@ import { listTransactionsHandler } from './list-transactions.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
 import { describeClientQuotasHandler } from './describe-client-quotas.js';
 import { alterClientQuotasHandler } from './alter-client-quotas.js';
+import { describeAclsHandler } from './describe-acls.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -77,6 +80,9 @@ export function buildHandlers(): Handler[] {
     writeTxnMarkersHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
+    describeAclsHandler,
+    createAclsHandler,
+    deleteAclsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

@@ -2,6 +2,7 @@ import { SyncGroup } from '../protocol/messages/sync-group.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 export const syncGroupHandler: Handler = {
   api: SyncGroup,
@@ -10,6 +11,7 @@ export const syncGroupHandler: Handler = {
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
     const error = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) return error(ErrorCode.GROUP_AUTHORIZATION_FAILED); // Kafka: READ on the group
     if (!coordinatesGroup(b, req.groupId)) return error(ErrorCode.NOT_COORDINATOR);
     try {
       const r = await b.groups.sync({

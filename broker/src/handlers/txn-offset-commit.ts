@@ -6,6 +6,7 @@ import { ErrorCode } from '../errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { Handler } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
 
 interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }
 
@@ -22,6 +23,13 @@ export const txnOffsetCommitHandler: Handler = {
       topics: topics.map((t, i) => ({ name: t.name, partitions: t.partitions.map((p, j) => ({ partitionIndex: p.partitionIndex, errorCode: codes[i]![j]! })) })),
     });
     const fillAll = (code: number): void => { for (const c of codes) c.fill(code); };
+    // Kafka: WRITE on the transactional id, READ on the group (every partition fails without them), READ on each topic.
+    const refused = !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId) ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+      : !authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId) ? ErrorCode.GROUP_AUTHORIZATION_FAILED : null;
+    if (refused !== null) {
+      fillAll(refused);
+      return respond();
+    }
     if (!coordinatesGroup(b, req.groupId)) {
       fillAll(ErrorCode.NOT_COORDINATOR);
       return respond();
@@ -31,7 +39,12 @@ export const txnOffsetCommitHandler: Handler = {
     for (let i = 0; i < topics.length; i++) {
       const t = topics[i]!;
       const topic = b.log.cachedTopic(t.name) ?? (await b.log.topic(t.name));
+      const topicDenied = !authorize(ctx, b, Op.READ, Resource.TOPIC, t.name);
       t.partitions.forEach((p, j) => {
+        if (topicDenied) {
+          codes[i]![j] = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+          return;
+        }
         if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
           codes[i]![j] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           return;

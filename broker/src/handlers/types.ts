@@ -8,6 +8,7 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
+import type { AclService } from '../security/acl/acl-service.js';
 import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
 import type { QuotaService } from '../quotas/quota-service.js';
 
@@ -25,6 +26,8 @@ export interface BrokerServices {
   transactions?: TransactionCoordinator;
   /** The transaction coordinator's side of transactions: KIP-890 verification, transactional offset commits. */
   txn: TransactionServices;
+  /** Authorization (ACLs); absent in unit tests of other handlers (everything allowed). */
+  acls?: AclService;
   /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
   fetchSessions?: FetchSessionCache;
   /** Client quotas (Describe/AlterClientQuotas, throttling); absent in unit tests of other handlers. */

@@ -7,10 +7,12 @@
 // the leader up again and retries). For a partition of `__consumer_offsets`
 // the group coordinator's pending transactional offset commits of that
 // producer are completed after the marker is stored.
+import { ErrorCode } from '../errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';
 import type { Handler } from './types.js';
+import { Op, authorizeCluster } from './authorize.js';
 
 interface MarkerReq {
   producerId: number;
@@ -24,13 +26,17 @@ export const writeTxnMarkersHandler: Handler = {
   api: WriteTxnMarkers,
   minVersion: 0,
   maxVersion: 1,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     const markers = [];
+    // Kafka: CLUSTER_ACTION on the cluster (brokers and admins only); every partition fails without it.
+    const allowed = authorizeCluster(ctx, b, Op.CLUSTER_ACTION);
     for (const m of req.markers as MarkerReq[]) {
       const marker: TxnMarker = { producerId: m.producerId, producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch };
       const topics = [];
       for (const t of m.topics) {
-        const partitions = await Promise.all(t.partitionIndexes.map(async (index) => ({ partitionIndex: index, errorCode: await writeMarkerHere(b, t.name, index, marker) })));
+        const partitions = await Promise.all(t.partitionIndexes.map(async (index) => ({
+          partitionIndex: index, errorCode: allowed ? await writeMarkerHere(b, t.name, index, marker) : ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        })));
         topics.push({ name: t.name, partitions });
       }
       markers.push({ producerId: m.producerId, topics });

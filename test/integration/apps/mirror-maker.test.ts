@@ -70,10 +70,8 @@ beforeAll(async () => {
     'session.timeout.ms': 6000,
     'heartbeat.interval.ms': 1000,
     'scheduled.rebalance.max.delay.ms': 0,
-    // Runnel has no ACLs yet: it does not offer DescribeAcls, so with ACL sync
-    // on, the runnel->kafka flow logs 'UnsupportedVersionException: The node
-    // does not support DESCRIBE_ACLS' at every topic refresh (the copy still
-    // works). Kafka here has no authorizer either, so nothing is lost.
+    // Neither side has an authorizer here (Runnel answers DescribeAcls with
+    // SECURITY_DISABLED, as Kafka does), so there are no ACLs to sync.
     'sync.topic.acls.enabled': false,
   };
   const propsFile = path.join(dir, 'mm2.properties');

@@ -1,0 +1,32 @@
+import { CreateAcls } from '../protocol/messages/create-acls.js';
+import { ErrorCode } from '../errors.js';
+import { creationProblem, type AclBinding } from '../security/acl/model.js';
+import { NO_AUTHORIZER, aclsOn } from './acl-common.js';
+import { Op, authorizeCluster } from './authorize.js';
+import type { Handler } from './types.js';
+
+interface Creation { resourceType: number; resourceName: string; resourcePatternType: number; principal: string; host: string; operation: number; permissionType: number }
+
+/** CreateAcls: stores the valid creations, answers each one; needs ALTER on the cluster. */
+export const createAclsHandler: Handler = {
+  api: CreateAcls,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(req, ctx, b) {
+    const creations = req.creations as Creation[];
+    const all = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, results: creations.map(() => ({ errorCode, errorMessage })) });
+    if (!authorizeCluster(ctx, b, Op.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.');
+    const acls = aclsOn(b);
+    if (!acls) return all(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER);
+    const bindings: AclBinding[] = creations.map((c) => ({
+      resourceType: c.resourceType, resourceName: c.resourceName, patternType: c.resourcePatternType,
+      principal: c.principal, host: c.host, operation: c.operation, permissionType: c.permissionType,
+    }));
+    const problems = bindings.map(creationProblem);
+    await acls.create(bindings.filter((_, i) => problems[i] === null));
+    return {
+      throttleTimeMs: 0,
+      results: problems.map((p) => (p === null ? { errorCode: ErrorCode.NONE, errorMessage: null } : { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: p })),
+    };
+  },
+};

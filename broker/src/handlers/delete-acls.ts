@@ -1,0 +1,33 @@
+import { DeleteAcls } from '../protocol/messages/delete-acls.js';
+import { ErrorCode } from '../errors.js';
+import { filterProblem } from '../security/acl/model.js';
+import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
+import { Op, authorizeCluster } from './authorize.js';
+import type { Handler } from './types.js';
+
+/** DeleteAcls: removes every ACL some filter matches and answers, per filter, those it matched; needs ALTER on the cluster. */
+export const deleteAclsHandler: Handler = {
+  api: DeleteAcls,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(req, ctx, b) {
+    const filters = (req.filters as Array<Record<string, any>>).map(filterOf);
+    const all = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, filterResults: filters.map(() => ({ errorCode, errorMessage, matchingAcls: [] })) });
+    if (!authorizeCluster(ctx, b, Op.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.');
+    const acls = aclsOn(b);
+    if (!acls) return all(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER);
+    const problems = filters.map(filterProblem);
+    const matched = await acls.delete(filters.filter((_, i) => problems[i] === null));
+    let next = 0;
+    return {
+      throttleTimeMs: 0,
+      filterResults: problems.map((p) => {
+        if (p !== null) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: p, matchingAcls: [] };
+        const matchingAcls = matched[next++]!.map((a) => ({
+          errorCode: ErrorCode.NONE, errorMessage: null, resourceType: a.resourceType, resourceName: a.resourceName, patternType: a.patternType, ...entryOf(a),
+        }));
+        return { errorCode: ErrorCode.NONE, errorMessage: null, matchingAcls };
+      }),
+    };
+  },
+};

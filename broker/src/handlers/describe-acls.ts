@@ -1,0 +1,31 @@
+import { DescribeAcls } from '../protocol/messages/describe-acls.js';
+import { ErrorCode } from '../errors.js';
+import { filterProblem } from '../security/acl/model.js';
+import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
+import { Op, authorizeCluster } from './authorize.js';
+import type { Handler } from './types.js';
+
+const answer = (errorCode: number, errorMessage: string | null, resources: unknown[] = []) => ({ throttleTimeMs: 0, errorCode, errorMessage, resources });
+
+/** DescribeAcls: the stored ACLs matching one filter, grouped by resource pattern; needs DESCRIBE on the cluster. */
+export const describeAclsHandler: Handler = {
+  api: DescribeAcls,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(req, ctx, b) {
+    if (!authorizeCluster(ctx, b, Op.DESCRIBE)) return answer(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.');
+    const acls = aclsOn(b);
+    if (!acls) return answer(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER);
+    const filter = filterOf(req);
+    const problem = filterProblem(filter);
+    if (problem) return answer(ErrorCode.INVALID_REQUEST, problem);
+    const byResource = new Map<string, { resourceType: number; resourceName: string; patternType: number; acls: unknown[] }>();
+    for (const a of await acls.describe(filter)) {
+      const key = JSON.stringify([a.resourceType, a.resourceName, a.patternType]);
+      let r = byResource.get(key);
+      if (!r) byResource.set(key, (r = { resourceType: a.resourceType, resourceName: a.resourceName, patternType: a.patternType, acls: [] }));
+      r.acls.push(entryOf(a));
+    }
+    return answer(ErrorCode.NONE, null, [...byResource.values()]);
+  },
+};

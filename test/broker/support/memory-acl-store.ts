@@ -1,0 +1,20 @@
+// An in-memory AclStore for unit tests (the Redis one is storage/redis/redis-acl-store.ts).
+import type { AclStore } from '../../../broker/src/security/acl/acl-store.js';
+import { bindingKey, type AclBinding } from '../../../broker/src/security/acl/model.js';
+
+export class MemoryAclStore implements AclStore {
+  private readonly bindings = new Map<string, AclBinding>();
+  private changes = 0;
+
+  async version(): Promise<number> { return this.changes; }
+  async load(): Promise<{ version: number; bindings: AclBinding[] }> { return { version: this.changes, bindings: [...this.bindings.values()] }; }
+  async add(bindings: readonly AclBinding[]): Promise<void> {
+    for (const b of bindings) this.bindings.set(bindingKey(b), b);
+    this.changes++;
+  }
+  async remove(bindings: readonly AclBinding[]): Promise<AclBinding[]> {
+    const gone = bindings.filter((b) => this.bindings.delete(bindingKey(b)));
+    this.changes++;
+    return gone;
+  }
+}
