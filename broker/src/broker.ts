@@ -32,6 +32,8 @@ import type { LogManager as LogManagerType } from './log/log-manager.js';
 import { GroupCoordinator } from './groups/coordinator.js';
 import { systemClock } from './groups/clock.js';
 import { RedisGroupStore } from './storage/redis/redis-group-store.js';
+import { RedisCredentialStore } from './storage/redis/redis-credential-store.js';
+import { saslSettingsFromConfig } from './security/sasl/settings.js';
 import { isLocalCoordinator } from './handlers/cluster-view.js';
 import { usablePartitionCount } from './topics/partition-limits.js';
 
@@ -59,6 +61,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }));
   if (config.ignoredKeys?.length) logger.warn('ignored Kafka settings that have no meaning for Runnel', { keys: config.ignoredKeys.join(',') });
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
+  // A SASL listener's settings are checked before anything starts (a bad sasl.* key is a configuration error).
+  if (config.listenerSecurityProtocol.startsWith('SASL_')) saslSettingsFromConfig(config, config.listenerName);
   let url = config.redisUrl;
   if (!url) {
     embedded = await startEmbeddedRedis(config.dataDir, logger);
@@ -143,7 +147,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
+  const credentials = new RedisCredentialStore(store.redis, config.keyPrefix);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, credentials };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();

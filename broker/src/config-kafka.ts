@@ -106,7 +106,7 @@ function parseListeners(key: string, raw: string): Listener[] {
  * Applies the translated Kafka keys of `explicit` (what a file, the
  * environment or flags set) to `values` (Runnel's keys, defaults included).
  */
-export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): void {
+export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): { listenerName: string; securityProtocol: 'PLAINTEXT' | 'SASL_PLAINTEXT' } {
   const protocols = new Map<string, string>();
   for (const pair of (explicit['listener.security.protocol.map'] ?? DEFAULT_PROTOCOL_MAP).split(',')) {
     const [name, proto] = pair.split(':').map((s) => s.trim().toUpperCase());
@@ -117,18 +117,20 @@ export function applyKafkaKeys(explicit: Record<string, string>, values: Record<
     const all = parseListeners(key, explicit[key] ?? '').filter((l) => !controllers.has(l.name));
     for (const l of all) {
       const proto = protocols.get(l.name) ?? l.name;
-      if (proto !== 'PLAINTEXT') {
-        throw new RunnelError('CONFIG_INVALID', `${key}: listener ${l.name} uses security protocol ${proto}; Runnel serves PLAINTEXT listeners only (TLS and SASL listeners are not supported yet)`);
+      if (proto !== 'PLAINTEXT' && proto !== 'SASL_PLAINTEXT') {
+        throw new RunnelError('CONFIG_INVALID', `${key}: listener ${l.name} uses security protocol ${proto}; Runnel serves PLAINTEXT and SASL_PLAINTEXT listeners only (TLS listeners are not supported yet)`);
       }
     }
     return all;
   };
   let chosen: string | undefined;
+  let listener: { listenerName: string; securityProtocol: 'PLAINTEXT' | 'SASL_PLAINTEXT' } = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' };
   if (explicit.listeners !== undefined) {
     const ls = clientListeners('listeners');
     if (ls.length !== 1) throw new RunnelError('CONFIG_INVALID', `listeners=${explicit.listeners}: Runnel serves exactly one client listener (controller listeners named in controller.listener.names are skipped), found ${ls.length}`);
     const l = ls[0]!;
     chosen = l.name;
+    listener = { listenerName: l.name, securityProtocol: (protocols.get(l.name) ?? l.name) as 'PLAINTEXT' | 'SASL_PLAINTEXT' };
     if (explicit.host === undefined) values.host = l.host || '0.0.0.0';
     if (explicit.port === undefined) values.port = String(l.port);
   }
@@ -149,4 +151,14 @@ export function applyKafkaKeys(explicit: Record<string, string>, values: Record<
       values['log.retention.ms'] = String(n < 0 ? -1 : n * pick[1]);
     }
   }
+  return listener;
+}
+
+/** Per-listener SASL keys Runnel reads (Kafka's listener.name.<listener>.<key> form); other listener.name.* keys are ignored. */
+const LISTENER_SASL_KEY = /^listener\.name\.([A-Za-z0-9_]+)\.(sasl\.enabled\.mechanisms|(?:plain|scram-sha-256|scram-sha-512)\.sasl\.jaas\.config)$/;
+
+/** The normalized key (listener name in lower case, as Kafka writes it) when `key` is a per-listener SASL key. */
+export function listenerSaslKey(key: string): string | null {
+  const m = LISTENER_SASL_KEY.exec(key);
+  return m ? `listener.name.${m[1]!.toLowerCase()}.${m[2]!}` : null;
 }

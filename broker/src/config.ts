@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
-import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
+import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
+import type { SecurityProtocol } from './security/session.js';
+import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
 
 export interface BrokerConfig {
   nodeId: number;
@@ -88,6 +90,19 @@ export interface BrokerConfig {
   logCleanerBackoffMs: number;
   /** Bounds the cleaner's key map: one key per 128 bytes (Kafka counts 24 bytes per key in its own map). */
   logCleanerDedupeBufferSize: number;
+  /** The client listener's name and security protocol (from `listeners` and `listener.security.protocol.map`). */
+  listenerName: string;
+  listenerSecurityProtocol: SecurityProtocol;
+  /** SASL (Kafka's names): mechanisms offered by SASL listeners, Runnel's default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512. */
+  saslEnabledMechanisms: string;
+  /** JAAS text; its PlainLoginModule user_<name>="<password>" options are static PLAIN users. */
+  saslJaasConfig: string;
+  /** SASL sessions expire this long after authentication unless re-authenticated; 0: never (KIP-368). */
+  connectionsMaxReauthMs: number;
+  /** Largest request frame a SASL connection may send before it is authenticated. */
+  saslServerMaxReceiveSize: number;
+  /** listener.name.<listener>.sasl.enabled.mechanisms and listener.name.<listener>.<mechanism>.sasl.jaas.config as given. */
+  listenerOverrides?: Record<string, string>;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
 }
@@ -155,13 +170,17 @@ const SETTINGS: Setting[] = [
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
   { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
   { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
+  { key: 'sasl.enabled.mechanisms', field: 'saslEnabledMechanisms', kind: 'string', default: DEFAULT_ENABLED_MECHANISMS },
+  { key: 'sasl.jaas.config', field: 'saslJaasConfig', kind: 'string', default: '' },
+  { key: 'connections.max.reauth.ms', field: 'connectionsMaxReauthMs', kind: 'int', default: '0' },
+  { key: 'sasl.server.max.receive.size', field: 'saslServerMaxReceiveSize', kind: 'int', default: '524288' },
 ];
 
 /**
  * Settings that may hold a password (Kafka's PASSWORD config type): DescribeConfigs
  * reports them with isSensitive=true and a null value, whatever their value.
  */
-const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url']);
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config']);
 
 /** Broker settings exposed through DescribeConfigs on the BROKER resource; sensitive ones carry no value. */
 export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string | null; isDefault: boolean; sensitive: boolean }> {
@@ -189,7 +208,17 @@ function parse(s: Setting, raw: string): unknown {
 
 export function parseProperties(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
+  // Java properties: a line ending in an odd number of backslashes continues on the next (leading blanks dropped).
+  const lines: string[] = [];
+  let cont: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const line: string = cont === null ? raw : cont + raw.replace(/^\s+/, '');
+    const trailing = /\\+$/.exec(line)?.[0].length ?? 0;
+    if (trailing % 2 === 1) cont = line.slice(0, -1);
+    else { lines.push(line); cont = null; }
+  }
+  if (cont !== null) lines.push(cont);
+  for (const line of lines) {
     const t = line.trim();
     if (!t || t.startsWith('#') || t.startsWith('!')) continue;
     const i = t.search(/[=:]/);
@@ -242,9 +271,12 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   // Explicitly given keys, in precedence order: file < environment < flags.
   const explicit: Record<string, string> = {};
   const ignored = new Set<string>();
+  const listenerOverrides: Record<string, string> = {};
   const put = (key: string, value: string, where: string): void => {
     const k = ALIASES[key] ?? key;
-    if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k)) explicit[k] = value;
+    const perListener = listenerSaslKey(k);
+    if (perListener) listenerOverrides[perListener] = value;
+    else if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k)) explicit[k] = value;
     else if (isIgnoredKey(k)) ignored.add(k);
     else throw unknownKey(key, where, KNOWN_KEYS);
   };
@@ -271,10 +303,13 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const values: Record<string, string> = {};
   for (const s of SETTINGS) values[s.key] = s.default;
   for (const [k, v] of Object.entries(explicit)) if (SETTING_KEYS.has(k)) values[k] = v;
-  applyKafkaKeys(explicit, values);
+  const listener = applyKafkaKeys(explicit, values);
   const cfg = {} as Record<string, unknown>;
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
+  out.listenerName = listener.listenerName;
+  out.listenerSecurityProtocol = listener.securityProtocol;
+  if (Object.keys(listenerOverrides).length) out.listenerOverrides = listenerOverrides;
   if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' || out.host === '::' ? '127.0.0.1' : out.host;
   if (!out.advertisedPort) out.advertisedPort = out.port;
   if (ignored.size) out.ignoredKeys = [...ignored].sort();

@@ -35,6 +35,10 @@ import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { describeClientQuotasHandler } from './describe-client-quotas.js';
+import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -73,6 +77,10 @@ export function buildHandlers(): Handler[] {
     describeTransactionsHandler,
     listTransactionsHandler,
     writeTxnMarkersHandler,
+    saslAuthenticateHandler,
+    describeClientQuotasHandler,
+    describeUserScramCredentialsHandler,
+    alterUserScramCredentialsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

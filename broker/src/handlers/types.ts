@@ -8,6 +8,8 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
+import type { CredentialStore } from '../security/sasl/credentials.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -23,6 +25,8 @@ export interface BrokerServices {
   transactions?: TransactionCoordinator;
   /** The transaction coordinator's side of transactions: KIP-890 verification, transactional offset commits. */
   txn: TransactionServices;
+  /** SCRAM users (Alter/DescribeUserScramCredentials, SASL authentication); absent in unit tests of other handlers. */
+  credentials?: CredentialStore;
 }
 
 export interface RequestContext {
@@ -35,6 +39,8 @@ export interface RequestContext {
   clientHost?: string;
   /** The connection's listener and principal (authorization reads them). */
   session: Session;
+  /** The connection's SASL state on a SASL_PLAINTEXT or SASL_SSL listener; absent on others. */
+  sasl?: SaslAuthenticator;
 }
 
 export type Req = Record<string, any>;

@@ -19,10 +19,17 @@ import { Framer } from './framer.js';
 import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
-import { newSession, type Session } from '../security/session.js';
+import { newSession, type SecurityProtocol, type Session } from '../security/session.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 
 const MAX_IN_FLIGHT = 32;
 const FETCH_API_KEY = 1;
+
+/** The listener a connection came in on. */
+export interface ListenerInfo {
+  listenerName: string;
+  securityProtocol: SecurityProtocol;
+}
 
 export interface ConnectionLimits {
   maxFrameBytes: number;
@@ -52,6 +59,12 @@ export class Connection {
   private readonly wake = (): void => this.updateReading();
   /** The connection's identity; authentication sets its principal. */
   readonly session: Session;
+  /**
+   * SASL listeners: the authentication state. Until it succeeds, frames above
+   * sasl.server.max.receive.size close the connection, and the dispatcher lets
+   * only ApiVersions, SaslHandshake and SaslAuthenticate through.
+   */
+  private readonly sasl: SaslAuthenticator | null;
 
   constructor(
     private readonly socket: Socket,
@@ -60,9 +73,11 @@ export class Connection {
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,
     private readonly pool: RequestBytesPool,
+    listener: ListenerInfo = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' },
   ) {
-    this.framer = new Framer(limits.maxFrameBytes);
-    this.session = newSession(id, socket.remoteAddress ?? '');
+    this.session = newSession(id, socket.remoteAddress ?? '', listener.listenerName, listener.securityProtocol);
+    this.sasl = dispatcher.saslFor(this.session);
+    this.framer = new Framer(this.sasl ? this.sasl.maxFrameBytes(limits.maxFrameBytes) : limits.maxFrameBytes);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('drain', () => {
@@ -80,6 +95,7 @@ export class Connection {
     this.lastActivity = now;
     this.pool.acquire(chunk.length);
     this.held += chunk.length;
+    if (this.sasl) this.framer.maxFrameBytes = this.sasl.maxFrameBytes(this.limits.maxFrameBytes);
     const res = this.framer.push(chunk);
     if (res.kind === 'error') {
       this.abort(res.reason);
@@ -99,7 +115,7 @@ export class Connection {
       this.queued.shift();
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.
-      const result = this.dispatcher.dispatch(frame, this.session)
+      const result = this.dispatcher.dispatch(frame, this.session, this.sasl)
         .catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult);
       this.inFlight.push({ result, bytes: frame.length + 4 });
     }
@@ -140,6 +156,10 @@ export class Connection {
           return;
         }
         if (result.kind === 'response') this.write(result.chunks);
+        if (result.kind === 'response' && result.closeAfter) {
+          this.finish();
+          return;
+        }
         this.lastActivity = Date.now();
         this.pump();
       }
@@ -180,6 +200,19 @@ export class Connection {
   private abort(reason: string): void {
     this.logger.warn('closing connection', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`, reason });
     this.close();
+  }
+
+  /** Closes after what was written reaches the client (Kafka answers a failed authentication, then closes). */
+  private finish(): void {
+    if (this.closed) return;
+    this.logger.info('closing connection after its last response (SASL authentication failed or refused)', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.closed = true;
+    this.queued.length = 0;
+    this.inFlight.length = 0;
+    this.pool.forget(this.wake);
+    this.release(this.held);
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 5000).unref();
   }
 
   close(): void {

@@ -78,7 +78,8 @@ export class KafkaServer {
           socket.destroy(); // still starting
           return;
         }
-        const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.limits, this.pool);
+        const { listenerName, listenerSecurityProtocol } = this.dispatcher.config;
+        const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.limits, this.pool, { listenerName, securityProtocol: listenerSecurityProtocol });
         this.connections.add(conn);
         socket.on('close', () => this.connections.delete(conn));
       });
