@@ -96,7 +96,9 @@ export class ScramServer implements SaslMechanismServer {
     if (!m) throw this.fail();
     const withoutProof = text.slice(0, text.lastIndexOf(',p='));
     const channelBinding = Buffer.from(m[1]!, 'base64').toString('utf8');
-    if (channelBinding !== first.gs2Header || m[2] !== this.combinedNonce) throw this.fail();
+    // Kafka checks only that the nonce ends with the server-first nonce: librdkafka (2.0) sends the client
+    // nonce twice ("r=<cnonce><cnonce><snonce>"). The server's fresh nonce is there either way.
+    if (channelBinding !== first.gs2Header || !m[2]!.endsWith(this.combinedNonce)) throw this.fail();
     const cred = this.credential;
     const proof = Buffer.from(m[3]!, 'base64');
     const authMessage = `${first.bare},${this.serverFirst},${withoutProof}`;
