@@ -73,7 +73,7 @@ describe('Kafka broker keys', () => {
   });
 
   it('refuses TLS/SASL listeners and several client listeners with a clear message', () => {
-    expect(() => loadBrokerConfig(['--set', 'listeners=SSL://:9093'], {})).toThrow(/listener SSL uses security protocol SSL; Runnel serves PLAINTEXT listeners only/);
+    expect(() => loadBrokerConfig(['--set', 'listeners=SSL://:9093'], {})).toThrow(/listener SSL uses security protocol SSL; Runnel serves PLAINTEXT and SASL_PLAINTEXT listeners only/);
     expect(() => loadBrokerConfig(['--set', 'listeners=CLIENT://:9093', '--set', 'listener.security.protocol.map=CLIENT:SASL_SSL'], {})).toThrow(/SASL_SSL/);
     expect(() => loadBrokerConfig(['--set', 'listeners=PLAINTEXT://:1,OTHER://:2', '--set', 'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT'], {})).toThrow(/exactly one client listener/);
     expect(() => loadBrokerConfig(['--set', 'listeners=localhost:9092'], {})).toThrow(/NAME:\/\/host:port/);
