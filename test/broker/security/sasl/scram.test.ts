@@ -103,6 +103,12 @@ describe('SCRAM-SHA-512 exchange', () => {
     expect(a).toMatch(/^r=abc[^,]+,s=[A-Za-z0-9+/=]+,i=4096$/);
   });
 
+  it("ignores Kafka's extensions after the nonce (tokenauth=true)", async () => {
+    const cred = await credentialFromPassword(SCRAM_SHA_512, 'pw', salt, 4096);
+    const first = (await new ScramServer(SCRAM_SHA_512, lookupOf({ alice: cred })).evaluate(Buffer.from('n,,n=alice,r=abc,tokenauth=true'))).toString();
+    expect(first).toMatch(/^r=abc[^,]+,s=/);
+  });
+
   it('refuses malformed first messages: channel binding requested, authzid of another user, bad saslname', async () => {
     for (const msg of ['p=tls-unique,,n=alice,r=x', 'y,,n=alice,r=x', 'n,a=bob,n=alice,r=x', 'n,,n=al=ice,r=x', 'n,,r=x', '']) {
       await expect(new ScramServer(SCRAM_SHA_512, lookupOf({})).evaluate(Buffer.from(msg))).rejects.toBeInstanceOf(SaslAuthenticationFailure);
