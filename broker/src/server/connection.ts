@@ -206,22 +206,22 @@ export class Connection {
   private finish(): void {
     if (this.closed) return;
     this.logger.info('closing connection after its last response (SASL authentication failed or refused)', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
-    this.closed = true;
-    this.queued.length = 0;
-    this.inFlight.length = 0;
-    this.pool.forget(this.wake);
-    this.release(this.held);
-    this.socket.end();
-    setTimeout(() => this.socket.destroy(), 5000).unref();
+    this.close(true);
   }
 
-  close(): void {
+  /** `graceful`: send what is buffered, then FIN (destroyed anyway after 5 s); otherwise drop it now. */
+  close(graceful = false): void {
     if (this.closed) return;
     this.closed = true;
     this.queued.length = 0;
     this.inFlight.length = 0;
     this.pool.forget(this.wake);
     this.release(this.held);
-    this.socket.destroy();
+    if (!graceful) {
+      this.socket.destroy();
+      return;
+    }
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 5000).unref();
   }
 }
