@@ -90,6 +90,13 @@ describe('PLAIN credentials', () => {
     }
   });
 
+  it('a user named in the JAAS config is checked against the JAAS password only, not a SCRAM credential of the same name', async () => {
+    const { a, store } = await setup();
+    await store.alter([], [{ user: 'admin', mechanism: SCRAM_SHA_512, credential: await credentialFromPassword(SCRAM_SHA_512, 'scram-admin-pw', Buffer.from('s'), 4096) }]);
+    a.handshake('PLAIN', 1);
+    expect((await a.authenticate(plain('admin', 'scram-admin-pw'), 2)).errorCode).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
+  });
+
   it('after SaslHandshake v0 the next frame is a raw token', async () => {
     const { a, session } = await setup();
     a.handshake('PLAIN', 0);
