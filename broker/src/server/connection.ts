@@ -61,8 +61,9 @@ export class Connection {
   readonly session: Session;
   /**
    * SASL listeners: the authentication state. Until it succeeds, frames above
-   * sasl.server.max.receive.size close the connection, and the dispatcher lets
-   * only ApiVersions, SaslHandshake and SaslAuthenticate through.
+   * sasl.server.max.receive.size close the connection, requests are handled
+   * one at a time, and the dispatcher lets only ApiVersions, SaslHandshake and
+   * SaslAuthenticate through.
    */
   private readonly sasl: SaslAuthenticator | null;
 
@@ -112,6 +113,9 @@ export class Connection {
     while (!this.closed && this.queued.length > 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged()) {
       const frame = this.queued[0]!;
       if (frame.length >= 2 && frame.readInt16BE(0) === FETCH_API_KEY && (this.inFlight.length > 0 || this.socket.writableNeedDrain)) break;
+      // Until SASL authentication succeeds, one request at a time (Kafka mutes the channel while it
+      // authenticates): the next is judged in the state the previous one left, and little is buffered.
+      if (this.sasl && !this.sasl.authenticated && this.inFlight.length > 0) break;
       this.queued.shift();
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.

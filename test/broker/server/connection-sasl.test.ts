@@ -83,6 +83,17 @@ describe('SASL_PLAINTEXT connection', () => {
     d.close();
   });
 
+  it('handles pipelined requests one at a time until authenticated: a request sent right behind SaslAuthenticate is judged after it', async () => {
+    const c = await WireClient.connect(await saslListener());
+    const hs = c.request(SaslHandshake, 1, { mechanism: 'PLAIN' });
+    const auth = c.request(SaslAuthenticate, 2, { authBytes: plain('admin', 'admin-secret') });
+    const after = c.request(ApiVersions, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+    expect((await hs).errorCode).toBe(ErrorCode.NONE);
+    expect((await auth).errorCode).toBe(ErrorCode.NONE);
+    expect((await after).errorCode).toBe(ErrorCode.NONE);
+    c.close();
+  });
+
   it('answers a failed authentication with SASL_AUTHENTICATION_FAILED, then closes', async () => {
     const c = await WireClient.connect(await saslListener());
     const r = await login(c, 'wrong');
