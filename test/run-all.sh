@@ -41,8 +41,11 @@ ROOT="$PWD"
 # topic-configs and java-tools check config validation and the Java admin
 # tools, which never reach the store's cluster logic.
 CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
-# The valkey-cluster pass: the cluster's own tests and the archiver on a cluster.
-VALKEY_CLUSTER_SUITES="test/integration/redis-cluster test/archiver/integration/cluster.test.ts"
+# The valkey-cluster pass: what depends on the server's cluster behaviour
+# (placement, resharding, primary failover, ACL users) and the archiver on a
+# cluster. The harness self-test, the acks=1 loss-window measurement and the
+# unreachable-cluster start-up error run once, on redis-cluster.
+VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/integration/redis-cluster/reshard.test.ts test/integration/redis-cluster/failover.test.ts test/integration/redis-cluster/acl.test.ts test/archiver/integration/cluster.test.ts"
 # Slow suites whose subject does not depend on the server flavour (Kafka's
 # Java tools, the archiver's crash points, group membership churn) run once, on
 # redis-server, not again on valkey-server (the suite would pass 25 minutes otherwise).
@@ -53,7 +56,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/limits/**' --exclude 'test/interop/clients/**' --exclude 'test/integration/admin-tools.test.ts'
   --exclude 'test/integration/describe-configs-secrets.test.ts' --exclude 'test/integration/malformed-input.test.ts'
   --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts'
-  --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts')
+  --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 

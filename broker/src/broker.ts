@@ -6,6 +6,7 @@ import { RedisTxnStore } from './storage/redis/redis-txn-store.js';
 import { BrokerClient } from './transactions/broker-client.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
+import { FetchSessionCache } from './fetch/fetch-sessions.js';
 import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
@@ -148,7 +149,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
   const credentials = new RedisCredentialStore(store.redis, config.keyPrefix);
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, credentials };
+  const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, credentials };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();

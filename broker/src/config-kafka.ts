@@ -45,7 +45,7 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'authorizer.class.name', 'super.users', 'allow.everyone.if.no.acl.found', 'metric.reporters', 'auto.include.jmx.reporter',
   'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
   'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
-  'max.incremental.fetch.session.cache.slots', 'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
+  'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
   'delete.records.purgatory.purge.interval.requests', 'node.id.generation.enable', 'cluster.id', 'unstable.api.versions.enable',
   'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',
 ]);

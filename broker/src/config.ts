@@ -74,6 +74,8 @@ export interface BrokerConfig {
   clusterMaxPartitions: number;
   /** Largest Fetch response the broker builds, whatever the request's max_bytes (Kafka's fetch.max.bytes). */
   fetchMaxBytes: number;
+  /** Incremental fetch sessions one broker keeps (Kafka's max.incremental.fetch.session.cache.slots); 0 disables them. */
+  maxIncrementalFetchSessionCacheSlots: number;
   /** Connections with no request or response for this long are closed (Kafka's connections.max.idle.ms). */
   connectionsMaxIdleMs: number;
   /** Client connections accepted at once; more are closed at accept (Kafka's max.connections). */
@@ -165,6 +167,7 @@ const SETTINGS: Setting[] = [
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
+  { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },
   { key: 'max.connections', field: 'maxConnections', kind: 'int', default: '1000' },
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },

@@ -20,11 +20,12 @@ afterAll(async () => {
   await target?.stop();
 });
 
-/** One IncrementalAlterConfigs op through the Java Admin client; returns 'OK' or '<Exception>: <message>'. */
-async function alter(topic: string, op: 'SET' | 'DELETE' | 'APPEND' | 'SUBTRACT', key: string, value: string): Promise<string> {
+/** IncrementalAlterConfigs ops (and EXPECT waits) through the Java Admin client, in one JVM; one line per step. */
+type Step = ['SET' | 'DELETE' | 'APPEND' | 'SUBTRACT' | 'EXPECT', string, string];
+async function alterSteps(topic: string, steps: Step[]): Promise<string[]> {
   const classes = await compileJava([path.join(REPO_ROOT, 'test', 'interop', 'java', 'AlterTopicConfig.java')]);
-  const r = assertOk('AlterTopicConfig', await runJava('AlterTopicConfig', [target.bootstrap, topic, op, key, value], { classpath: [classes], timeoutMs: 60_000 }));
-  return r.stdout.trim();
+  const r = assertOk('AlterTopicConfig', await runJava('AlterTopicConfig', [target.bootstrap, topic, ...steps.flat()], { classpath: [classes], timeoutMs: 120_000 }));
+  return r.stdout.trim().split('\n');
 }
 
 const output = (r: { stdout: string; stderr: string }): string => `${r.stdout}\n${r.stderr}`;
@@ -95,31 +96,40 @@ describe(`topic configs via kafka-topics / kafka-configs against ${KIND}`, () =>
     }
     // The broker's own answer: IncrementalAlterConfigs SET, which the Admin client does not check.
     assertOk('create', await create('cfg-bad-alter', {}));
+    const steps: Step[] = [];
+    const expected: string[] = [];
     for (const [configs, message] of cases) {
-      const [k, v] = Object.entries(configs).at(-1)!;
-      if (Object.keys(configs).length > 1) expect(await alter('cfg-bad-alter', 'SET', Object.keys(configs)[0]!, configs[Object.keys(configs)[0]!]!)).toBe('OK');
-      expect(await alter('cfg-bad-alter', 'SET', k, v)).toBe(`InvalidConfigurationException: ${message}`);
+      const entries = Object.entries(configs);
+      for (const [k, v] of entries.slice(0, -1)) { steps.push(['SET', k, v]); expected.push('OK'); }
+      const [k, v] = entries.at(-1)!;
+      steps.push(['SET', k, v]);
+      expected.push(`InvalidConfigurationException: ${message}`);
     }
-    expect(await alter('cfg-bad-alter', 'SET', 'no.such.config', '1')).toBe('InvalidConfigurationException: Unknown topic config name: no.such.config');
+    steps.push(['SET', 'no.such.config', '1']);
+    expected.push('InvalidConfigurationException: Unknown topic config name: no.such.config');
+    expect(await alterSteps('cfg-bad-alter', steps)).toEqual(expected);
   });
 
   it('IncrementalAlterConfigs APPEND and SUBTRACT on list configs', async () => {
     assertOk('create', await create('cfg-lists', {}));
-    // kafka-configs 4.x has no --append-config: the Java Admin client sends the ops.
+    // kafka-configs 4.x has no --append-config: the Java Admin client sends the
+    // ops, and after each one waits until DescribeConfigs shows its effect.
     const key = 'follower.replication.throttled.replicas';
-    expect(await alter('cfg-lists', 'APPEND', key, '0:1,1:1')).toBe('OK');
-    await waitFor('appended', async () => (await describeConfigs('cfg-lists'))[key] === '0:1,1:1', { timeoutMs: 30_000, intervalMs: 500 });
-    expect(await alter('cfg-lists', 'APPEND', key, '1:1,2:1')).toBe('OK');
-    await waitFor('no duplicates', async () => (await describeConfigs('cfg-lists'))[key] === '0:1,1:1,2:1', { timeoutMs: 30_000, intervalMs: 500 });
-    expect(await alter('cfg-lists', 'SUBTRACT', key, '0:1,2:1')).toBe('OK');
-    await waitFor('subtracted', async () => (await describeConfigs('cfg-lists'))[key] === '1:1', { timeoutMs: 30_000, intervalMs: 500 });
-    // The default of cleanup.policy is the starting point: SUBTRACT delete leaves the empty list.
-    expect(await alter('cfg-lists', 'SUBTRACT', 'cleanup.policy', 'delete')).toBe('OK');
-    await waitFor('empty policy', async () => (await describeConfigs('cfg-lists'))['cleanup.policy'] === '', { timeoutMs: 30_000, intervalMs: 500 });
-    expect(await alter('cfg-lists', 'APPEND', 'segment.ms', '5')).toBe("InvalidConfigurationException: Can't APPEND to key segment.ms because its type is not LIST.");
-    // APPEND to the (now empty) list: compact, as Kafka does.
-    expect(await alter('cfg-lists', 'APPEND', 'cleanup.policy', 'compact')).toBe('OK');
-    await waitFor('compact appended', async () => (await describeConfigs('cfg-lists'))['cleanup.policy'] === 'compact', { timeoutMs: 30_000, intervalMs: 500 });
+    const out = await alterSteps('cfg-lists', [
+      ['APPEND', key, '0:1,1:1'], ['EXPECT', key, '0:1,1:1'],
+      ['APPEND', key, '1:1,2:1'], ['EXPECT', key, '0:1,1:1,2:1'], // no duplicates
+      ['SUBTRACT', key, '0:1,2:1'], ['EXPECT', key, '1:1'],
+      // The default of cleanup.policy is the starting point: SUBTRACT delete leaves the empty list.
+      ['SUBTRACT', 'cleanup.policy', 'delete'], ['EXPECT', 'cleanup.policy', ''],
+      ['APPEND', 'segment.ms', '5'],
+      // APPEND to the (now empty) list: compact, as Kafka does.
+      ['APPEND', 'cleanup.policy', 'compact'], ['EXPECT', 'cleanup.policy', 'compact'],
+    ]);
+    expect(out).toEqual([
+      'OK', 'SEEN', 'OK', 'SEEN', 'OK', 'SEEN', 'OK', 'SEEN',
+      "InvalidConfigurationException: Can't APPEND to key segment.ms because its type is not LIST.",
+      'OK', 'SEEN',
+    ]);
   });
 
   it('cleanup.policy=compact,delete and broker-side compression.type with delete.retention.ms: accepted, as Kafka accepts them', async () => {

@@ -150,15 +150,22 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     }
     if (waits) {
       const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
+      // An unconfirmed append may be lost by a Redis failover. The partition's
+      // in-memory view (log end, producer sequences) is then reloaded from the
+      // store before its next append: otherwise the producer's retry would be
+      // answered as a duplicate of a batch the promoted replica never got.
       try {
         const w = await b.store.waitReplicas(p.tp, minIsr - 1, b.config.acksAllWaitAof, timeout);
         if (w.replicas < minIsr - 1) {
+          p.invalidate();
           return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
         }
         if (b.config.acksAllWaitAof && !w.aofLocal) {
+          p.invalidate();
           return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `the Redis primary did not confirm the AOF fsync within ${timeout} ms`);
         }
       } catch (e) {
+        p.invalidate();
         return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e instanceof Error ? e.message : String(e));
       }
     }

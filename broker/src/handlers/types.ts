@@ -10,6 +10,7 @@ import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
 import type { CredentialStore } from '../security/sasl/credentials.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
+import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -27,6 +28,8 @@ export interface BrokerServices {
   txn: TransactionServices;
   /** SCRAM users (Alter/DescribeUserScramCredentials, SASL authentication); absent in unit tests of other handlers. */
   credentials?: CredentialStore;
+  /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
+  fetchSessions?: FetchSessionCache;
 }
 
 export interface RequestContext {
