@@ -3,6 +3,7 @@
 // SASL_AUTHENTICATION_FAILED and Kafka's message, then the connection closes.
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../errors.js';
+import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
 import type { Handler } from './types.js';
 
 export const saslAuthenticateHandler: Handler = {
@@ -11,7 +12,7 @@ export const saslAuthenticateHandler: Handler = {
   maxVersion: 2,
   async handle(req, ctx) {
     if (!ctx.sasl) {
-      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'SaslAuthenticate request received on a listener without SASL', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
+      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: AUTHENTICATE_AFTER_SUCCESS, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
     }
     return ctx.sasl.authenticate(req.authBytes as Buffer, ctx.apiVersion);
   },

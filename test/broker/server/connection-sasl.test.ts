@@ -55,7 +55,7 @@ describe('SASL_PLAINTEXT connection', () => {
     const v = await c.request(ApiVersions, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
     expect(v.apiKeys.find((k: any) => k.apiKey === 36)).toMatchObject({ minVersion: 0, maxVersion: 2 });
     expect(v.apiKeys.find((k: any) => k.apiKey === 17)).toMatchObject({ minVersion: 0, maxVersion: 1 });
-    expect(await login(c)).toMatchObject({ errorCode: ErrorCode.NONE, errorMessage: null, sessionLifetimeMs: 0 });
+    expect(await login(c)).toMatchObject({ errorCode: ErrorCode.NONE, errorMessage: '', sessionLifetimeMs: 0 });
     expect((await c.request(ApiVersions, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' })).errorCode).toBe(0);
     c.close();
   });
@@ -92,6 +92,14 @@ describe('SASL_PLAINTEXT connection', () => {
     expect((await auth).errorCode).toBe(ErrorCode.NONE);
     expect((await after).errorCode).toBe(ErrorCode.NONE);
     c.close();
+  });
+
+  it('closes the connection, unanswered, on SaslAuthenticate before SaslHandshake', async () => {
+    const c = await WireClient.connect(await saslListener());
+    let answered = false;
+    c.request(SaslAuthenticate, 2, { authBytes: plain('admin', 'admin-secret') }, 2000).then(() => { answered = true; }, () => undefined);
+    expect(await c.closedWithin(1000)).toBe(true);
+    expect(answered).toBe(false);
   });
 
   it('answers a failed authentication with SASL_AUTHENTICATION_FAILED, then closes', async () => {

@@ -5,8 +5,8 @@
 // closes the connection when it refuses; the handlers drive the exchange.
 //
 // Kafka's rules kept here:
-// - before authentication only ApiVersions, SaslHandshake and SaslAuthenticate
-//   pass; any other request closes the connection;
+// - before authentication only ApiVersions and SaslHandshake, then only
+//   SaslAuthenticate, pass; any other request closes the connection unanswered;
 // - SaslHandshake v0 is followed by raw SASL tokens (length-prefixed, no
 //   Kafka header), v1 by SaslAuthenticate requests;
 // - a failed authentication is answered, then the connection is closed;
@@ -14,6 +14,8 @@
 //   authentication; the first request after that closes the connection. A
 //   SaslHandshake + SaslAuthenticate (v1+) on the authenticated connection
 //   starts a new session, with the same mechanism and the same principal.
+//   Without connections.max.reauth.ms, those requests are answered
+//   ILLEGAL_SASL_STATE and the connection stays.
 import { createHash } from 'node:crypto';
 import { ErrorCode } from '../../errors.js';
 import type { Session } from '../session.js';
@@ -26,6 +28,9 @@ import type { SaslSettings } from './settings.js';
 const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;
 const SASL_AUTHENTICATE = 36;
+
+/** Kafka's message for SaslAuthenticate on a connection that is authenticated (or has no SASL). */
+export const AUTHENTICATE_AFTER_SUCCESS = 'SaslAuthenticate request received after successful authentication';
 
 export interface HandshakeResult { errorCode: number; mechanisms: string[] }
 export interface AuthenticateResult { errorCode: number; errorMessage: string | null; authBytes: Buffer; sessionLifetimeMs: number }
@@ -70,7 +75,7 @@ export class SaslAuthenticator {
       }
       return null;
     }
-    if (this.phase === 'handshake' && (apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE || apiKey === SASL_AUTHENTICATE)) return null;
+    if (this.phase === 'handshake' && (apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE)) return null;
     if (this.phase === 'authenticate' && apiKey === SASL_AUTHENTICATE) return null;
     return `request (api key ${apiKey}) before SASL authentication completed`;
   }
@@ -78,6 +83,8 @@ export class SaslAuthenticator {
   handshake(mechanism: string, version: number): HandshakeResult {
     const mechanisms = [...this.settings.enabledMechanisms];
     if (this.phase === 'authenticated' && !this.reauthenticating) {
+      // Without connections.max.reauth.ms there is no re-authentication: Kafka answers, the connection stays.
+      if (this.settings.reauthMs === 0) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
       // Re-authentication (KIP-368): SaslHandshake v1 then SaslAuthenticate v1+, same mechanism.
       if (version < 1 || mechanism !== this.mechanism) return this.refuseHandshake(ErrorCode.ILLEGAL_SASL_STATE, mechanisms);
       this.reauthenticating = true;
@@ -101,6 +108,10 @@ export class SaslAuthenticator {
 
   async authenticate(token: Buffer, version: number): Promise<AuthenticateResult> {
     const server = this.server;
+    if (this.phase === 'authenticated' && !this.reauthenticating) {
+      // Kafka's answer (KafkaApis) to a SaslAuthenticate outside an exchange on an authenticated connection.
+      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: AUTHENTICATE_AFTER_SUCCESS, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
+    }
     if (!server || !(this.phase === 'authenticate' || this.reauthenticating)) {
       this.phase = 'failed';
       this.closeAfterResponse = true;
@@ -108,9 +119,10 @@ export class SaslAuthenticator {
     }
     try {
       const out = await server.evaluate(token);
-      if (!server.complete) return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: out, sessionLifetimeMs: 0 };
+      // Kafka answers success with an empty (not null) message.
+      if (!server.complete) return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: 0 };
       this.establish(server);
-      return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: out, sessionLifetimeMs: version >= 1 ? this.settings.reauthMs : 0 };
+      return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: version >= 1 ? this.settings.reauthMs : 0 };
     } catch (e) {
       if (!(e instanceof SaslAuthenticationFailure)) throw e;
       this.phase = 'failed';

@@ -30,10 +30,10 @@ async function setup(over: Partial<SaslSettings> = {}): Promise<{ a: SaslAuthent
 }
 
 describe('SASL gating before authentication', () => {
-  it('lets only ApiVersions, SaslHandshake and SaslAuthenticate through; then only SaslAuthenticate', async () => {
+  it('lets only ApiVersions and SaslHandshake through; then only SaslAuthenticate (Kafka closes on anything else, unanswered)', async () => {
     const { a } = await setup();
-    for (const k of [API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE]) expect(a.admit(k)).toBeNull();
-    for (const k of [METADATA, PRODUCE]) expect(a.admit(k)).toMatch(/before SASL authentication completed/);
+    for (const k of [API_VERSIONS, SASL_HANDSHAKE]) expect(a.admit(k)).toBeNull();
+    for (const k of [SASL_AUTHENTICATE, METADATA, PRODUCE]) expect(a.admit(k)).toMatch(/before SASL authentication completed/);
     expect(a.handshake('PLAIN', 1)).toEqual({ errorCode: ErrorCode.NONE, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] });
     expect(a.admit(SASL_AUTHENTICATE)).toBeNull();
     expect(a.admit(API_VERSIONS)).toMatch(/before SASL authentication/);
@@ -56,11 +56,15 @@ describe('SASL gating before authentication', () => {
     expect(a.admit(API_VERSIONS)).not.toBeNull();
   });
 
-  it('SaslAuthenticate without a handshake is ILLEGAL_SASL_STATE, then close', async () => {
-    const { a } = await setup();
-    const r = await a.authenticate(plain('admin', 'admin-secret'), 1);
-    expect(r.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
-    expect(a.closeAfterResponse).toBe(true);
+  it('without connections.max.reauth.ms, SaslHandshake and SaslAuthenticate after authentication are ILLEGAL_SASL_STATE and the connection stays', async () => {
+    const { a, session } = await setup();
+    a.handshake('PLAIN', 1);
+    await a.authenticate(plain('admin', 'admin-secret'), 2);
+    expect(a.handshake('PLAIN', 1)).toEqual({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] });
+    expect(await a.authenticate(plain('admin', 'admin-secret'), 2)).toMatchObject({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'SaslAuthenticate request received after successful authentication' });
+    expect(a.closeAfterResponse).toBe(false);
+    expect(a.admit(PRODUCE)).toBeNull();
+    expect(session.principal).toBe('User:admin');
   });
 });
 
@@ -71,7 +75,7 @@ describe('PLAIN credentials', () => {
       a.handshake('PLAIN', 1);
       expect(session.principal).toBe(ANONYMOUS);
       const r = await a.authenticate(plain(user, pw), 2);
-      expect(r).toMatchObject({ errorCode: ErrorCode.NONE, errorMessage: null });
+      expect(r).toMatchObject({ errorCode: ErrorCode.NONE, errorMessage: '' });
       expect(session.principal).toBe(`User:${user}`);
       expect(a.admit(PRODUCE)).toBeNull();
       expect(a.closeAfterResponse).toBe(false);
