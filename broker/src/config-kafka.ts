@@ -44,7 +44,7 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'broker.session.timeout.ms', 'broker.id.generation.enable', 'reserved.broker.max.id', 'eligible.leader.replicas.enable',
   'authorizer.class.name', 'super.users', 'allow.everyone.if.no.acl.found', 'metric.reporters', 'auto.include.jmx.reporter',
   'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
-  'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
+  'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
   'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
   'delete.records.purgatory.purge.interval.requests', 'node.id.generation.enable', 'cluster.id', 'unstable.api.versions.enable',
   'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',

@@ -103,6 +103,8 @@ export interface BrokerConfig {
   connectionsMaxReauthMs: number;
   /** Largest request frame a SASL connection may send before it is authenticated. */
   saslServerMaxReceiveSize: number;
+  /** A failed SASL authentication is answered (and the connection closed) this long after it failed. */
+  connectionFailedAuthenticationDelayMs: number;
   /** listener.name.<listener>.sasl.enabled.mechanisms and listener.name.<listener>.<mechanism>.sasl.jaas.config as given. */
   listenerOverrides?: Record<string, string>;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
@@ -177,6 +179,7 @@ const SETTINGS: Setting[] = [
   { key: 'sasl.jaas.config', field: 'saslJaasConfig', kind: 'string', default: '' },
   { key: 'connections.max.reauth.ms', field: 'connectionsMaxReauthMs', kind: 'int', default: '0' },
   { key: 'sasl.server.max.receive.size', field: 'saslServerMaxReceiveSize', kind: 'int', default: '524288' },
+  { key: 'connection.failed.authentication.delay.ms', field: 'connectionFailedAuthenticationDelayMs', kind: 'int', default: '100' },
 ];
 
 /**

@@ -159,11 +159,16 @@ export class Connection {
           this.abort(result.reason);
           return;
         }
-        if (result.kind === 'response') this.write(result.chunks);
         if (result.kind === 'response' && result.closeAfter) {
+          // Kafka holds back the answer to a failed authentication (connection.failed.authentication.delay.ms).
+          const delay = this.sasl?.failureDelayMs ?? 0;
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+          if (this.closed) return;
+          this.write(result.chunks);
           this.finish();
           return;
         }
+        if (result.kind === 'response') this.write(result.chunks);
         this.lastActivity = Date.now();
         this.pump();
       }

@@ -48,13 +48,14 @@ describe('SASL configuration', () => {
     expect(s.maxReceiveSize).toBe(1000);
   });
 
-  it('defaults: PLAIN,SCRAM-SHA-256,SCRAM-SHA-512, no session expiry, 512 KiB before authentication', () => {
+  it('defaults: PLAIN,SCRAM-SHA-256,SCRAM-SHA-512, no session expiry, 512 KiB before authentication, failures answered after 100 ms', () => {
     const c = loadBrokerConfig([], {});
     expect([c.listenerName, c.listenerSecurityProtocol]).toEqual(['PLAINTEXT', 'PLAINTEXT']);
     const s = saslSettingsFromConfig(c, 'SASL_PLAINTEXT');
     expect(s.enabledMechanisms).toEqual(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']);
     expect(s.reauthMs).toBe(0);
     expect(s.maxReceiveSize).toBe(524288);
+    expect(s.failedAuthenticationDelayMs).toBe(100);
   });
 
   it('refuses GSSAPI and OAUTHBEARER, and a malformed JAAS config, naming the key', () => {

@@ -102,9 +102,11 @@ describe('SASL_PLAINTEXT connection', () => {
     expect(answered).toBe(false);
   });
 
-  it('answers a failed authentication with SASL_AUTHENTICATION_FAILED, then closes', async () => {
-    const c = await WireClient.connect(await saslListener());
+  it('answers a failed authentication with SASL_AUTHENTICATION_FAILED after connection.failed.authentication.delay.ms, then closes', async () => {
+    const c = await WireClient.connect(await saslListener(['connection.failed.authentication.delay.ms=300']));
+    const t0 = Date.now();
     const r = await login(c, 'wrong');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(r).toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: 'Authentication failed: Invalid username or password' });
     expect(await c.closedWithin(1000)).toBe(true);
   });

@@ -58,6 +58,9 @@ export class SaslAuthenticator {
   /** A session is established (it may have expired). */
   get authenticated(): boolean { return this.phase === 'authenticated'; }
 
+  /** How long the answer that ends a failed authentication is held back (connection.failed.authentication.delay.ms). */
+  get failureDelayMs(): number { return this.settings.failedAuthenticationDelayMs; }
+
   /** After SaslHandshake v0 the next frames are raw SASL tokens. */
   get expectsRawToken(): boolean { return this.phase === 'raw'; }
 

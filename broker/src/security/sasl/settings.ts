@@ -20,6 +20,8 @@ export interface SaslSettings {
   maxReceiveSize: number;
   /** Static PLAIN users from the JAAS config: user -> password. */
   plainUsers: ReadonlyMap<string, string>;
+  /** connection.failed.authentication.delay.ms: how long the answer to a failed authentication is held back. */
+  failedAuthenticationDelayMs: number;
 }
 
 export interface SaslConfigInput {
@@ -28,6 +30,7 @@ export interface SaslConfigInput {
   saslJaasConfig: string;
   connectionsMaxReauthMs: number;
   saslServerMaxReceiveSize: number;
+  connectionFailedAuthenticationDelayMs: number;
   /** listener.name.<listener>.<...> keys given, by their full name. */
   listenerOverrides: Readonly<Record<string, string>>;
 }
@@ -54,6 +57,7 @@ export function saslSettings(c: SaslConfigInput): SaslSettings {
     reauthMs: Math.max(0, c.connectionsMaxReauthMs),
     maxReceiveSize: c.saslServerMaxReceiveSize,
     plainUsers: jaas ? plainUsers(jaas) : new Map(),
+    failedAuthenticationDelayMs: Math.max(0, c.connectionFailedAuthenticationDelayMs),
   };
 }
 
@@ -65,6 +69,7 @@ export function saslSettingsFromConfig(c: BrokerConfig, listenerName: string): S
     saslJaasConfig: c.saslJaasConfig,
     connectionsMaxReauthMs: c.connectionsMaxReauthMs,
     saslServerMaxReceiveSize: c.saslServerMaxReceiveSize,
+    connectionFailedAuthenticationDelayMs: c.connectionFailedAuthenticationDelayMs,
     listenerOverrides: c.listenerOverrides ?? {},
   });
 }
