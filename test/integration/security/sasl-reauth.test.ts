@@ -48,11 +48,13 @@ describe('re-authentication (connections.max.reauth.ms)', () => {
       `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="app" password="${PW}";`,
       '',
     ].join('\n'));
-    // 40 records at 10/s: about 4 s, several session lifetimes.
+    // 400 records at 100/s: about 4 s, several session lifetimes. The client re-authenticates at its first
+    // send after 85-95% of the lifetime; a send every 10 ms keeps that well before the broker's expiry
+    // (with sparse sends a re-authentication may arrive after it, and Kafka, like Runnel, then closes).
     const r = assertOk('producer perf', await runJava('org.apache.kafka.tools.ProducerPerformance', [
-      '--topic', 'reauth', '--num-records', '40', '--record-size', '100', '--throughput', '10', '--producer.config', props,
+      '--topic', 'reauth', '--num-records', '400', '--record-size', '100', '--throughput', '100', '--producer.config', props,
     ], { logLevel: 'DEBUG', timeoutMs: 60_000 }));
-    expect(r.stdout).toMatch(/^40 records sent,/m);
+    expect(r.stdout).toMatch(/^400 records sent,/m);
     expect(r.stderr).toContain(`Finished authentication with session expiration in ${LIFETIME_MS} ms`);
     const reauths = r.stderr.match(/Successfully re-authenticated with/g) ?? [];
     expect(reauths.length).toBeGreaterThanOrEqual(2);
