@@ -14,7 +14,7 @@ function withFile(text: string): string {
 }
 
 describe('SASL configuration', () => {
-  it('a SASL_PLAINTEXT listener with a per-listener PLAIN JAAS config written over several lines', () => {
+  it('a SASL_PLAINTEXT listener with a per-listener PLAIN JAAS config written over several lines (and Kafka\'s SCRAM JAAS line, accepted)', () => {
     const c = loadBrokerConfig(['--config', withFile([
       'listeners=SASL_PLAINTEXT://0.0.0.0:9094',
       'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\',
@@ -22,6 +22,7 @@ describe('SASL configuration', () => {
       '    password="admin-secret" \\',
       '    user_admin="admin-secret" \\',
       '    user_alice="alice-secret";',
+      'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
       'sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512',
       'connections.max.reauth.ms=60000',
       '',

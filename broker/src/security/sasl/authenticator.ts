@@ -127,10 +127,11 @@ export class SaslAuthenticator {
       this.establish(server);
       return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: version >= 1 ? this.settings.reauthMs : 0 };
     } catch (e) {
-      if (!(e instanceof SaslAuthenticationFailure)) throw e;
       this.phase = 'failed';
       this.server = null;
       this.closeAfterResponse = true;
+      // Anything else (the credential store unreachable) is answered as the handler's error, and closes too.
+      if (!(e instanceof SaslAuthenticationFailure)) throw e;
       return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: e.message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
     }
   }

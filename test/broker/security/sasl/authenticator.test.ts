@@ -94,6 +94,15 @@ describe('PLAIN credentials', () => {
     }
   });
 
+  it('a credential store failure fails the exchange and closes the connection after the error answer', async () => {
+    const { a, store } = await setup();
+    store.get = async () => { throw new Error('redis down'); };
+    a.handshake('PLAIN', 1);
+    await expect(a.authenticate(plain('scram512', 'pw-512'), 2)).rejects.toThrow('redis down');
+    expect(a.closeAfterResponse).toBe(true);
+    expect(a.admit(API_VERSIONS)).toMatch(/failed SASL authentication/);
+  });
+
   it('a user named in the JAAS config is checked against the JAAS password only, not a SCRAM credential of the same name', async () => {
     const { a, store } = await setup();
     await store.alter([], [{ user: 'admin', mechanism: SCRAM_SHA_512, credential: await credentialFromPassword(SCRAM_SHA_512, 'scram-admin-pw', Buffer.from('s'), 4096) }]);
