@@ -4,16 +4,15 @@
 // consumer and KafkaJS authenticate with SCRAM or PLAIN; wrong passwords,
 // requests before authentication and oversized pre-authentication frames
 // are refused; Redis never holds a password.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertOk, kafkaConfigs, kafkaTopics, runJava } from '../../helpers/java.js';
-import { freePort, HOST, runCommand } from '../../helpers/procs.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { HOST, runCommand } from '../../helpers/procs.js';
+import type { RedisServer } from '../../helpers/redis.js';
+import type { RunnelBroker } from '../../helpers/runnel.js';
+import { startSaslBroker, type SaslBroker } from './support.js';
 import { WireClient } from '../../helpers/wire.js';
 import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
@@ -25,21 +24,10 @@ const ALICE_PW = 'Al1ce-S3cret-5177'; // SCRAM-SHA-512
 const BOB_PW = 'B0b-S3cret-2693'; // SCRAM-SHA-256
 const JAAS = `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="${ADMIN_PW}" user_admin="${ADMIN_PW}";`;
 
+let sasl: SaslBroker;
 let redis: RedisServer;
 let broker: RunnelBroker;
 let dir: string;
-
-function clientProps(name: string, mechanism: string, user: string, password: string): string {
-  const module = mechanism === 'PLAIN' ? 'org.apache.kafka.common.security.plain.PlainLoginModule' : 'org.apache.kafka.common.security.scram.ScramLoginModule';
-  const file = path.join(dir, `${name}.properties`);
-  fs.writeFileSync(file, [
-    'security.protocol=SASL_PLAINTEXT',
-    `sasl.mechanism=${mechanism}`,
-    `sasl.jaas.config=${module} required username="${user}" password="${password}";`,
-    '',
-  ].join('\n'));
-  return file;
-}
 
 const kcatAuth = (mechanism: string, user: string, password: string): string[] =>
   ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', `sasl.mechanism=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`];
@@ -53,16 +41,10 @@ async function kcatRoundTrip(topic: string, mechanism: string, user: string, pas
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-sasl-'));
-  redis = await startRedis();
-  const port = await freePort();
-  broker = await startRunnel({
-    redisUrl: redis.url,
-    port,
-    args: ['--set', `listeners=SASL_PLAINTEXT://${HOST}:${port}`, '--set', `listener.name.sasl_plaintext.plain.sasl.jaas.config=${JAAS}`, '--set', 'sasl.server.max.receive.size=4096'],
-  });
+  sasl = await startSaslBroker([`listener.name.sasl_plaintext.plain.sasl.jaas.config=${JAAS}`, 'sasl.server.max.receive.size=4096']);
+  ({ redis, broker, dir } = sasl);
   // SCRAM users, created through the broker by Kafka's own tool, as the JAAS admin over PLAIN.
-  const admin = clientProps('admin', 'PLAIN', 'admin', ADMIN_PW);
+  const admin = sasl.clientProps('admin', 'PLAIN', 'admin', ADMIN_PW);
   const [a, b] = await Promise.all([
     kafkaConfigs(broker.bootstrap, ['--command-config', admin, '--alter', '--add-config', `SCRAM-SHA-512=[password=${ALICE_PW}]`, '--entity-type', 'users', '--entity-name', 'alice']),
     kafkaConfigs(broker.bootstrap, ['--command-config', admin, '--alter', '--add-config', `SCRAM-SHA-256=[iterations=8192,password=${BOB_PW}]`, '--entity-type', 'users', '--entity-name', 'bob']),
@@ -72,9 +54,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await broker?.stop();
-  await redis?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await sasl?.stop();
 });
 
 describe('SASL_PLAINTEXT listener', () => {
@@ -94,7 +74,7 @@ describe('SASL_PLAINTEXT listener', () => {
   });
 
   it('the Java console producer and consumer work with SCRAM-SHA-256 from a client properties file', async () => {
-    const props = clientProps('bob', 'SCRAM-SHA-256', 'bob', BOB_PW);
+    const props = sasl.clientProps('bob', 'SCRAM-SHA-256', 'bob', BOB_PW);
     const p = await runJava('org.apache.kafka.tools.ConsoleProducer', ['--bootstrap-server', broker.bootstrap, '--topic', 'sasl-java', '--command-config', props], { input: 'j1\nj2\n', timeoutMs: 30_000 });
     assertOk('console producer', p);
     const c = await runJava('org.apache.kafka.tools.consumer.ConsoleConsumer', [
@@ -116,7 +96,7 @@ describe('SASL_PLAINTEXT listener', () => {
   it('a wrong password is refused: kcat exits with the authentication error, Java sees SaslAuthenticationException', async () => {
     const [k, j] = await Promise.all([
       runCommand('kcat', ['-b', broker.bootstrap, '-L', '-m', '2', ...kcatAuth('SCRAM-SHA-512', 'alice', 'not-the-password')], { timeoutMs: 20_000 }),
-      kafkaTopics(broker.bootstrap, ['--command-config', clientProps('wrong', 'SCRAM-SHA-256', 'bob', 'not-the-password'), '--list'], { timeoutMs: 30_000 }),
+      kafkaTopics(broker.bootstrap, ['--command-config', sasl.clientProps('wrong', 'SCRAM-SHA-256', 'bob', 'not-the-password'), '--list'], { timeoutMs: 30_000 }),
     ]);
     expect(k.code).not.toBe(0);
     expect(k.stderr).toContain('SASL authentication error: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512');
