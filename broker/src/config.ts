@@ -5,15 +5,20 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
-import type { SecurityProtocol } from './security/session.js';
+import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
 
 export interface BrokerConfig {
   nodeId: number;
+  /** The first listener's bind and advertised addresses (`--host`/`--port` set them). */
   host: string;
   port: number;
   advertisedHost: string;
   advertisedPort: number;
+  /** Every client listener (Kafka's `listeners`), the first one being host:port above. */
+  listeners: ListenerConfig[];
+  /** How often TLS certificate and trust files are checked for changes (Runnel's name). */
+  sslReloadIntervalMs: number;
   /** Empty: start an embedded redis-server under dataDir. */
   redisUrl: string;
   /** TLS to Redis (rediss:// URLs only): PEM files of the CA, the client certificate and its key. */
@@ -92,9 +97,6 @@ export interface BrokerConfig {
   logCleanerBackoffMs: number;
   /** Bounds the cleaner's key map: one key per 128 bytes (Kafka counts 24 bytes per key in its own map). */
   logCleanerDedupeBufferSize: number;
-  /** The client listener's name and security protocol (from `listeners` and `listener.security.protocol.map`). */
-  listenerName: string;
-  listenerSecurityProtocol: SecurityProtocol;
   /** SASL (Kafka's names): mechanisms offered by SASL listeners, Runnel's default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512. */
   saslEnabledMechanisms: string;
   /** JAAS text; its PlainLoginModule user_<name>="<password>" options are static PLAIN users. */
@@ -175,6 +177,7 @@ const SETTINGS: Setting[] = [
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
   { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
   { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
+  { key: 'ssl.reload.interval.ms', field: 'sslReloadIntervalMs', kind: 'int', default: '60000' },
   { key: 'sasl.enabled.mechanisms', field: 'saslEnabledMechanisms', kind: 'string', default: DEFAULT_ENABLED_MECHANISMS },
   { key: 'sasl.jaas.config', field: 'saslJaasConfig', kind: 'string', default: '' },
   { key: 'connections.max.reauth.ms', field: 'connectionsMaxReauthMs', kind: 'int', default: '0' },
@@ -264,7 +267,7 @@ export function brokerFlagsUsage(): string {
 }
 
 /** Every key a file, --set or RUNNEL_* may name: Runnel's settings, Kafka aliases and translated keys. */
-export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS];
+export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS, ...SSL_KEYS];
 const SETTING_KEYS = new Set(SETTINGS.map((s) => s.key));
 
 /** Environment variables of other Runnel components (the archiver), not broker settings. */
@@ -282,7 +285,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
     const k = ALIASES[key] ?? key;
     const perListener = listenerSaslKey(k);
     if (perListener) listenerOverrides[perListener] = value;
-    else if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k)) explicit[k] = value;
+    else if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k) || isSslKey(k)) explicit[k] = value;
     else if (isIgnoredKey(k)) ignored.add(k);
     else throw unknownKey(key, where, KNOWN_KEYS);
   };
@@ -309,15 +312,14 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const values: Record<string, string> = {};
   for (const s of SETTINGS) values[s.key] = s.default;
   for (const [k, v] of Object.entries(explicit)) if (SETTING_KEYS.has(k)) values[k] = v;
-  const listener = applyKafkaKeys(explicit, values);
+  applyKafkaKeys(explicit, values);
   const cfg = {} as Record<string, unknown>;
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
-  out.listenerName = listener.listenerName;
-  out.listenerSecurityProtocol = listener.securityProtocol;
+  out.listeners = resolveListeners(explicit, values);
+  const first = out.listeners[0]!;
+  Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
   if (Object.keys(listenerOverrides).length) out.listenerOverrides = listenerOverrides;
-  if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' || out.host === '::' ? '127.0.0.1' : out.host;
-  if (!out.advertisedPort) out.advertisedPort = out.port;
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }

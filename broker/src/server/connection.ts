@@ -19,17 +19,11 @@ import { Framer } from './framer.js';
 import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
-import { newSession, type SecurityProtocol, type Session } from '../security/session.js';
+import type { Session } from '../security/session.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 
 const MAX_IN_FLIGHT = 32;
 const FETCH_API_KEY = 1;
-
-/** The listener a connection came in on. */
-export interface ListenerInfo {
-  listenerName: string;
-  securityProtocol: SecurityProtocol;
-}
 
 export interface ConnectionLimits {
   maxFrameBytes: number;
@@ -57,8 +51,7 @@ export class Connection {
   /** When the first byte of the frame being assembled arrived; null when none is. */
   private partialSince: number | null = null;
   private readonly wake = (): void => this.updateReading();
-  /** The connection's identity; authentication sets its principal. */
-  readonly session: Session;
+  readonly id: number;
   /**
    * SASL listeners: the authentication state. Until it succeeds, frames above
    * sasl.server.max.receive.size close the connection, requests are handled
@@ -67,18 +60,18 @@ export class Connection {
    */
   private readonly sasl: SaslAuthenticator | null;
 
+  /** `session`: the connection's identity, made by the listener at accept; authentication sets its principal. */
   constructor(
     private readonly socket: Socket,
-    readonly id: number,
+    readonly session: Session,
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,
     private readonly pool: RequestBytesPool,
-    listener: ListenerInfo = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' },
   ) {
-    this.session = newSession(id, socket.remoteAddress ?? '', listener.listenerName, listener.securityProtocol);
-    this.sasl = dispatcher.saslFor(this.session);
+    this.sasl = dispatcher.saslFor(session);
     this.framer = new Framer(this.sasl ? this.sasl.maxFrameBytes(limits.maxFrameBytes) : limits.maxFrameBytes);
+    this.id = session.connectionId;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('drain', () => {

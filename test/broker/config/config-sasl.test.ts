@@ -27,10 +27,9 @@ describe('SASL configuration', () => {
       'connections.max.reauth.ms=60000',
       '',
     ].join('\n'))], {});
-    expect(c.listenerName).toBe('SASL_PLAINTEXT');
-    expect(c.listenerSecurityProtocol).toBe('SASL_PLAINTEXT');
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['SASL_PLAINTEXT', 'SASL_PLAINTEXT']);
     expect(c.port).toBe(9094);
-    const s = saslSettingsFromConfig(c, c.listenerName);
+    const s = saslSettingsFromConfig(c, c.listeners[0]!.name);
     expect(s.enabledMechanisms).toEqual(['PLAIN', 'SCRAM-SHA-512']);
     expect(s.reauthMs).toBe(60000);
     expect(s.maxReceiveSize).toBe(524288);
@@ -42,7 +41,7 @@ describe('SASL configuration', () => {
       '--set', 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_global="g";',
       '--set', 'listener.name.client.sasl.enabled.mechanisms=SCRAM-SHA-256',
       '--set', 'sasl.server.max.receive.size=1000'], {});
-    expect([c.listenerName, c.listenerSecurityProtocol]).toEqual(['CLIENT', 'SASL_PLAINTEXT']);
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['CLIENT', 'SASL_PLAINTEXT']);
     const s = saslSettingsFromConfig(c, 'CLIENT');
     expect(s.enabledMechanisms).toEqual(['SCRAM-SHA-256']);
     expect([...s.plainUsers]).toEqual([['global', 'g']]);
@@ -51,7 +50,7 @@ describe('SASL configuration', () => {
 
   it('defaults: PLAIN,SCRAM-SHA-256,SCRAM-SHA-512, no session expiry, 512 KiB before authentication, failures answered after 100 ms', () => {
     const c = loadBrokerConfig([], {});
-    expect([c.listenerName, c.listenerSecurityProtocol]).toEqual(['PLAINTEXT', 'PLAINTEXT']);
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['PLAINTEXT', 'PLAINTEXT']);
     const s = saslSettingsFromConfig(c, 'SASL_PLAINTEXT');
     expect(s.enabledMechanisms).toEqual(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']);
     expect(s.reauthMs).toBe(0);

@@ -9,6 +9,7 @@ import type { BrokerServices, RequestContext } from '../../../broker/src/handler
 import { createLogger } from '../../../broker/src/logger.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
+import { unitServices } from '../support/services.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
@@ -25,9 +26,7 @@ class CountingStore extends MemoryLogStore {
 }
 
 function services(store = new MemoryLogStore()): BrokerServices {
-  const config = loadBrokerConfig([], {});
-  const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster };
+  return unitServices({ store });
 }
 
 const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });

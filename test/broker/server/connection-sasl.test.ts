@@ -18,6 +18,7 @@ import { SaslAuthenticate } from '../../../broker/src/protocol/messages/sasl-aut
 import { ErrorCode } from '../../../broker/src/errors.js';
 import { WireClient } from '../../helpers/wire.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
+import { newSession } from '../../../broker/src/security/session.js';
 
 const JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-secret";';
 const servers: net.Server[] = [];
@@ -28,9 +29,10 @@ async function saslListener(extra: string[] = []): Promise<number> {
   const logger = createLogger('error', 'test');
   const services = { config, logger, credentials: new MemoryCredentialStore() } as unknown as BrokerServices;
   const dispatcher = new Dispatcher(buildHandlers(), services);
+  const listener = config.listeners[0]!;
   const limits = { maxFrameBytes: config.socketRequestMaxBytes, maxUnsentBytes: 1 << 20, idleMs: 60_000, partialRequestTimeoutMs: 60_000 };
   const server = net.createServer((s) => {
-    conns.push(new Connection(s, conns.length + 1, dispatcher, logger, limits, new RequestBytesPool(0), { listenerName: config.listenerName, securityProtocol: config.listenerSecurityProtocol }));
+    conns.push(new Connection(s, newSession(conns.length + 1, s.remoteAddress ?? '', listener.name, listener.securityProtocol), dispatcher, logger, limits, new RequestBytesPool(0)));
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

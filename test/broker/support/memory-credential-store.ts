@@ -1,5 +1,5 @@
 // An in-memory CredentialStore for unit tests (the broker uses storage/redis/redis-credential-store.ts).
-import type { CredentialStore, ScramCredential, ScramCredentialInfo, ScramMechanism } from '../../broker/src/security/sasl/credentials.js';
+import type { CredentialStore, ScramCredential, ScramCredentialInfo, ScramMechanism } from '../../../broker/src/security/sasl/credentials.js';
 
 export class MemoryCredentialStore implements CredentialStore {
   readonly data = new Map<string, { mechanism: ScramMechanism; credential: ScramCredential }>();

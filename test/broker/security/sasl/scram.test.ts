@@ -89,7 +89,7 @@ describe('SCRAM-SHA-512 exchange', () => {
   for (const [what, password, opts] of refusals) {
     it(`refuses ${what}`, async () => {
       const cred = await credentialFromPassword(SCRAM_SHA_512, 'pw', salt, 4096);
-      const users = what === 'an unknown user' ? {} : { alice: cred };
+      const users: Record<string, ScramCredential> = what === 'an unknown user' ? {} : { alice: cred };
       const server = new ScramServer(SCRAM_SHA_512, lookupOf(users));
       await expect(clientExchange(SCRAM_SHA_512, server, 'alice', password, opts)).rejects.toThrow('invalid credentials with SASL mechanism SCRAM-SHA-512');
       expect(server.username).toBeNull();
