@@ -3,13 +3,16 @@
 // creates SCRAM users; kcat (librdkafka), the Java console producer and
 // consumer and KafkaJS authenticate with SCRAM or PLAIN; wrong passwords,
 // requests before authentication and oversized pre-authentication frames
-// are refused; Redis never holds a password.
+// are refused; Redis never holds a password. A second listener, SASL_SSL, runs
+// the same authentication inside TLS (certificates made with openssl).
+import fs from 'node:fs';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertOk, kafkaConfigs, kafkaTopics, runJava } from '../../helpers/java.js';
-import { HOST, runCommand } from '../../helpers/procs.js';
+import { freePort, HOST, runCommand } from '../../helpers/procs.js';
+import { makeTestPki, type TestPki } from '../../helpers/redis-tls.js';
 import type { RedisServer } from '../../helpers/redis.js';
 import type { RunnelBroker } from '../../helpers/runnel.js';
 import { startSaslBroker, type SaslBroker } from './support.js';
@@ -28,6 +31,8 @@ let sasl: SaslBroker;
 let redis: RedisServer;
 let broker: RunnelBroker;
 let dir: string;
+let pki: TestPki;
+let sslPort: number;
 
 const kcatAuth = (mechanism: string, user: string, password: string): string[] =>
   ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', `sasl.mechanism=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`];
@@ -41,7 +46,14 @@ async function kcatRoundTrip(topic: string, mechanism: string, user: string, pas
 }
 
 beforeAll(async () => {
-  sasl = await startSaslBroker([`listener.name.sasl_plaintext.plain.sasl.jaas.config=${JAAS}`, 'sasl.server.max.receive.size=4096']);
+  pki = await makeTestPki();
+  const keystore = path.join(pki.dir, 'keystore.pem');
+  fs.writeFileSync(keystore, fs.readFileSync(pki.serverKey, 'utf8') + fs.readFileSync(pki.serverCert, 'utf8'));
+  sslPort = await freePort();
+  sasl = await startSaslBroker(
+    [`listener.name.sasl_plaintext.plain.sasl.jaas.config=${JAAS}`, 'sasl.server.max.receive.size=4096', 'ssl.keystore.type=PEM', `ssl.keystore.location=${keystore}`],
+    [`SASL_SSL://${HOST}:${sslPort}`],
+  );
   ({ redis, broker, dir } = sasl);
   // SCRAM users, created through the broker by Kafka's own tool, as the JAAS admin over PLAIN.
   const admin = sasl.clientProps('admin', 'PLAIN', 'admin', ADMIN_PW);
@@ -55,6 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sasl?.stop();
+  if (pki) fs.rmSync(pki.dir, { recursive: true, force: true });
 });
 
 describe('SASL_PLAINTEXT listener', () => {
@@ -102,6 +115,18 @@ describe('SASL_PLAINTEXT listener', () => {
     expect(k.stderr).toContain('SASL authentication error: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512');
     expect(j.code).not.toBe(0);
     expect(`${j.stdout}\n${j.stderr}`).toMatch(/SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256/);
+  });
+
+  it('SASL_SSL: kcat authenticates with SCRAM-SHA-512 inside TLS; the PLAIN admin of the SASL_PLAINTEXT listener\'s JAAS config is unknown there', async () => {
+    const tls = ['-X', 'security.protocol=SASL_SSL', '-X', `ssl.ca.location=${pki.caCert}`];
+    const auth = (mechanism: string, user: string, pw: string): string[] => [...tls, '-X', `sasl.mechanism=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${pw}`];
+    const p = await runCommand('kcat', ['-b', `${HOST}:${sslPort}`, '-P', '-t', 'sasl-ssl', ...auth('SCRAM-SHA-512', 'alice', ALICE_PW)], { input: 't1\nt2\n', timeoutMs: 20_000 });
+    expect(p.code, p.stderr).toBe(0);
+    const c = await runCommand('kcat', ['-b', `${HOST}:${sslPort}`, '-C', '-t', 'sasl-ssl', '-o', 'beginning', '-e', '-q', ...auth('SCRAM-SHA-512', 'alice', ALICE_PW)], { timeoutMs: 20_000 });
+    expect(c.stdout.split('\n').filter(Boolean)).toEqual(['t1', 't2']);
+    const admin = await runCommand('kcat', ['-b', `${HOST}:${sslPort}`, '-L', '-m', '2', ...auth('PLAIN', 'admin', ADMIN_PW)], { timeoutMs: 20_000 });
+    expect(admin.code).not.toBe(0);
+    expect(admin.stderr).toContain('Authentication failed: Invalid username or password');
   });
 
   it('a request before authentication, and an oversized frame before authentication, close the connection', async () => {

@@ -16,15 +16,18 @@ export interface SaslBroker {
   stop(): Promise<void>;
 }
 
-/** `settings`: extra broker settings (key=value), e.g. the JAAS config. */
-export async function startSaslBroker(settings: string[]): Promise<SaslBroker> {
+/**
+ * `settings`: extra broker settings (key=value), e.g. the JAAS config;
+ * `moreListeners`: listeners after the SASL_PLAINTEXT one (e.g. `SASL_SSL://127.0.0.1:<port>`).
+ */
+export async function startSaslBroker(settings: string[], moreListeners: string[] = []): Promise<SaslBroker> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-sasl-'));
   const redis = await startRedis();
   const port = await freePort();
   const broker = await startRunnel({
     redisUrl: redis.url,
     port,
-    args: [`listeners=SASL_PLAINTEXT://${HOST}:${port}`, ...settings].flatMap((s) => ['--set', s]),
+    args: [`listeners=${[`SASL_PLAINTEXT://${HOST}:${port}`, ...moreListeners].join(',')}`, ...settings].flatMap((s) => ['--set', s]),
   }).catch(async (e: unknown) => { await redis.stop(); throw e; });
   return {
     redis,
