@@ -83,6 +83,8 @@ export class Keys {
   get brokerLeases(): string { return `${this.prefix}:broker-leases`; }
   get groupIndex(): string { return `${this.prefix}:groups`; }
   get archivers(): string { return `${this.prefix}:archivers`; }
+  /** SASL/SCRAM credentials: `<mechanism>:<user>` -> Kafka's `salt=..,stored_key=..,server_key=..,iterations=..`. */
+  get scramCredentials(): string { return `${this.prefix}:scram-credentials`; }
 
   // ---- one topic-partition (hash tag {<topic>/<partition>})
   tag(tp: PartitionRef): string { return partitionTag(tp.topic, tp.partition, this.saltOf(tp)); }

@@ -36,6 +36,8 @@ import type { LogManager as LogManagerType } from './log/log-manager.js';
 import { GroupCoordinator } from './groups/coordinator.js';
 import { systemClock } from './groups/clock.js';
 import { RedisGroupStore } from './storage/redis/redis-group-store.js';
+import { RedisCredentialStore } from './storage/redis/redis-credential-store.js';
+import { saslSettingsFromConfig } from './security/sasl/settings.js';
 import { isLocalCoordinator } from './handlers/cluster-view.js';
 import { usablePartitionCount } from './topics/partition-limits.js';
 import { AclService } from './security/acl/acl-service.js';
@@ -65,6 +67,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }));
   if (config.ignoredKeys?.length) logger.warn('ignored Kafka settings that have no meaning for Runnel', { keys: config.ignoredKeys.join(',') });
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
+  // A SASL listener's settings are checked before anything starts (a bad sasl.* key is a configuration error).
+  for (const l of config.listeners) if (l.securityProtocol.startsWith('SASL_')) saslSettingsFromConfig(config, l.name);
   let url = config.redisUrl;
   if (!url) {
     embedded = await startEmbeddedRedis(config.dataDir, logger);
@@ -152,9 +156,10 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
   const acls = new AclService(config, new RedisAclStore(store.redis, config.keyPrefix), logger);
+  const credentials = new RedisCredentialStore(store.redis, config.keyPrefix);
   const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
   const quotas = new QuotaService({ windowNum: Math.max(2, config.quotaWindowNum), windowMs: Math.max(1, config.quotaWindowSizeSeconds) * 1000 }, new RedisQuotaStore(store.redis, config.keyPrefix), logger);
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls };
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();

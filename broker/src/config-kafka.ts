@@ -45,7 +45,7 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'broker.session.timeout.ms', 'broker.id.generation.enable', 'reserved.broker.max.id', 'eligible.leader.replicas.enable',
   'metric.reporters', 'auto.include.jmx.reporter',
   'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
-  'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
+  'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
   'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
   'delete.records.purgatory.purge.interval.requests', 'node.id.generation.enable', 'cluster.id', 'unstable.api.versions.enable',
   'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',
@@ -105,4 +105,13 @@ export function applyKafkaKeys(explicit: Record<string, string>, values: Record<
       values['log.retention.ms'] = String(n < 0 ? -1 : n * pick[1]);
     }
   }
+}
+
+/** Per-listener SASL keys Runnel reads (Kafka's listener.name.<listener>.<key> form); other listener.name.* keys are ignored. */
+const LISTENER_SASL_KEY = /^listener\.name\.([A-Za-z0-9_]+)\.(sasl\.enabled\.mechanisms|(?:plain|scram-sha-256|scram-sha-512)\.sasl\.jaas\.config)$/;
+
+/** The normalized key (listener name in lower case, as Kafka writes it) when `key` is a per-listener SASL key. */
+export function listenerSaslKey(key: string): string | null {
+  const m = LISTENER_SASL_KEY.exec(key);
+  return m ? `listener.name.${m[1]!.toLowerCase()}.${m[2]!}` : null;
 }

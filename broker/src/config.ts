@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
 import { authorizerEnabled } from './security/acl/acl-service.js';
-import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
+import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
+import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
 
 export interface BrokerConfig {
   nodeId: number;
@@ -107,6 +108,18 @@ export interface BrokerConfig {
   superUsers: string;
   /** A resource no ACL names is open to everybody (Kafka's allow.everyone.if.no.acl.found). */
   allowEveryoneIfNoAclFound: boolean;
+  /** SASL (Kafka's names): mechanisms offered by SASL listeners, Runnel's default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512. */
+  saslEnabledMechanisms: string;
+  /** JAAS text; its PlainLoginModule user_<name>="<password>" options are static PLAIN users. */
+  saslJaasConfig: string;
+  /** SASL sessions expire this long after authentication unless re-authenticated; 0: never (KIP-368). */
+  connectionsMaxReauthMs: number;
+  /** Largest request frame a SASL connection may send before it is authenticated. */
+  saslServerMaxReceiveSize: number;
+  /** A failed SASL authentication is answered (and the connection closed) this long after it failed. */
+  connectionFailedAuthenticationDelayMs: number;
+  /** listener.name.<listener>.sasl.enabled.mechanisms and listener.name.<listener>.<mechanism>.sasl.jaas.config as given. */
+  listenerOverrides?: Record<string, string>;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
 }
@@ -181,13 +194,18 @@ const SETTINGS: Setting[] = [
   { key: 'super.users', field: 'superUsers', kind: 'string', default: '' },
   { key: 'allow.everyone.if.no.acl.found', field: 'allowEveryoneIfNoAclFound', kind: 'bool', default: 'false' },
   { key: 'ssl.reload.interval.ms', field: 'sslReloadIntervalMs', kind: 'int', default: '60000' },
+  { key: 'sasl.enabled.mechanisms', field: 'saslEnabledMechanisms', kind: 'string', default: DEFAULT_ENABLED_MECHANISMS },
+  { key: 'sasl.jaas.config', field: 'saslJaasConfig', kind: 'string', default: '' },
+  { key: 'connections.max.reauth.ms', field: 'connectionsMaxReauthMs', kind: 'int', default: '0' },
+  { key: 'sasl.server.max.receive.size', field: 'saslServerMaxReceiveSize', kind: 'int', default: '524288' },
+  { key: 'connection.failed.authentication.delay.ms', field: 'connectionFailedAuthenticationDelayMs', kind: 'int', default: '100' },
 ];
 
 /**
  * Settings that may hold a password (Kafka's PASSWORD config type): DescribeConfigs
  * reports them with isSensitive=true and a null value, whatever their value.
  */
-const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url']);
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config']);
 
 /** Broker settings exposed through DescribeConfigs on the BROKER resource; sensitive ones carry no value. */
 export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string | null; isDefault: boolean; sensitive: boolean }> {
@@ -215,7 +233,17 @@ function parse(s: Setting, raw: string): unknown {
 
 export function parseProperties(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
+  // Java properties: a line ending in an odd number of backslashes continues on the next (leading blanks dropped).
+  const lines: string[] = [];
+  let cont: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const line: string = cont === null ? raw : cont + raw.replace(/^\s+/, '');
+    const trailing = /\\+$/.exec(line)?.[0].length ?? 0;
+    if (trailing % 2 === 1) cont = line.slice(0, -1);
+    else { lines.push(line); cont = null; }
+  }
+  if (cont !== null) lines.push(cont);
+  for (const line of lines) {
     const t = line.trim();
     if (!t || t.startsWith('#') || t.startsWith('!')) continue;
     const i = t.search(/[=:]/);
@@ -268,9 +296,12 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   // Explicitly given keys, in precedence order: file < environment < flags.
   const explicit: Record<string, string> = {};
   const ignored = new Set<string>();
+  const listenerOverrides: Record<string, string> = {};
   const put = (key: string, value: string, where: string): void => {
     const k = ALIASES[key] ?? key;
-    if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k) || isSslKey(k)) explicit[k] = value;
+    const perListener = listenerSaslKey(k);
+    if (perListener) listenerOverrides[perListener] = value;
+    else if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k) || isSslKey(k)) explicit[k] = value;
     else if (isIgnoredKey(k)) ignored.add(k);
     else throw unknownKey(key, where, KNOWN_KEYS);
   };
@@ -305,6 +336,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
   authorizerEnabled(out.authorizerClassName); // refuses an authorizer class Runnel does not provide
+  if (Object.keys(listenerOverrides).length) out.listenerOverrides = listenerOverrides;
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }

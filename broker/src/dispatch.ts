@@ -11,8 +11,15 @@ import { camel } from './protocol/codec.js';
 import type { Session } from './security/session.js';
 import { requestThrottleMs } from './quotas/request-throttle.js';
 
+import { SaslAuthenticator } from './security/sasl/authenticator.js';
+import { saslSettingsFromConfig, type SaslSettings } from './security/sasl/settings.js';
+
 export type DispatchResult =
-  | { kind: 'response'; chunks: Buffer[]; apiKey: number; throttleMs?: number }
+  /**
+   * closeAfter: the connection closes once this response is written (failed SASL authentication).
+   * throttleMs: a quota throttles the client: nothing more is read from it for this long (KIP-219).
+   */
+  | { kind: 'response'; chunks: Buffer[]; apiKey: number; closeAfter?: boolean; throttleMs?: number }
   | { kind: 'none'; throttleMs?: number }
   | { kind: 'close'; reason: string };
 
@@ -20,6 +27,8 @@ const API_VERSIONS_KEY = 18;
 
 export class Dispatcher {
   private readonly byKey = new Map<number, Handler>();
+  /** SASL settings per listener name, parsed once. */
+  private readonly saslByListener = new Map<string, SaslSettings>();
 
   constructor(handlers: Handler[], private readonly broker: BrokerServices) {
     for (const h of handlers) {
@@ -34,11 +43,34 @@ export class Dispatcher {
     return this.broker.config;
   }
 
+  /** The SASL state of a new connection on a SASL_PLAINTEXT or SASL_SSL listener; null on other listeners. */
+  saslFor(session: Session): SaslAuthenticator | null {
+    if (session.securityProtocol !== 'SASL_PLAINTEXT' && session.securityProtocol !== 'SASL_SSL') return null;
+    if (!this.broker.credentials) throw new Error('SASL listener without a credential store');
+    return new SaslAuthenticator(session, this.saslSettingsOf(session.listenerName), this.broker.credentials);
+  }
+
+  /** Parses (once) and returns a listener's SASL settings; throws CONFIG_INVALID on bad settings. */
+  saslSettingsOf(listenerName: string): SaslSettings {
+    let s = this.saslByListener.get(listenerName);
+    if (!s) {
+      s = saslSettingsFromConfig(this.broker.config, listenerName);
+      this.saslByListener.set(listenerName, s);
+    }
+    return s;
+  }
+
   handlers(): Handler[] {
     return [...this.byKey.values()].sort((a, b) => a.api.apiKey - b.api.apiKey);
   }
 
-  async dispatch(frame: Buffer, session: Session): Promise<DispatchResult> {
+  /**
+   * `sasl`: the connection's SASL state on a SASL listener. It decides, before
+   * anything is decoded, whether the request may pass (Kafka closes the
+   * connection otherwise), and after SaslHandshake v0 the frames are raw tokens.
+   */
+  async dispatch(frame: Buffer, session: Session, sasl?: SaslAuthenticator | null): Promise<DispatchResult> {
+    if (sasl?.expectsRawToken) return rawSaslToken(sasl, frame);
     const { connectionId } = session;
     const clientHost = `/${session.clientAddress}`;
     const r = new Reader(frame);
@@ -49,6 +81,8 @@ export class Dispatcher {
       return { kind: 'close', reason: `unreadable request header: ${(e as Error).message}` };
     }
     const { apiKey, apiVersion, correlationId } = prefix;
+    const refused = sasl ? sasl.admit(apiKey) : null;
+    if (refused) return { kind: 'close', reason: refused };
     const handler = this.byKey.get(apiKey);
     const supported = handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion;
 
@@ -78,7 +112,7 @@ export class Dispatcher {
     let ctx: RequestContext;
     try {
       const clientId = readHeaderRest(r, isFlexible(api.request, apiVersion) ? 2 : 1);
-      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost, session };
+      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost, session, ...(sasl ? { sasl } : {}) };
       req = decode(api.request, apiVersion, r);
     } catch (e) {
       if (e instanceof ProtocolError) return { kind: 'close', reason: `${api.name} v${apiVersion}: ${e.message}` };
@@ -104,12 +138,22 @@ export class Dispatcher {
       writeResponseHeader(w, correlationId, apiKey === API_VERSIONS_KEY ? 0 : responseHeaderVersion(api, apiVersion));
       encode(api.response, apiVersion, body, w);
     });
-    return { kind: 'response', chunks, apiKey, throttleMs: Math.max(throttle, typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0) };
+    const throttleMs = Math.max(throttle, typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0);
+    return sasl?.closeAfterResponse ? { kind: 'response', chunks, apiKey, closeAfter: true } : { kind: 'response', chunks, apiKey, throttleMs };
   }
 
   apiRanges(): Array<{ apiKey: number; minVersion: number; maxVersion: number }> {
     return this.handlers().map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   }
+}
+
+/** One raw SASL token (after SaslHandshake v0): answered as a size-prefixed token; a failure closes the connection. */
+async function rawSaslToken(sasl: SaslAuthenticator, token: Buffer): Promise<DispatchResult> {
+  const out = await sasl.rawToken(token);
+  if (out === null) return { kind: 'close', reason: 'SASL authentication failed (raw tokens after SaslHandshake v0)' };
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(out.length, 0);
+  return { kind: 'response', chunks: [size, out], apiKey: -1 };
 }
 
 /** Encodes a size-prefixed frame; the size sits in the first chunk. */

@@ -40,6 +40,9 @@ import { alterClientQuotasHandler } from './alter-client-quotas.js';
 import { describeAclsHandler } from './describe-acls.js';
 import { createAclsHandler } from './create-acls.js';
 import { deleteAclsHandler } from './delete-acls.js';
+import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -83,6 +86,9 @@ export function buildHandlers(): Handler[] {
     describeAclsHandler,
     createAclsHandler,
     deleteAclsHandler,
+    saslAuthenticateHandler,
+    describeUserScramCredentialsHandler,
+    alterUserScramCredentialsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   handlers.push(apiVersionsHandler(ranges));

@@ -1,13 +1,16 @@
+// SaslHandshake (v0-1): picks the connection's SASL mechanism and lists the
+// enabled ones. v0 means raw SASL tokens follow; v1, SaslAuthenticate
+// requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './types.js';
 
-/** No SASL mechanism is enabled: answer so the client fails with a clear error. */
 export const saslHandshakeHandler: Handler = {
   api: SaslHandshake,
   minVersion: 0,
   maxVersion: 1,
-  async handle() {
-    return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: [] };
+  async handle(req, ctx) {
+    if (!ctx.sasl) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
+    return ctx.sasl.handshake(req.mechanism as string, ctx.apiVersion);
   },
 };

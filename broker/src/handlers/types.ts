@@ -9,6 +9,8 @@ import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
 import type { AclService } from '../security/acl/acl-service.js';
+import type { CredentialStore } from '../security/sasl/credentials.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
 import type { QuotaService } from '../quotas/quota-service.js';
 
@@ -28,6 +30,8 @@ export interface BrokerServices {
   txn: TransactionServices;
   /** Authorization (ACLs); absent in unit tests of other handlers (everything allowed). */
   acls?: AclService;
+  /** SCRAM users (Alter/DescribeUserScramCredentials, SASL authentication); absent in unit tests of other handlers. */
+  credentials?: CredentialStore;
   /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
   fetchSessions?: FetchSessionCache;
   /** Client quotas (Describe/AlterClientQuotas, throttling); absent in unit tests of other handlers. */
@@ -44,6 +48,8 @@ export interface RequestContext {
   clientHost?: string;
   /** The connection's listener and principal (authorization reads them). */
   session: Session;
+  /** The connection's SASL state on a SASL_PLAINTEXT or SASL_SSL listener; absent on others. */
+  sasl?: SaslAuthenticator;
 }
 
 export type Req = Record<string, any>;

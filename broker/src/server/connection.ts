@@ -20,6 +20,7 @@ import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
 import type { Session } from '../security/session.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 
 const MAX_IN_FLIGHT = 32;
 const FETCH_API_KEY = 1;
@@ -51,6 +52,13 @@ export class Connection {
   private partialSince: number | null = null;
   private readonly wake = (): void => this.updateReading();
   readonly id: number;
+  /**
+   * SASL listeners: the authentication state. Until it succeeds, frames above
+   * sasl.server.max.receive.size close the connection, requests are handled
+   * one at a time, and the dispatcher lets only ApiVersions, SaslHandshake and
+   * SaslAuthenticate through.
+   */
+  private readonly sasl: SaslAuthenticator | null;
 
   /** `session`: the connection's identity, made by the listener at accept; authentication sets its principal. */
   constructor(
@@ -61,7 +69,8 @@ export class Connection {
     private readonly limits: ConnectionLimits,
     private readonly pool: RequestBytesPool,
   ) {
-    this.framer = new Framer(limits.maxFrameBytes);
+    this.sasl = dispatcher.saslFor(session);
+    this.framer = new Framer(this.sasl ? this.sasl.maxFrameBytes(limits.maxFrameBytes) : limits.maxFrameBytes);
     this.id = session.connectionId;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
@@ -80,6 +89,7 @@ export class Connection {
     this.lastActivity = now;
     this.pool.acquire(chunk.length);
     this.held += chunk.length;
+    if (this.sasl) this.framer.maxFrameBytes = this.sasl.maxFrameBytes(this.limits.maxFrameBytes);
     const res = this.framer.push(chunk);
     if (res.kind === 'error') {
       this.abort(res.reason);
@@ -96,10 +106,13 @@ export class Connection {
     while (!this.closed && !this.throttled() && this.queued.length > 0 && this.inFlight.length < MAX_IN_FLIGHT && !this.outputBacklogged()) {
       const frame = this.queued[0]!;
       if (frame.length >= 2 && frame.readInt16BE(0) === FETCH_API_KEY && (this.inFlight.length > 0 || this.socket.writableNeedDrain)) break;
+      // Until SASL authentication succeeds, one request at a time (Kafka mutes the channel while it
+      // authenticates): the next is judged in the state the previous one left, and little is buffered.
+      if (this.sasl && !this.sasl.authenticated && this.inFlight.length > 0) break;
       this.queued.shift();
       // Dispatch synchronously in arrival order: a handler whose state is cached
       // issues its Redis commands before the next request starts.
-      const result = this.dispatcher.dispatch(frame, this.session)
+      const result = this.dispatcher.dispatch(frame, this.session, this.sasl)
         .catch((e) => ({ kind: 'close', reason: `internal error: ${e instanceof Error ? e.stack : String(e)}` }) as DispatchResult);
       this.inFlight.push({ result, bytes: frame.length + 4 });
     }
@@ -161,6 +174,15 @@ export class Connection {
           this.abort(result.reason);
           return;
         }
+        if (result.kind === 'response' && result.closeAfter) {
+          // Kafka holds back the answer to a failed authentication (connection.failed.authentication.delay.ms).
+          const delay = this.sasl?.failureDelayMs ?? 0;
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+          if (this.closed) return;
+          this.write(result.chunks);
+          this.finish();
+          return;
+        }
         if (result.kind === 'response') this.write(result.chunks);
         if (result.throttleMs) this.throttle(result.throttleMs);
         this.lastActivity = Date.now();
@@ -205,7 +227,15 @@ export class Connection {
     this.close();
   }
 
-  close(): void {
+  /** Closes after what was written reaches the client (Kafka answers a failed authentication, then closes). */
+  private finish(): void {
+    if (this.closed) return;
+    this.logger.info('closing connection after its last response (SASL authentication failed or refused)', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.close(true);
+  }
+
+  /** `graceful`: send what is buffered, then FIN (destroyed anyway after 5 s); otherwise drop it now. */
+  close(graceful = false): void {
     if (this.closed) return;
     this.closed = true;
     if (this.unthrottle) clearTimeout(this.unthrottle);
@@ -213,6 +243,11 @@ export class Connection {
     this.inFlight.length = 0;
     this.pool.forget(this.wake);
     this.release(this.held);
-    this.socket.destroy();
+    if (!graceful) {
+      this.socket.destroy();
+      return;
+    }
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 5000).unref();
   }
 }

@@ -11,7 +11,8 @@ export class Framer {
   pendingBytes = 0;
   private need = -1; // body length of the frame being assembled, -1 while reading a prefix
 
-  constructor(private readonly maxFrameBytes: number) {}
+  /** May change between pushes (a SASL connection's limit rises once it is authenticated). */
+  constructor(public maxFrameBytes: number) {}
 
   push(chunk: Buffer): FrameResult {
     if (chunk.length > 0) {

@@ -31,7 +31,7 @@ interface Harness { conn: Connection; client: net.Socket; pool: RequestBytesPool
 const open: Harness[] = [];
 
 async function harness(dispatch: (frame: Buffer) => Promise<DispatchResult>, limits = LIMITS, pool = new RequestBytesPool(0)): Promise<Harness> {
-  const stub = { dispatch: (f: Buffer) => dispatch(f) } as unknown as Dispatcher;
+  const stub = { dispatch: (f: Buffer) => dispatch(f), saslFor: () => null } as unknown as Dispatcher;
   let conn!: Connection;
   const server = net.createServer((s) => { conn = new Connection(s, newSession(1, s.remoteAddress ?? ''), stub, logger, limits, pool); });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -15,6 +15,8 @@ export function recordingDispatcher(config?: BrokerConfig): { dispatcher: Dispat
       b.writeInt32BE(frame.readInt32BE(4), 4); // correlation id
       return { kind: 'response', chunks: [b], apiKey: 0 };
     },
+    // No SASL state: these tests look at the transport and the session it made.
+    saslFor: () => null,
   } as unknown as Dispatcher;
   return { dispatcher, sessions };
 }

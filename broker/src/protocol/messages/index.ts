@@ -40,6 +40,9 @@ import { AlterClientQuotas } from './alter-client-quotas.js';
 import { DescribeAcls } from './describe-acls.js';
 import { CreateAcls } from './create-acls.js';
 import { DeleteAcls } from './delete-acls.js';
+import { SaslAuthenticate } from './sasl-authenticate.js';
+import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
+import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
 
 // One name per line, so that adding an API touches its own lines only.
 export {
@@ -84,6 +87,9 @@ export {
   DescribeAcls,
   CreateAcls,
   DeleteAcls,
+  SaslAuthenticate,
+  DescribeUserScramCredentials,
+  AlterUserScramCredentials,
 };
 
 /** Every API we implement, in apiKey order. */
@@ -129,4 +135,7 @@ export const ALL_APIS: ApiDef[] = [
   DescribeAcls,
   CreateAcls,
   DeleteAcls,
+  SaslAuthenticate,
+  DescribeUserScramCredentials,
+  AlterUserScramCredentials,
 ].sort((a, b) => a.apiKey - b.apiKey);

@@ -1,0 +1,31 @@
+// DescribeUserScramCredentials (v0): each user's SCRAM mechanisms and
+// iteration counts, never the credentials. Kafka's rules (ScramImage.describe):
+// no users (null or empty) lists every user; a user named twice is answered
+// DUPLICATE_RESOURCE, an unknown one RESOURCE_NOT_FOUND.
+// Authorization (DESCRIBE on the cluster) is added by the ACL work: the check belongs at the top of handle().
+import { DescribeUserScramCredentials } from '../protocol/messages/describe-user-scram-credentials.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './types.js';
+
+export const describeUserScramCredentialsHandler: Handler = {
+  api: DescribeUserScramCredentials,
+  minVersion: 0,
+  maxVersion: 0,
+  async handle(req, _ctx, broker) {
+    if (!broker.credentials) return { errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'SCRAM credentials are not available', results: [] };
+    const stored = await broker.credentials.list();
+    const asked = (req.users as Array<{ name: string }> | null) ?? [];
+    // user -> named more than once
+    const users = new Map<string, boolean>();
+    if (asked.length === 0) for (const u of stored.keys()) users.set(u, false);
+    else for (const u of asked) users.set(u.name, users.has(u.name));
+    const results = [...users].map(([user, duplicate]) => {
+      if (duplicate) return { user, errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${user}`, credentialInfos: [] };
+      const infos = stored.get(user);
+      if (!infos) return { user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: `Attempt to describe a user credential that does not exist: ${user}`, credentialInfos: [] };
+      const credentialInfos = [...infos].sort((a, b) => a.mechanism.type - b.mechanism.type).map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations }));
+      return { user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos };
+    });
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+  },
+};

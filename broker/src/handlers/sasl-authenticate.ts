@@ -1,0 +1,19 @@
+// SaslAuthenticate (v0-2): one SASL token each way. v1+ reports the session
+// lifetime (KIP-368, connections.max.reauth.ms). A failure is answered with
+// SASL_AUTHENTICATION_FAILED and Kafka's message, then the connection closes.
+import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
+import { ErrorCode } from '../errors.js';
+import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
+import type { Handler } from './types.js';
+
+export const saslAuthenticateHandler: Handler = {
+  api: SaslAuthenticate,
+  minVersion: 0,
+  maxVersion: 2,
+  async handle(req, ctx) {
+    if (!ctx.sasl) {
+      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: AUTHENTICATE_AFTER_SUCCESS, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
+    }
+    return ctx.sasl.authenticate(req.authBytes as Buffer, ctx.apiVersion);
+  },
+};

@@ -1,0 +1,75 @@
+// SASL settings of a listener, from Kafka's keys: sasl.enabled.mechanisms,
+// listener.name.<l>.sasl.enabled.mechanisms, sasl.jaas.config,
+// listener.name.<l>.plain.sasl.jaas.config, connections.max.reauth.ms,
+// sasl.server.max.receive.size.
+import { RunnelError } from '../../errors.js';
+import { plainUsers } from './jaas.js';
+import { SCRAM_MECHANISMS } from './credentials.js';
+import type { BrokerConfig } from '../../config.js';
+
+export const SUPPORTED_MECHANISMS: readonly string[] = ['PLAIN', ...SCRAM_MECHANISMS.map((m) => m.name)];
+
+/** Runnel's default for sasl.enabled.mechanisms (Kafka's GSSAPI is not supported). */
+export const DEFAULT_ENABLED_MECHANISMS = 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512';
+
+export interface SaslSettings {
+  enabledMechanisms: readonly string[];
+  /** connections.max.reauth.ms; 0: sessions never expire. */
+  reauthMs: number;
+  /** sasl.server.max.receive.size: the largest frame before authentication. */
+  maxReceiveSize: number;
+  /** Static PLAIN users from the JAAS config: user -> password. */
+  plainUsers: ReadonlyMap<string, string>;
+  /** connection.failed.authentication.delay.ms: how long the answer to a failed authentication is held back. */
+  failedAuthenticationDelayMs: number;
+}
+
+export interface SaslConfigInput {
+  listenerName: string;
+  saslEnabledMechanisms: string;
+  saslJaasConfig: string;
+  connectionsMaxReauthMs: number;
+  saslServerMaxReceiveSize: number;
+  connectionFailedAuthenticationDelayMs: number;
+  /** listener.name.<listener>.<...> keys given, by their full name. */
+  listenerOverrides: Readonly<Record<string, string>>;
+}
+
+export function parseMechanismList(key: string, raw: string): string[] {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const m of list) {
+    if (!SUPPORTED_MECHANISMS.includes(m)) throw new RunnelError('CONFIG_INVALID', `${key}: SASL mechanism ${m} is not supported (supported: ${SUPPORTED_MECHANISMS.join(', ')})`);
+  }
+  if (list.length === 0) throw new RunnelError('CONFIG_INVALID', `${key}: no SASL mechanism enabled`);
+  return list;
+}
+
+/** The settings of one SASL listener; listener.name.<l>.* keys override the global ones, as in Kafka. */
+export function saslSettings(c: SaslConfigInput): SaslSettings {
+  const prefix = `listener.name.${c.listenerName.toLowerCase()}.`;
+  const mechKey = `${prefix}sasl.enabled.mechanisms`;
+  const enabledMechanisms = c.listenerOverrides[mechKey] !== undefined
+    ? parseMechanismList(mechKey, c.listenerOverrides[mechKey]!)
+    : parseMechanismList('sasl.enabled.mechanisms', c.saslEnabledMechanisms);
+  const jaas = c.listenerOverrides[`${prefix}plain.sasl.jaas.config`] ?? c.saslJaasConfig;
+  return {
+    enabledMechanisms,
+    reauthMs: Math.max(0, c.connectionsMaxReauthMs),
+    maxReceiveSize: c.saslServerMaxReceiveSize,
+    plainUsers: jaas ? plainUsers(jaas) : new Map(),
+    failedAuthenticationDelayMs: Math.max(0, c.connectionFailedAuthenticationDelayMs),
+  };
+}
+
+/** A listener's SASL settings from the broker settings. */
+export function saslSettingsFromConfig(c: BrokerConfig, listenerName: string): SaslSettings {
+  return saslSettings({
+    listenerName,
+    saslEnabledMechanisms: c.saslEnabledMechanisms,
+    saslJaasConfig: c.saslJaasConfig,
+    connectionsMaxReauthMs: c.connectionsMaxReauthMs,
+    saslServerMaxReceiveSize: c.saslServerMaxReceiveSize,
+    connectionFailedAuthenticationDelayMs: c.connectionFailedAuthenticationDelayMs,
+    listenerOverrides: c.listenerOverrides ?? {},
+  });
+}

@@ -1,0 +1,74 @@
+// SASL settings in Kafka's configuration language: a SASL_PLAINTEXT listener,
+// sasl.* keys and the per-listener JAAS config (multi-line, as Kafka's docs write it).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { brokerConfigEntries, loadBrokerConfig } from '../../../broker/src/config.js';
+import { saslSettingsFromConfig } from '../../../broker/src/security/sasl/settings.js';
+
+function withFile(text: string): string {
+  const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rn-sasl-cfg-')), 'server.properties');
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+describe('SASL configuration', () => {
+  it('a SASL_PLAINTEXT listener with a per-listener PLAIN JAAS config written over several lines (and Kafka\'s SCRAM JAAS line, accepted)', () => {
+    const c = loadBrokerConfig(['--config', withFile([
+      'listeners=SASL_PLAINTEXT://0.0.0.0:9094',
+      'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\',
+      '    username="admin" \\',
+      '    password="admin-secret" \\',
+      '    user_admin="admin-secret" \\',
+      '    user_alice="alice-secret";',
+      'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+      'sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512',
+      'connections.max.reauth.ms=60000',
+      '',
+    ].join('\n'))], {});
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['SASL_PLAINTEXT', 'SASL_PLAINTEXT']);
+    expect(c.port).toBe(9094);
+    const s = saslSettingsFromConfig(c, c.listeners[0]!.name);
+    expect(s.enabledMechanisms).toEqual(['PLAIN', 'SCRAM-SHA-512']);
+    expect(s.reauthMs).toBe(60000);
+    expect(s.maxReceiveSize).toBe(524288);
+    expect([...s.plainUsers]).toEqual([['admin', 'admin-secret'], ['alice', 'alice-secret']]);
+  });
+
+  it('a renamed listener mapped to SASL_PLAINTEXT; its listener.name.* keys beat the global ones', () => {
+    const c = loadBrokerConfig(['--set', 'listeners=CLIENT://127.0.0.1:9095', '--set', 'listener.security.protocol.map=CLIENT:SASL_PLAINTEXT',
+      '--set', 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_global="g";',
+      '--set', 'listener.name.client.sasl.enabled.mechanisms=SCRAM-SHA-256',
+      '--set', 'sasl.server.max.receive.size=1000'], {});
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['CLIENT', 'SASL_PLAINTEXT']);
+    const s = saslSettingsFromConfig(c, 'CLIENT');
+    expect(s.enabledMechanisms).toEqual(['SCRAM-SHA-256']);
+    expect([...s.plainUsers]).toEqual([['global', 'g']]);
+    expect(s.maxReceiveSize).toBe(1000);
+  });
+
+  it('defaults: PLAIN,SCRAM-SHA-256,SCRAM-SHA-512, no session expiry, 512 KiB before authentication, failures answered after 100 ms', () => {
+    const c = loadBrokerConfig([], {});
+    expect([c.listeners[0]!.name, c.listeners[0]!.securityProtocol]).toEqual(['PLAINTEXT', 'PLAINTEXT']);
+    const s = saslSettingsFromConfig(c, 'SASL_PLAINTEXT');
+    expect(s.enabledMechanisms).toEqual(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']);
+    expect(s.reauthMs).toBe(0);
+    expect(s.maxReceiveSize).toBe(524288);
+    expect(s.failedAuthenticationDelayMs).toBe(100);
+  });
+
+  it('refuses GSSAPI and OAUTHBEARER, and a malformed JAAS config, naming the key', () => {
+    const bad = (sets: string[]): void => { const c = loadBrokerConfig(sets.flatMap((x) => ['--set', x]), {}); saslSettingsFromConfig(c, 'SASL_PLAINTEXT'); };
+    expect(() => bad(['sasl.enabled.mechanisms=GSSAPI'])).toThrow(/sasl\.enabled\.mechanisms: SASL mechanism GSSAPI is not supported/);
+    expect(() => bad(['listener.name.sasl_plaintext.sasl.enabled.mechanisms=OAUTHBEARER'])).toThrow(/listener\.name\.sasl_plaintext\.sasl\.enabled\.mechanisms: SASL mechanism OAUTHBEARER/);
+    expect(() => bad(['sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_a="x"'])).toThrow(/sasl\.jaas\.config: missing ';'/);
+  });
+
+  it('sasl.jaas.config is sensitive: DescribeConfigs gets no value', () => {
+    const c = loadBrokerConfig(['--set', 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_a="pw-123";'], {});
+    const e = brokerConfigEntries(c).find((x) => x.key === 'sasl.jaas.config')!;
+    expect(e).toMatchObject({ value: null, sensitive: true });
+    expect(JSON.stringify(brokerConfigEntries(c))).not.toContain('pw-123');
+  });
+});
