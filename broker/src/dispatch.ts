@@ -110,6 +110,7 @@ export class Dispatcher {
     const api = handler.api;
     let req: Record<string, any>;
     let ctx: RequestContext;
+    const started = performance.now();
     try {
       const clientId = readHeaderRest(r, isFlexible(api.request, apiVersion) ? 2 : 1);
       ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost, session, ...(sasl ? { sasl } : {}) };
@@ -120,9 +121,14 @@ export class Dispatcher {
     }
 
     let res: Record<string, any> | null;
-    const started = performance.now();
+    // Request time for request_percentage: decoding plus the handler's synchronous
+    // part, the thread time a request can be charged with here. Its waits (Redis,
+    // a rebalance, a long poll) occupy no thread and are not counted, as in Kafka.
+    let threadMs = 0;
     try {
-      res = await handler.handle(req, ctx, this.broker);
+      const pending = handler.handle(req, ctx, this.broker);
+      threadMs = performance.now() - started;
+      res = await pending;
     } catch (e) {
       const code = e instanceof KafkaError ? e.code : e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE' ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_SERVER_ERROR;
       if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.broker.logger.error('handler failed', { api: api.name, err: e instanceof Error ? e.stack : String(e) });
@@ -130,7 +136,7 @@ export class Dispatcher {
     }
     // Quotas (KIP-219): the answer goes out at once with the throttle time, and the connection then waits it out.
     const quotas = this.broker.quotas?.manager;
-    const throttle = quotas ? requestThrottleMs(quotas, apiKey, session, ctx.clientId, frame.length, performance.now() - started, Date.now()) : 0;
+    const throttle = quotas ? requestThrottleMs(quotas, apiKey, session, ctx.clientId, frame.length, threadMs, Date.now()) : 0;
     if (res === null) return { kind: 'none', throttleMs: throttle };
     if (throttle > 0 && typeof res.throttleTimeMs === 'number') res.throttleTimeMs = Math.max(res.throttleTimeMs, throttle);
     const body = res;

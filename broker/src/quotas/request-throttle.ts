@@ -1,12 +1,11 @@
-// Where requests meet the quotas: Produce is charged its request bytes,
-// every request (but Fetch, whose time is mostly its long poll, and the
-// exempt APIs) its handling time. Fetch bytes are charged by the fetch
+// Where requests meet the quotas: Produce is charged its request bytes, every
+// request but the exempt ones its thread time (decoding and the handler's
+// synchronous part; see dispatch.ts). Fetch bytes are charged by the fetch
 // handler itself, before it commits to an answer.
 import type { QuotaManager } from './quota-manager.js';
 import type { Session } from '../security/session.js';
 
 const PRODUCE = 0;
-const FETCH = 1;
 /** Not subject to the request quota (Kafka exempts its handshakes and broker-to-broker requests). */
 const EXEMPT = new Set([17 /* SaslHandshake */, 18 /* ApiVersions */, 27 /* WriteTxnMarkers */, 36 /* SaslAuthenticate */]);
 
@@ -23,6 +22,6 @@ export function requestThrottleMs(q: QuotaManager, apiKey: number, session: Sess
   const client = clientId ?? '';
   let t = 0;
   if (apiKey === PRODUCE) t = q.recordProduce(user, client, requestBytes, now);
-  if (apiKey !== FETCH) t = Math.max(t, q.recordRequestTime(user, client, handlingMs, now));
+  t = Math.max(t, q.recordRequestTime(user, client, handlingMs, now));
   return t;
 }
