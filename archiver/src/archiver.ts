@@ -60,7 +60,7 @@ export class Archiver implements ArchiverContext {
   ) {
     this.keys = new Keys(config.keyPrefix);
     this.hooks = hooks ?? redisTransactionHooks(() => this.redis, this.keys);
-    this.log = deps.logger ?? createLogger(config.logLevel, { component: 'archiver', id: config.archiverId });
+    this.log = deps.logger ?? createLogger(config.logLevel, 'archiver', { fields: { id: config.archiverId } });
     this.store =
       deps.store ??
       openLake(config.lake, { s3Endpoint: config.s3Endpoint, s3ForcePathStyle: config.s3ForcePathStyle, s3Region: config.s3Region });
