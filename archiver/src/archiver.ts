@@ -23,7 +23,7 @@ import { Leases } from './lease.js';
 import { createLogger, type Logger } from './log.js';
 import { optimize, vacuum } from './maintenance.js';
 import { Membership } from './membership.js';
-import { emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';
+import { ArchiverMetrics, emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';
 import { ParquetPool } from './parquet/pool.js';
 import { pollOnce, readLimitBytes } from './reader.js';
 import { openArchiverRedis } from './redis.js';
@@ -46,6 +46,7 @@ export class Archiver implements ArchiverContext {
   readonly leases: Leases;
   readonly topics = new Map<string, TopicArchiver>();
   readonly stats: ArchiverStats = emptyStats();
+  readonly metrics = new ArchiverMetrics();
   private readonly membership: Membership;
   private stopRequested = false;
   private loops: Promise<void>[] = [];

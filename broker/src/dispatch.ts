@@ -9,6 +9,7 @@ import { ErrorCode, KafkaError, ProtocolError, RunnelError } from './errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
 import { camel } from './protocol/codec.js';
 import type { Session } from './security/session.js';
+import type { RequestObserver } from './http/request-metrics.js';
 
 export type DispatchResult =
   | { kind: 'response'; chunks: Buffer[]; apiKey: number }
@@ -20,7 +21,7 @@ const API_VERSIONS_KEY = 18;
 export class Dispatcher {
   private readonly byKey = new Map<number, Handler>();
 
-  constructor(handlers: Handler[], private readonly broker: BrokerServices) {
+  constructor(handlers: Handler[], private readonly broker: BrokerServices, private readonly observer: RequestObserver | null = null) {
     for (const h of handlers) {
       const valid = parseVersions(h.api.request.validVersions);
       if (h.minVersion < valid.min || h.maxVersion > valid.max) throw new Error(`${h.api.name}: advertised ${h.minVersion}-${h.maxVersion} outside its definition`);
@@ -73,6 +74,7 @@ export class Dispatcher {
     }
 
     const api = handler.api;
+    const started = this.observer ? performance.now() : 0;
     let req: Record<string, any>;
     let ctx: RequestContext;
     try {
@@ -92,12 +94,16 @@ export class Dispatcher {
       if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.broker.logger.error('handler failed', { api: api.name, err: e instanceof Error ? e.stack : String(e) });
       res = errorBody(api, apiVersion, code);
     }
-    if (res === null) return { kind: 'none' };
+    if (res === null) {
+      this.observer?.observe(api, req, null, (performance.now() - started) / 1000);
+      return { kind: 'none' };
+    }
     const body = res;
     const chunks = framed((w) => {
       writeResponseHeader(w, correlationId, apiKey === API_VERSIONS_KEY ? 0 : responseHeaderVersion(api, apiVersion));
       encode(api.response, apiVersion, body, w);
     });
+    this.observer?.observe(api, req, body, (performance.now() - started) / 1000);
     return { kind: 'response', chunks, apiKey };
   }
 

@@ -49,6 +49,11 @@ export class KafkaServer {
     this.pool = new RequestBytesPool(this.limits.queuedMaxRequestBytes);
   }
 
+  /** Open client connections (the runnel_connections gauge). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   setDispatcher(d: Dispatcher): void {
     this.dispatcher = d;
     this.applyLimits(serverLimits(d.config));
