@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCommand, spawnManaged, waitFor, waitForPort, REPO_ROOT, type ManagedProcess } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { WireClient } from '../../helpers/wire.js';
+import { DescribeConfigs } from '../../../broker/src/protocol/messages/describe-configs.js';
 
 const DASHBOARD = path.join(REPO_ROOT, 'deploy', 'grafana', 'runnel-overview.json');
 const TOKEN = 'obs-token-5521';
@@ -110,7 +112,15 @@ describe('metrics of a live broker and archiver', () => {
     expect(missing, 'dashboard metrics absent from /metrics').toEqual([]);
   });
 
-  it('protects /metrics and /ready (401 without the credential), leaves /health open', async () => {
+  it('protects /metrics and /ready (401 without the credential), leaves /health open; DescribeConfigs hides the token', async () => {
+    const c = await WireClient.connect(broker.port);
+    try {
+      const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['http.auth.bearer.token', 'http.host'] }], includeSynonyms: false, includeDocumentation: false });
+      const byName = Object.fromEntries((r.results[0].configs as Array<{ name: string; value: string | null; isSensitive: boolean }>).map((e) => [e.name, [e.value, e.isSensitive]]));
+      expect(byName).toEqual({ 'http.auth.bearer.token': [null, true], 'http.host': ['127.0.0.1', false] });
+    } finally {
+      c.close();
+    }
     for (const [port, right] of [[brokerHttp, `Bearer ${TOKEN}`], [archiverHttp, BASIC]] as const) {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
