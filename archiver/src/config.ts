@@ -2,7 +2,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { RunnelError } from '../../broker/src/errors.js';
-import { parseClientAuth, type HttpSettings } from '../../common/http/http-settings.js';
+import { parseClientAuth, type HttpSettings, type HttpSettingsInput } from '../../common/http/http-settings.js';
 import type { RedisTlsSettings } from '../../common/redis/tls-options.js';
 
 export interface ArchiverConfig {
@@ -67,14 +67,7 @@ export interface ArchiverConfig {
   /** RUNNEL_ARCHIVER_HTTP_PORT: /health, /ready and /metrics (lake lag per partition); 0 disables. */
   httpPort: number;
   /** RUNNEL_ARCHIVER_HTTP_*: bind address, authentication and TLS of that endpoint (ARCHIVER_HTTP_ENV). */
-  httpHost: string;
-  httpAuthBearerToken: string;
-  httpAuthBasicUser: string;
-  httpAuthBasicPassword: string;
-  httpSslKeystoreLocation: string;
-  httpSslKeyPassword: string;
-  httpSslTruststoreLocation: string;
-  httpSslClientAuth: string;
+  http: HttpSettingsInput;
   /** RUNNEL_LOG_LEVEL: error | warn | info | debug. */
   logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
@@ -131,14 +124,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     topics: env.RUNNEL_ARCHIVER_TOPICS ? env.RUNNEL_ARCHIVER_TOPICS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     archiverId: env.RUNNEL_ARCHIVER_ID || `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     httpPort: int(env, 'RUNNEL_ARCHIVER_HTTP_PORT', 0),
-    httpHost: env.RUNNEL_ARCHIVER_HTTP_HOST || '127.0.0.1',
-    httpAuthBearerToken: env.RUNNEL_ARCHIVER_HTTP_AUTH_BEARER_TOKEN || '',
-    httpAuthBasicUser: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_USER || '',
-    httpAuthBasicPassword: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_PASSWORD || '',
-    httpSslKeystoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_KEYSTORE_LOCATION || '',
-    httpSslKeyPassword: env.RUNNEL_ARCHIVER_HTTP_SSL_KEY_PASSWORD || '',
-    httpSslTruststoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION || '',
-    httpSslClientAuth: env.RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH || 'none',
+    http: {
+      host: env.RUNNEL_ARCHIVER_HTTP_HOST || '127.0.0.1',
+      bearerToken: env.RUNNEL_ARCHIVER_HTTP_AUTH_BEARER_TOKEN || '',
+      basicUser: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_USER || '',
+      basicPassword: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_PASSWORD || '',
+      keystoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_KEYSTORE_LOCATION || '',
+      keyPassword: env.RUNNEL_ARCHIVER_HTTP_SSL_KEY_PASSWORD || '',
+      truststoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION || '',
+      clientAuth: env.RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH || 'none',
+    },
     logLevel: ['error', 'warn', 'info', 'debug'].includes(level) ? level : 'info',
     ...overrides,
   };
@@ -160,17 +155,7 @@ export const ARCHIVER_HTTP_ENV: Record<keyof HttpSettings, string> = {
 
 /** The HTTP endpoint's settings of a config, as common/http takes them. */
 export function archiverHttpSettings(cfg: ArchiverConfig): HttpSettings {
-  return {
-    host: cfg.httpHost,
-    port: cfg.httpPort,
-    bearerToken: cfg.httpAuthBearerToken,
-    basicUser: cfg.httpAuthBasicUser,
-    basicPassword: cfg.httpAuthBasicPassword,
-    keystoreLocation: cfg.httpSslKeystoreLocation,
-    keyPassword: cfg.httpSslKeyPassword,
-    truststoreLocation: cfg.httpSslTruststoreLocation,
-    clientAuth: parseClientAuth(cfg.httpSslClientAuth, ARCHIVER_HTTP_ENV.clientAuth),
-  };
+  return { ...cfg.http, port: cfg.httpPort, clientAuth: parseClientAuth(cfg.http.clientAuth, ARCHIVER_HTTP_ENV.clientAuth) };
 }
 
 /** The redis.tls.* settings of a config, as common/redis/tls-options.ts takes them. */

@@ -28,6 +28,9 @@ export interface HttpSettings {
   clientAuth: ClientAuth;
 }
 
+/** The settings as read from configuration, before the port is chosen and client auth parsed. */
+export type HttpSettingsInput = Omit<HttpSettings, 'port' | 'clientAuth'> & { clientAuth: string };
+
 /** The setting names of the broker, used in the messages of HttpConfigError. */
 export const BROKER_HTTP_KEYS: Record<keyof HttpSettings, string> = {
   host: 'http.host',

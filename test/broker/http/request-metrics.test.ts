@@ -18,7 +18,7 @@ import { MemoryLogStore } from '../support/memory-log-store.js';
 import { buildBatch } from '../../helpers/batches.js';
 
 function services(): BrokerServices {
-  const config = loadBrokerConfig([], { 'auto.create.topics.enable': 'false' });
+  const config = loadBrokerConfig(['--set', 'auto.create.topics.enable=false'], {});
   const store = new MemoryLogStore();
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
   return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster };

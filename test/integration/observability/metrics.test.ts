@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCommand, spawnManaged, waitFor, waitForPort, REPO_ROOT, type ManagedProcess } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
+import { brokerExit, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { WireClient } from '../../helpers/wire.js';
 import { DescribeConfigs } from '../../../broker/src/protocol/messages/describe-configs.js';
 
@@ -146,5 +146,11 @@ describe('metrics of a live broker and archiver', () => {
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain('arch-pw-77');
     }
+  });
+
+  it('a half-configured endpoint stops the broker at start-up with RN3001 (never serves unprotected)', async () => {
+    const { exit, log } = await brokerExit(redis.url, [`http.port=${await freePort()}`, 'http.auth.basic.user=prom']);
+    expect(exit.code).toBe(1);
+    expect(log).toMatch(/RN3001.*http\.auth\.basic\.user is set but http\.auth\.basic\.password is empty/);
   });
 });
