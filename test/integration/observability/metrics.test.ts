@@ -118,6 +118,8 @@ describe('metrics of a live broker and archiver', () => {
       const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['http.auth.bearer.token', 'http.host'] }], includeSynonyms: false, includeDocumentation: false });
       const byName = Object.fromEntries((r.results[0].configs as Array<{ name: string; value: string | null; isSensitive: boolean }>).map((e) => [e.name, [e.value, e.isSensitive]]));
       expect(byName).toEqual({ 'http.auth.bearer.token': [null, true], 'http.host': ['127.0.0.1', false] });
+      // this client's connection is one of the listener's open connections
+      expect(sample(await scrape(brokerHttp, `Bearer ${TOKEN}`), 'runnel_connections')).toBeGreaterThanOrEqual(1);
     } finally {
       c.close();
     }
@@ -142,6 +144,11 @@ describe('metrics of a live broker and archiver', () => {
         expect(e.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
         expect(e.component).toBe(component);
         expect(typeof e.msg).toBe('string');
+      }
+      if (component === 'archiver') {
+        // partition adoption is one summary line per tick, not one line per partition
+        expect(events.filter((e) => e.msg === 'partition adopted')).toEqual([]);
+        expect(events.find((e) => e.msg === 'partitions changed')).toMatchObject({ level: 'info', adopted: 1, released: 0, adoptedPartitions: `${TOPIC}/0` });
       }
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain('arch-pw-77');
