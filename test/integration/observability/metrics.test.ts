@@ -115,9 +115,9 @@ describe('metrics of a live broker and archiver', () => {
   it('protects /metrics and /ready (401 without the credential), leaves /health open; DescribeConfigs hides the token', async () => {
     const c = await WireClient.connect(broker.port);
     try {
-      const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['http.auth.bearer.token', 'http.host'] }], includeSynonyms: false, includeDocumentation: false });
+      const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['http.auth.bearer.token', 'http.auth.basic.password', 'http.ssl.key.password', 'http.host'] }], includeSynonyms: false, includeDocumentation: false });
       const byName = Object.fromEntries((r.results[0].configs as Array<{ name: string; value: string | null; isSensitive: boolean }>).map((e) => [e.name, [e.value, e.isSensitive]]));
-      expect(byName).toEqual({ 'http.auth.bearer.token': [null, true], 'http.host': ['127.0.0.1', false] });
+      expect(byName).toEqual({ 'http.auth.bearer.token': [null, true], 'http.auth.basic.password': [null, true], 'http.ssl.key.password': [null, true], 'http.host': ['127.0.0.1', false] });
       // this client's connection is one of the listener's open connections
       expect(sample(await scrape(brokerHttp, `Bearer ${TOKEN}`), 'runnel_connections')).toBeGreaterThanOrEqual(1);
     } finally {
