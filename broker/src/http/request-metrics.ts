@@ -1,9 +1,11 @@
 // Request and traffic metrics of the broker, fed by the dispatcher once per
 // request (dispatch.ts): requests by API and error, their latency, and bytes
 // and records in (Produce) and out (Fetch) per topic. The hot path allocates
-// no label objects: they are cached per API / error / topic and handed to
-// prom-client as is.
-import { Counter, Histogram, type Registry } from 'prom-client';
+// nothing once a series exists: counters are plain numbers (CellCounter) kept
+// per API / error / topic and read by prom-client at scrape time; the latency
+// histogram gets a cached label object.
+import { Histogram, type Registry } from 'prom-client';
+import { CellCounter, type CounterCell } from '../../../common/metrics/registry.js';
 import { At, LOG_OVERHEAD, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
 import { codeName } from '../errors.js';
 import type { ApiDef } from '../protocol/schema.js';
@@ -53,27 +55,27 @@ export function firstError(o: Record<string, any>, depth = 0): number {
 /** Kafka's request latency buckets are in ms; these cover 0.5 ms to 10 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-type TopicCounters = { bytes: Counter.Internal; records: Counter.Internal };
+type TopicCounters = { bytes: CounterCell; records: CounterCell };
 
 export class RequestMetrics implements RequestObserver {
-  private readonly requests: Counter<'api' | 'error'>;
+  private readonly requests: CellCounter<'api' | 'error'>;
   private readonly duration: Histogram<'api'>;
-  private readonly bytesIn: Counter<'topic'>;
-  private readonly recordsIn: Counter<'topic'>;
-  private readonly bytesOut: Counter<'topic'>;
-  private readonly recordsOut: Counter<'topic'>;
-  private readonly apiLabels = new Map<number, { api: { api: string }; byError: Map<number, { api: string; error: string }> }>();
+  private readonly bytesIn: CellCounter<'topic'>;
+  private readonly recordsIn: CellCounter<'topic'>;
+  private readonly bytesOut: CellCounter<'topic'>;
+  private readonly recordsOut: CellCounter<'topic'>;
+  private readonly apiLabels = new Map<number, { api: { api: string }; byError: Map<number, CounterCell> }>();
   private readonly inByTopic = new Map<string, TopicCounters>();
   private readonly outByTopic = new Map<string, TopicCounters>();
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.requests = new Counter({ name: 'runnel_requests_total', help: 'Requests answered, by API and the first error code of the response (NONE when none)', labelNames: ['api', 'error'], registers });
+    this.requests = new CellCounter(registry, 'runnel_requests_total', 'Requests answered, by API and the first error code of the response (NONE when none)', ['api', 'error']);
     this.duration = new Histogram({ name: 'runnel_request_duration_seconds', help: 'Time from a request read off the socket to its response encoded, by API', labelNames: ['api'], buckets: LATENCY_BUCKETS, registers });
-    this.bytesIn = new Counter({ name: 'runnel_topic_bytes_in_total', help: 'Record batch bytes appended by Produce, by topic', labelNames: ['topic'], registers });
-    this.recordsIn = new Counter({ name: 'runnel_topic_records_in_total', help: 'Records appended by Produce, by topic', labelNames: ['topic'], registers });
-    this.bytesOut = new Counter({ name: 'runnel_topic_bytes_out_total', help: 'Record batch bytes returned by Fetch, by topic', labelNames: ['topic'], registers });
-    this.recordsOut = new Counter({ name: 'runnel_topic_records_out_total', help: 'Records returned by Fetch (whole batches), by topic', labelNames: ['topic'], registers });
+    this.bytesIn = new CellCounter(registry, 'runnel_topic_bytes_in_total', 'Record batch bytes appended by Produce, by topic', ['topic']);
+    this.recordsIn = new CellCounter(registry, 'runnel_topic_records_in_total', 'Records appended by Produce, by topic', ['topic']);
+    this.bytesOut = new CellCounter(registry, 'runnel_topic_bytes_out_total', 'Record batch bytes returned by Fetch, by topic', ['topic']);
+    this.recordsOut = new CellCounter(registry, 'runnel_topic_records_out_total', 'Records returned by Fetch (whole batches), by topic', ['topic']);
   }
 
   observe(api: ApiDef, req: Record<string, any>, res: Record<string, any> | null, seconds: number): void {
@@ -83,21 +85,21 @@ export class RequestMetrics implements RequestObserver {
       this.apiLabels.set(api.apiKey, labels);
     }
     const code = res ? firstError(res) : 0;
-    let errLabels = labels.byError.get(code);
-    if (!errLabels) {
-      errLabels = { api: api.name, error: codeName(code) };
-      labels.byError.set(code, errLabels);
+    let count = labels.byError.get(code);
+    if (!count) {
+      count = this.requests.cell({ api: api.name, error: codeName(code) });
+      labels.byError.set(code, count);
     }
-    this.requests.inc(errLabels);
+    count.value++;
     this.duration.observe(labels.api, seconds);
     if (api.apiKey === PRODUCE) this.produced(req, res);
     else if (api.apiKey === FETCH && res) this.fetched(res);
   }
 
-  private counters(map: Map<string, TopicCounters>, topic: string, bytes: Counter<'topic'>, records: Counter<'topic'>): TopicCounters {
+  private counters(map: Map<string, TopicCounters>, topic: string, bytes: CellCounter<'topic'>, records: CellCounter<'topic'>): TopicCounters {
     let c = map.get(topic);
     if (!c) {
-      c = { bytes: bytes.labels(topic), records: records.labels(topic) };
+      c = { bytes: bytes.cell({ topic }), records: records.cell({ topic }) };
       map.set(topic, c);
     }
     return c;
@@ -125,8 +127,8 @@ export class RequestMetrics implements RequestObserver {
       }
       if (bytes === 0) continue;
       const c = this.counters(this.inByTopic, td.name, this.bytesIn, this.recordsIn);
-      c.bytes.inc(bytes);
-      c.records.inc(records);
+      c.bytes.value += bytes;
+      c.records.value += records;
     }
   }
 
@@ -150,8 +152,8 @@ export class RequestMetrics implements RequestObserver {
       }
       if (bytes === 0 || !t.topic) continue;
       const c = this.counters(this.outByTopic, t.topic, this.bytesOut, this.recordsOut);
-      c.bytes.inc(bytes);
-      c.records.inc(records);
+      c.bytes.value += bytes;
+      c.records.value += records;
     }
   }
 }
