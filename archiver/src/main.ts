@@ -47,6 +47,7 @@ export async function runArchiver(
       await a.stop({ flush: false }).catch(() => {});
       throw e;
     });
+    a.log.info('http endpoint listening', http.describe);
   }
   return {
     lag: () => a.lag(),

@@ -164,6 +164,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
   const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connectionCount }) : () => undefined;
   const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics }) : null;
+  if (http) logger.info('http endpoint listening', http.describe);
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
   const cleaner = config.logCleanerEnable ? new CleanerTask(log, logger, config) : null;

@@ -77,7 +77,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
   const child: ChildProcess = spawn(bin, [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
-    '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'warning',
+    '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'notice', // its own file: start-up and AOF notices help
   ], { stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -18,6 +18,8 @@ export interface HttpProbes {
 export interface RunningHttp {
   /** The bound port (the configured one, or the one the OS chose for 0). */
   port: number;
+  /** What the start-up log says of the endpoint (no secret). */
+  describe: { host: string; port: number; tls: boolean; clientAuth: string; auth: string };
   close(): Promise<void>;
 }
 
@@ -69,8 +71,11 @@ export async function startHttp(settings: HttpSettings, probes: HttpProbes): Pro
   app.get('/metrics', async (_req, reply) => reply.type(probes.registry.contentType).send(await probes.registry.metrics()));
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const auth = [settings.bearerToken ? 'bearer' : '', settings.basicUser ? 'basic' : ''].filter(Boolean).join('+') || 'none';
   return {
-    port: typeof address === 'object' && address ? address.port : settings.port,
+    port,
+    describe: { host: settings.host, port, tls: https !== null, clientAuth: settings.clientAuth, auth },
     close: () => app.close(),
   };
 }

@@ -145,6 +145,10 @@ describe('metrics of a live broker and archiver', () => {
         expect(e.component).toBe(component);
         expect(typeof e.msg).toBe('string');
       }
+      // the endpoint is announced with its protection, never its secret
+      expect(events.find((e) => e.msg === 'http endpoint listening')).toMatchObject({
+        host: '127.0.0.1', port: component === 'broker' ? brokerHttp : archiverHttp, tls: false, auth: component === 'broker' ? 'bearer' : 'basic',
+      });
       if (component === 'archiver') {
         // partition adoption is one summary line per tick, not one line per partition
         expect(events.filter((e) => e.msg === 'partition adopted')).toEqual([]);
