@@ -163,7 +163,15 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }
   server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
   const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connectionCount }) : () => undefined;
-  const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics }) : null;
+  const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics }).catch(async (e: unknown) => {
+    // e.g. the port is taken: nothing else has started yet but the listener and the leases
+    stopSampler();
+    await server.close();
+    await cluster.stop();
+    await store.close();
+    await embedded?.stop();
+    throw e;
+  }) : null;
   if (http) logger.info('http endpoint listening', http.describe);
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();

@@ -159,9 +159,13 @@ describe('metrics of a live broker and archiver', () => {
     }
   });
 
-  it('a half-configured endpoint stops the broker at start-up with RN3001 (never serves unprotected)', async () => {
+  it('a half-configured endpoint stops the broker at start-up with RN3001 (never serves unprotected); so does a taken port', async () => {
     const { exit, log } = await brokerExit(redis.url, [`http.port=${await freePort()}`, 'http.auth.basic.user=prom']);
     expect(exit.code).toBe(1);
     expect(log).toMatch(/RN3001.*http\.auth\.basic\.user is set but http\.auth\.basic\.password is empty/);
+    // an HTTP port already taken (the running broker's) stops the second broker too, saying so
+    const taken = await brokerExit(redis.url, [`http.port=${brokerHttp}`, 'node.id=2']);
+    expect(taken.exit.code).toBe(1);
+    expect(taken.log).toMatch(/EADDRINUSE.*127\.0\.0\.1:\d+/);
   });
 });
