@@ -6,6 +6,7 @@ import { RedisTxnStore } from './storage/redis/redis-txn-store.js';
 import { BrokerClient } from './transactions/broker-client.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
+import { FetchSessionCache } from './fetch/fetch-sessions.js';
 import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
@@ -19,7 +20,8 @@ import { RunnelError } from './errors.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
-import { KafkaServer } from './server/server.js';
+import { startListeners } from './server/listeners.js';
+import { interBrokerListener } from './cluster/endpoints.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
@@ -80,9 +82,11 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const log = new LogManager(store, config);
   await log.refreshTopics();
   await ensureOffsetsTopic(log, config.coordinatorSlots, logger).catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
-  const server = new KafkaServer(null, logger, config.socketRequestMaxBytes);
-  const port = await server.listen(config.host, config.port);
-  if (config.advertisedPort === 0 || config.port === 0) config.advertisedPort = port;
+  const server = await startListeners(config, logger).catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
+  const port = server.ports[0]!;
+  config.advertisedPort = server.endpoints[0]!.port;
+  // Other brokers reach this one on its inter-broker listener; clients on the listener they use.
+  const interBroker = server.endpoints[config.listeners.indexOf(interBrokerListener(config.listeners))]!;
   const clusterStore = new RedisClusterStore(store.redis, store.keyNames);
   // This process's identity in registrations and leases: a restarted or duplicate process never passes for this one.
   const instance = `${config.nodeId}:${randomBytes(8).toString('hex')}`;
@@ -91,7 +95,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const cluster = new Leadership(
     clusterStore,
     {
-      self: { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort, rack: config.rack || null },
+      self: { nodeId: config.nodeId, host: interBroker.host, port: interBroker.port, rack: config.rack || null, endpoints: server.endpoints },
       instance,
       leaseTtlMs: config.brokerLeaseMs,
       tickMs: config.leadershipTickMs,
@@ -151,7 +155,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     offsetsPartitionOf: (g) => ({ topic: OFFSETS_TOPIC, partition: cluster.coordinatorSlot(g) }),
   });
   const txn = new CoordinatorTransactionServices(transactions, groups, brokerClient, (id) => coordinatorFor(services, id));
-  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn };
+  const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
+  const services: BrokerServices = { config, clusterId, log, store, logger, cluster, groups, transactions, txn, fetchSessions };
   try {
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
@@ -179,7 +184,10 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   cleaner?.start();
   groups.start();
   transactions.start();
-  logger.info('runnel broker listening', { host: config.host, port, redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, instance, clusterId });
+  if (interBrokerListener(config.listeners).securityProtocol !== 'PLAINTEXT') {
+    logger.warn('no PLAINTEXT listener: other brokers cannot send this one transaction markers (they speak PLAINTEXT only)', { listener: interBroker.listener });
+  }
+  logger.info('runnel broker listening', { host: config.host, port, listeners: config.listeners.map((l, i) => `${l.name}://${l.host}:${server.ports[i]}`).join(','), redis: url.replace(/\/\/[^@]*@/, '//***@'), nodeId: config.nodeId, instance, clusterId });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {

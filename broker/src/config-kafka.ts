@@ -1,7 +1,8 @@
 // Kafka's broker configuration language, mapped onto Runnel's settings
 // (config.ts). Three kinds of keys besides Runnel's own:
 // - aliases and translated keys that mean something here (`broker.id`,
-//   `listeners`, `advertised.listeners`, `log.retention.minutes|hours`);
+//   `listeners`, `advertised.listeners`, `log.retention.minutes|hours`;
+//   listeners and TLS keys: config-listeners.ts);
 // - keys of Kafka's own server.properties that have no meaning for Runnel
 //   (`log.dirs`, `num.io.threads`, `process.roles`, ...): accepted, listed in
 //   one warning line;
@@ -45,12 +46,12 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'authorizer.class.name', 'super.users', 'allow.everyone.if.no.acl.found', 'metric.reporters', 'auto.include.jmx.reporter',
   'create.topic.policy.class.name', 'alter.config.policy.class.name', 'principal.builder.class', 'client.quota.callback.class',
   'connection.failed.authentication.delay.ms', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate',
-  'max.incremental.fetch.session.cache.slots', 'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
+  'fetch.purgatory.purge.interval.requests', 'producer.purgatory.purge.interval.requests',
   'delete.records.purgatory.purge.interval.requests', 'node.id.generation.enable', 'cluster.id', 'unstable.api.versions.enable',
   'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',
 ]);
 
-/** Families of Kafka keys with no meaning for Runnel (ZooKeeper, KRaft controllers, transactions, TLS/SASL listeners, ...). */
+/** Families of Kafka keys with no meaning for Runnel (ZooKeeper, KRaft controllers, transactions, ...); the TLS keys Runnel reads are taken first (config-listeners.ts SSL_KEYS). */
 export const IGNORED_PREFIXES: readonly string[] = [
   'zookeeper.', 'controller.', 'metadata.', 'transaction.state.log.', 'transaction.', 'transactional.', 'share.coordinator.',
   'group.share.', 'group.consumer.', 'group.coordinator.', 'group.streams.', 'share.', 'remote.log.', 'log.cleaner.', 'listener.name.',
@@ -88,57 +89,12 @@ export function unknownKey(key: string, where: string, known: Iterable<string>):
   return new RunnelError('CONFIG_INVALID', `unknown setting ${key} (${where})${hint ? `; did you mean ${hint}?` : ''}`);
 }
 
-const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
-
-interface Listener { name: string; host: string; port: number }
-
-function parseListeners(key: string, raw: string): Listener[] {
-  const out: Listener[] = [];
-  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^([A-Za-z0-9_]+):\/\/(\[[^\]]*\]|[^:/]*):(\d+)$/.exec(item);
-    if (!m) throw new RunnelError('CONFIG_INVALID', `${key}: ${item} is not NAME://host:port`);
-    out.push({ name: m[1]!.toUpperCase(), host: m[2]!.replace(/^\[|\]$/g, ''), port: Number(m[3]) });
-  }
-  return out;
-}
-
 /**
  * Applies the translated Kafka keys of `explicit` (what a file, the
  * environment or flags set) to `values` (Runnel's keys, defaults included).
+ * The listener keys are read by config-listeners.ts.
  */
 export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): void {
-  const protocols = new Map<string, string>();
-  for (const pair of (explicit['listener.security.protocol.map'] ?? DEFAULT_PROTOCOL_MAP).split(',')) {
-    const [name, proto] = pair.split(':').map((s) => s.trim().toUpperCase());
-    if (name && proto) protocols.set(name, proto);
-  }
-  const controllers = new Set((explicit['controller.listener.names'] ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
-  const clientListeners = (key: string): Listener[] => {
-    const all = parseListeners(key, explicit[key] ?? '').filter((l) => !controllers.has(l.name));
-    for (const l of all) {
-      const proto = protocols.get(l.name) ?? l.name;
-      if (proto !== 'PLAINTEXT') {
-        throw new RunnelError('CONFIG_INVALID', `${key}: listener ${l.name} uses security protocol ${proto}; Runnel serves PLAINTEXT listeners only (TLS and SASL listeners are not supported yet)`);
-      }
-    }
-    return all;
-  };
-  let chosen: string | undefined;
-  if (explicit.listeners !== undefined) {
-    const ls = clientListeners('listeners');
-    if (ls.length !== 1) throw new RunnelError('CONFIG_INVALID', `listeners=${explicit.listeners}: Runnel serves exactly one client listener (controller listeners named in controller.listener.names are skipped), found ${ls.length}`);
-    const l = ls[0]!;
-    chosen = l.name;
-    if (explicit.host === undefined) values.host = l.host || '0.0.0.0';
-    if (explicit.port === undefined) values.port = String(l.port);
-  }
-  if (explicit['advertised.listeners'] !== undefined) {
-    const ls = clientListeners('advertised.listeners');
-    const l = chosen ? ls.find((x) => x.name === chosen) : ls.length === 1 ? ls[0] : undefined;
-    if (!l) throw new RunnelError('CONFIG_INVALID', `advertised.listeners=${explicit['advertised.listeners']}: no ${chosen ?? 'single client'} listener to advertise`);
-    if (explicit['advertised.host'] === undefined && l.host) values['advertised.host'] = l.host;
-    if (explicit['advertised.port'] === undefined) values['advertised.port'] = String(l.port);
-  }
   // Kafka's precedence: log.retention.ms > log.retention.minutes > log.retention.hours; negative: unlimited.
   if (explicit['log.retention.ms'] === undefined) {
     const pick = explicit['log.retention.minutes'] !== undefined ? ['log.retention.minutes', 60_000] as const

@@ -5,13 +5,19 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RunnelError } from './errors.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, unknownKey } from './config-kafka.js';
+import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
 
 export interface BrokerConfig {
   nodeId: number;
+  /** The first listener's bind and advertised addresses (`--host`/`--port` set them). */
   host: string;
   port: number;
   advertisedHost: string;
   advertisedPort: number;
+  /** Every client listener (Kafka's `listeners`), the first one being host:port above. */
+  listeners: ListenerConfig[];
+  /** How often TLS certificate and trust files are checked for changes (Runnel's name). */
+  sslReloadIntervalMs: number;
   /** Empty: start an embedded redis-server under dataDir. */
   redisUrl: string;
   /** TLS to Redis (rediss:// URLs only): PEM files of the CA, the client certificate and its key. */
@@ -81,6 +87,8 @@ export interface BrokerConfig {
   clusterMaxPartitions: number;
   /** Largest Fetch response the broker builds, whatever the request's max_bytes (Kafka's fetch.max.bytes). */
   fetchMaxBytes: number;
+  /** Incremental fetch sessions one broker keeps (Kafka's max.incremental.fetch.session.cache.slots); 0 disables them. */
+  maxIncrementalFetchSessionCacheSlots: number;
   /** Connections with no request or response for this long are closed (Kafka's connections.max.idle.ms). */
   connectionsMaxIdleMs: number;
   /** Client connections accepted at once; more are closed at accept (Kafka's max.connections). */
@@ -167,11 +175,13 @@ const SETTINGS: Setting[] = [
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
+  { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },
   { key: 'max.connections', field: 'maxConnections', kind: 'int', default: '1000' },
   { key: 'queued.max.request.bytes', field: 'queuedMaxRequestBytes', kind: 'int', default: '209715200' },
   { key: 'socket.partial.request.timeout.ms', field: 'socketPartialRequestTimeoutMs', kind: 'int', default: '30000' },
   { key: 'socket.max.unsent.bytes', field: 'socketMaxUnsentBytes', kind: 'int', default: '1048576' },
+  { key: 'ssl.reload.interval.ms', field: 'sslReloadIntervalMs', kind: 'int', default: '60000' },
 ];
 
 /**
@@ -246,7 +256,7 @@ export function brokerFlagsUsage(): string {
 }
 
 /** Every key a file, --set or RUNNEL_* may name: Runnel's settings, Kafka aliases and translated keys. */
-export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS];
+export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS, ...SSL_KEYS];
 const SETTING_KEYS = new Set(SETTINGS.map((s) => s.key));
 
 /** Environment variables of other Runnel components (the archiver), not broker settings. */
@@ -261,7 +271,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const ignored = new Set<string>();
   const put = (key: string, value: string, where: string): void => {
     const k = ALIASES[key] ?? key;
-    if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k)) explicit[k] = value;
+    if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k) || isSslKey(k)) explicit[k] = value;
     else if (isIgnoredKey(k)) ignored.add(k);
     else throw unknownKey(key, where, KNOWN_KEYS);
   };
@@ -292,8 +302,9 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const cfg = {} as Record<string, unknown>;
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
-  if (!out.advertisedHost) out.advertisedHost = out.host === '0.0.0.0' || out.host === '::' ? '127.0.0.1' : out.host;
-  if (!out.advertisedPort) out.advertisedPort = out.port;
+  out.listeners = resolveListeners(explicit, values);
+  const first = out.listeners[0]!;
+  Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;
 }

@@ -32,8 +32,9 @@ export class RedisUrlError extends Error {
   }
 }
 
-function parseOne(item: string, first: boolean): { addr: RedisNodeAddress; url?: URL } {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `redis://${item}`;
+/** One entry of the list; a bare host:port takes `scheme` (the first entry's, so `rediss://a:1,b:2` is TLS throughout). */
+function parseOne(item: string, first: boolean, scheme = 'redis:'): { addr: RedisNodeAddress; url?: URL } {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `${scheme}//${item}`;
   let u: URL;
   try {
     u = new URL(withScheme);
@@ -58,7 +59,7 @@ export function parseRedisEndpoints(spec: string): RedisEndpoints {
   const tls = u.protocol === 'rediss:';
   const seeds = [head.addr];
   for (const item of items.slice(1)) {
-    const p = parseOne(item, false);
+    const p = parseOne(item, false, u.protocol);
     if (p.url && (p.url.protocol === 'rediss:') !== tls) throw new RedisUrlError('all seed URLs must use the same scheme');
     seeds.push(p.addr);
   }

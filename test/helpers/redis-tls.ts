@@ -32,21 +32,35 @@ async function openssl(dir: string, args: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`openssl ${args.join(' ')} failed (code ${r.code}): ${r.stderr}`);
 }
 
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/**
+ * Issues a leaf certificate in `dir`: `<name>.key` and `<name>.crt`, signed by
+ * `ca` (`ca` or `other-ca` of makeTestPki), valid for 2 days. Server certs
+ * carry SAN IP:127.0.0.1, DNS:localhost. `subject` in openssl's form
+ * ("/C=US/O=org/OU=eng/CN=alice").
+ */
+export async function issueCert(dir: string, o: { name: string; subject: string; usage: 'server' | 'client'; ca?: 'ca' | 'other-ca' }): Promise<{ cert: string; key: string }> {
+  const ext = `${o.name}.ext`;
+  fs.writeFileSync(path.join(dir, ext), o.usage === 'server'
+    ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n'
+    : 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
+  const ca = o.ca ?? 'ca';
+  await openssl(dir, ['req', ...EC_KEY, '-keyout', `${o.name}.key`, '-out', `${o.name}.csr`, '-subj', o.subject]);
+  await openssl(dir, ['x509', '-req', '-in', `${o.name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${o.name}.crt`, '-days', '2', '-extfile', ext]);
+  return { cert: path.join(dir, `${o.name}.crt`), key: path.join(dir, `${o.name}.key`) };
+}
+
 /** CA, server cert (SAN IP:127.0.0.1, DNS:localhost) and client cert, all P-256, valid for 2 days. */
 export async function makeTestPki(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-pki-'))): Promise<TestPki> {
-  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   const caExt = ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'];
   for (const ca of ['ca', 'other-ca']) {
-    await openssl(dir, ['req', '-x509', ...key, '-keyout', `${ca}.key`, '-out', `${ca}.crt`, '-days', '2', '-subj', `/CN=runnel test ${ca}`, ...caExt]);
+    await openssl(dir, ['req', '-x509', ...EC_KEY, '-keyout', `${ca}.key`, '-out', `${ca}.crt`, '-days', '2', '-subj', `/CN=runnel test ${ca}`, ...caExt]);
   }
-  fs.writeFileSync(path.join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n');
-  fs.writeFileSync(path.join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
-  for (const leaf of ['server', 'client']) {
-    await openssl(dir, ['req', ...key, '-keyout', `${leaf}.key`, '-out', `${leaf}.csr`, '-subj', `/CN=runnel test ${leaf}`]);
-    await openssl(dir, ['x509', '-req', '-in', `${leaf}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${leaf}.crt`, '-days', '2', '-extfile', `${leaf}.ext`]);
-  }
+  const server = await issueCert(dir, { name: 'server', subject: '/CN=runnel test server', usage: 'server' });
+  const client = await issueCert(dir, { name: 'client', subject: '/CN=runnel test client', usage: 'client' });
   const f = (n: string): string => path.join(dir, n);
-  return { dir, caCert: f('ca.crt'), serverCert: f('server.crt'), serverKey: f('server.key'), clientCert: f('client.crt'), clientKey: f('client.key'), otherCaCert: f('other-ca.crt') };
+  return { dir, caCert: f('ca.crt'), serverCert: server.cert, serverKey: server.key, clientCert: client.cert, clientKey: client.key, otherCaCert: f('other-ca.crt') };
 }
 
 export interface TlsRedisUser { name: string; password: string }

@@ -105,7 +105,7 @@ describe('runnel CLI: arguments, Kafka configuration, errors', () => {
     expect(e.stderr).toMatch(/did you mean RUNNEL_NUM_PARTITIONS\?/);
     const tls = await run(['broker', '--set', 'listeners=SSL://:9093']);
     expect(tls.code).toBe(1);
-    expect(tls.stderr).toMatch(/SSL.*PLAINTEXT listeners only/);
+    expect(tls.stderr).toMatch(/RN3001.*listener SSL uses TLS but has no server certificate: set ssl\.keystore\.location/);
   });
 
   it('a refused Redis URL is named (password redacted) with "connection refused"', async () => {

@@ -9,7 +9,7 @@ export const describeClusterHandler: Handler = {
   api: DescribeCluster,
   minVersion: 0,
   maxVersion: 1,
-  async handle(req, _ctx, b) {
+  async handle(req, ctx, b) {
     if (req.endpointType !== ENDPOINT_BROKERS) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'Only broker endpoints are served', endpointType: req.endpointType, clusterId: b.clusterId, brokers: [] };
     }
@@ -20,7 +20,7 @@ export const describeClusterHandler: Handler = {
       endpointType: ENDPOINT_BROKERS,
       clusterId: b.clusterId,
       controllerId: controllerId(b),
-      brokers: brokerList(b).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
+      brokers: brokerList(b, ctx.session).map((x) => ({ brokerId: x.nodeId, host: x.host, port: x.port, rack: x.rack })),
     };
   },
 };

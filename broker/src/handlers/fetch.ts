@@ -3,12 +3,14 @@ import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { Handler } from './types.js';
+import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
 interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
 interface FetchTopicReq { topic: string; topicId: string; partitions: FetchPartitionReq[] }
+interface ForgottenTopicReq { topic: string; topicId: string; partitions: number[] }
 
 interface Slot {
-  req: FetchPartitionReq;
+  req: FetchTarget;
   partition: Partition | null;
   out: Record<string, unknown>;
   bytes: number;
@@ -23,6 +25,8 @@ interface Slot {
 /** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
 export const READ_COMMITTED = 1;
 
+const keyOf = (topicOrId: string, partition: number): string => `${topicOrId}\u0000${partition}`;
+
 export const fetchHandler: Handler = {
   api: Fetch,
   minVersion: 4,
@@ -30,35 +34,47 @@ export const fetchHandler: Handler = {
   async handle(req, ctx, b) {
     const byId = ctx.apiVersion >= 13;
     const committed = req.isolationLevel === READ_COMMITTED;
-    const topics: Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> = [];
-    const slots: Slot[] = [];
     // Kafka keys a fetch by topic-partition (a LinkedHashMap built from the
     // request), so a partition named twice is fetched and answered once, at its
     // first position. Reading it once per mention would multiply the memory a
     // single request costs by the number of mentions.
-    const seen = new Set<string>();
+    const requested = new Map<string, FetchTarget>();
     for (const rt of req.topics as FetchTopicReq[]) {
-      const t: TopicRecord | null = byId ? await b.log.topicById(rt.topicId) : await b.log.topic(rt.topic);
-      const entry = { topic: t?.name ?? rt.topic, topicId: t?.id ?? rt.topicId, partitions: [] as Record<string, unknown>[] };
       for (const rp of rt.partitions) {
-        const key = `${byId ? rt.topicId : rt.topic}\u0000${rp.partition}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const out: Record<string, unknown> = { partitionIndex: rp.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
-        entry.partitions.push(out);
-        const slot: Slot = { req: rp, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
-        if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else if (rp.partition < 0 || rp.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else {
-          try {
-            slot.partition = await b.log.partition(t.name, rp.partition);
-          } catch (e) {
-            out.errorCode = storageCode(e);
-          }
-        }
-        slots.push(slot);
+        const key = keyOf(byId ? rt.topicId : rt.topic, rp.partition);
+        if (!requested.has(key)) requested.set(key, { key, topic: rt.topic ?? '', topicId: rt.topicId ?? '', partition: rp.partition, fetchOffset: rp.fetchOffset, partitionMaxBytes: rp.partitionMaxBytes, currentLeaderEpoch: rp.currentLeaderEpoch });
       }
-      if (entry.partitions.length > 0 || rt.partitions.length === 0) topics.push(entry);
+    }
+    const forgotten = ((req.forgottenTopicsData ?? []) as ForgottenTopicReq[]).flatMap((ft) => ft.partitions.map((p) => keyOf(byId ? ft.topicId : ft.topic, p)));
+    const sessions = b.fetchSessions;
+    const fc: FetchContext = sessions
+      ? sessions.newContext(ctx.apiVersion, req.sessionId ?? 0, req.sessionEpoch ?? FINAL_EPOCH, [...requested.values()], forgotten, Date.now())
+      : { kind: 'sessionless' };
+    if (fc.kind === 'error') return { throttleTimeMs: 0, errorCode: fc.errorCode, sessionId: 0, responses: [] };
+    // An incremental fetch reads every partition of its session, in the session's order.
+    const targets = fc.kind === 'incremental' ? [...fc.session.partitions.values()] : [...requested.values()];
+
+    const topicsSeen = new Map<string, TopicRecord | null>();
+    const slots: Slot[] = [];
+    for (const target of targets) {
+      const topicKey = byId ? target.topicId : target.topic;
+      let t = topicsSeen.get(topicKey);
+      if (t === undefined) {
+        t = byId ? await b.log.topicById(target.topicId) : await b.log.topic(target.topic);
+        topicsSeen.set(topicKey, t);
+      }
+      const out: Record<string, unknown> = { partitionIndex: target.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
+      const slot: Slot = { req: target, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
+      if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (target.partition < 0 || target.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else {
+        try {
+          slot.partition = await b.log.partition(t.name, target.partition);
+        } catch (e) {
+          out.errorCode = storageCode(e);
+        }
+      }
+      slots.push(slot);
     }
 
     // Kafka: the response is bounded by min(request max_bytes, fetch.max.bytes).
@@ -72,9 +88,58 @@ export const fetchHandler: Handler = {
       if (!woke) break;
       total = await readAll(slots, maxBytes);
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics };
+
+    let answered = slots;
+    let sessionId = 0;
+    if (fc.kind === 'incremental') {
+      const { session } = fc;
+      // Another request of this session was answered meanwhile (Kafka: a possible duplicate request).
+      if (session.epoch !== fc.expectedEpoch) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH, sessionId: session.id, responses: [] };
+      answered = [];
+      for (const s of slots) {
+        const cached = session.partitions.get(s.req.key);
+        if (!cached) continue;
+        const o = outcomeOf(s);
+        if (!mustRespond(cached, o)) continue;
+        answered.push(s);
+        // A partition that returned records goes to the back, so the byte budget reaches the others next time.
+        if (o.hasRecords) {
+          session.partitions.delete(cached.key);
+          session.partitions.set(cached.key, cached);
+        }
+      }
+      sessionId = session.id;
+    } else if (fc.kind === 'full' && sessions) {
+      sessionId = sessions.create(ctx.apiVersion, slots.map((s) => ({ target: s.req, outcome: outcomeOf(s) })), Date.now());
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: byTopic(answered, byId, topicsSeen) };
   },
 };
+
+function outcomeOf(s: Slot): PartitionOutcome {
+  return {
+    errorCode: s.out.errorCode as number,
+    highWatermark: s.out.highWatermark as number,
+    logStartOffset: s.out.logStartOffset as number,
+    hasRecords: (s.out.records as Buffer[]).length > 0,
+  };
+}
+
+/** Response topics: consecutive partitions of one topic share an entry (Kafka's FetchResponse.of). */
+function byTopic(slots: Slot[], byId: boolean, topics: Map<string, TopicRecord | null>): Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> {
+  const out: Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> = [];
+  let lastKey: string | null = null;
+  for (const s of slots) {
+    const key = byId ? s.req.topicId : s.req.topic;
+    if (key !== lastKey) {
+      const t = topics.get(key);
+      out.push({ topic: t?.name ?? s.req.topic, topicId: t?.id ?? s.req.topicId, partitions: [] });
+      lastKey = key;
+    }
+    out[out.length - 1]!.partitions.push(s.out);
+  }
+  return out;
+}
 
 /**
  * Reads the partitions in request order under one byte budget that is applied

@@ -1,6 +1,6 @@
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../errors.js';
-import { coordinatorFor } from './cluster-view.js';
+import { coordinatorFor, type ListenerOf } from './cluster-view.js';
 import type { BrokerServices, Handler } from './types.js';
 
 const GROUP = 0;
@@ -10,10 +10,10 @@ interface Lookup { nodeId: number; host: string; port: number; errorCode: number
 
 const failed = (code: number, message?: string): Lookup => ({ nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: message ?? codeName(code) });
 
-function lookup(b: BrokerServices, key: string, keyType: number): Lookup {
+function lookup(b: BrokerServices, key: string, keyType: number, on: ListenerOf): Lookup {
   // Transactional ids hash onto the same coordinator slots as groups (Kafka: partitions of __transaction_state).
   if (keyType !== GROUP && keyType !== TRANSACTION) return failed(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
-  const node = coordinatorFor(b, key);
+  const node = coordinatorFor(b, key, on);
   if (!node) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
 }
@@ -25,8 +25,8 @@ export const findCoordinatorHandler: Handler = {
   async handle(req, ctx, b) {
     const keyType: number = ctx.apiVersion >= 1 ? req.keyType : GROUP;
     if (ctx.apiVersion >= 4) {
-      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...lookup(b, key, keyType) })) };
+      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...lookup(b, key, keyType, ctx.session) })) };
     }
-    return { throttleTimeMs: 0, ...lookup(b, req.key as string, keyType) };
+    return { throttleTimeMs: 0, ...lookup(b, req.key as string, keyType, ctx.session) };
   },
 };

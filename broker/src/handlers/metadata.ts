@@ -6,25 +6,29 @@ import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { BrokerServices, Handler } from './types.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
-import { brokerList, controllerId, partitionMetadata } from './cluster-view.js';
+import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './cluster-view.js';
+
+/** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */
+type Listener = ListenerOf & { apiVersion: number };
 
 export const metadataHandler: Handler = {
   api: Metadata,
   minVersion: 0,
   maxVersion: 12,
   async handle(req, ctx, b) {
+    const on = { ...ctx.session, apiVersion: ctx.apiVersion };
     const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0);
     const topics: Array<Record<string, unknown>> = [];
     if (all) {
-      for (const t of await b.log.allTopics()) topics.push(await describeTopic(t, b));
+      for (const t of await b.log.allTopics()) topics.push(await describeTopic(t, b, on));
     } else {
       for (const rt of req.topics as Array<{ name: string | null; topicId: string }>) {
-        topics.push(await resolve(rt, req.allowAutoTopicCreation, b));
+        topics.push(await resolve(rt, req.allowAutoTopicCreation, b, on));
       }
     }
     return {
       throttleTimeMs: 0,
-      brokers: brokerList(b),
+      brokers: brokerList(b, ctx.session),
       clusterId: b.clusterId,
       controllerId: controllerId(b),
       topics,
@@ -32,19 +36,19 @@ export const metadataHandler: Handler = {
   },
 };
 
-async function resolve(rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices): Promise<Record<string, unknown>> {
+async function resolve(rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
   if (rt.name === null) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
-    return t ? await describeTopic(t, b) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };
+    return t ? await describeTopic(t, b, on) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };
   }
   if (validateTopicName(rt.name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: rt.name, partitions: [] };
   let t = await b.log.topic(rt.name);
   if (!t && autoCreate) t = await b.log.autoCreate(rt.name);
   if (!t) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: rt.name, partitions: [] };
-  return await describeTopic(t, b);
+  return await describeTopic(t, b, on);
 }
 
-async function describeTopic(t: TopicRecord, b: BrokerServices): Promise<Record<string, unknown>> {
+async function describeTopic(t: TopicRecord, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
   // A stored record with an unusable partition count is not served (the broker logged it); never enumerate it.
   const isInternal = isInternalTopic(t.name);
   if (quarantinedCount(t) !== null || (!isInternal && !usablePartitionCount(t.partitions, b.config))) {
@@ -56,7 +60,7 @@ async function describeTopic(t: TopicRecord, b: BrokerServices): Promise<Record<
     return b.cluster.leaderOf(unit) === null ? b.cluster.claim(unit).catch(() => false) : true;
   }));
   const partitions = [];
-  for (let p = 0; p < t.partitions; p++) partitions.push(partitionMetadata(b, t, p));
+  for (let p = 0; p < t.partitions; p++) partitions.push(partitionMetadata(b, t, p, on));
   // isInternal: clients leave such topics out of pattern subscriptions (exclude.internal.topics).
   return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.id, isInternal, partitions };
 }

@@ -8,6 +8,7 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';
 import type { TransactionServices } from '../transactions/types.js';
 import type { Session } from '../security/session.js';
+import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -23,6 +24,8 @@ export interface BrokerServices {
   transactions?: TransactionCoordinator;
   /** The transaction coordinator's side of transactions: KIP-890 verification, transactional offset commits. */
   txn: TransactionServices;
+  /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
+  fetchSessions?: FetchSessionCache;
 }
 
 export interface RequestContext {

@@ -19,7 +19,7 @@ import { Framer } from './framer.js';
 import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
 import type { Logger } from '../logger.js';
-import { newSession, type Session } from '../security/session.js';
+import type { Session } from '../security/session.js';
 
 const MAX_IN_FLIGHT = 32;
 const FETCH_API_KEY = 1;
@@ -50,19 +50,19 @@ export class Connection {
   /** When the first byte of the frame being assembled arrived; null when none is. */
   private partialSince: number | null = null;
   private readonly wake = (): void => this.updateReading();
-  /** The connection's identity; authentication sets its principal. */
-  readonly session: Session;
+  readonly id: number;
 
+  /** `session`: the connection's identity, made by the listener at accept; authentication sets its principal. */
   constructor(
     private readonly socket: Socket,
-    readonly id: number,
+    readonly session: Session,
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,
     private readonly pool: RequestBytesPool,
   ) {
     this.framer = new Framer(limits.maxFrameBytes);
-    this.session = newSession(id, socket.remoteAddress ?? '');
+    this.id = session.connectionId;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('drain', () => {

@@ -1,8 +1,14 @@
-// The Kafka listener: accepts connections (at most max.connections at once),
+// One Kafka listener: accepts connections (at most max.connections at once),
 // shares one queued.max.request.bytes pool between them, and sweeps them for
-// the partial-frame and idle timeouts.
-import { createServer, type Server } from 'node:net';
+// the partial-frame and idle timeouts. A PLAINTEXT/SASL_PLAINTEXT listener is
+// a net.Server, an SSL/SASL_SSL one a tls.Server; both hand their sockets,
+// with a Session naming the listener and its security protocol, to the same
+// Connection code.
+import { createServer, type Server, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { BrokerConfig } from '../config.js';
+import { newSession, type SecurityProtocol, type Session } from '../security/session.js';
+import { TlsListener } from './tls-listener.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher } from '../dispatch.js';
@@ -31,22 +37,52 @@ const UNLIMITED: ServerLimits = {
   maxFrameBytes: 104857600, maxUnsentBytes: 1048576, idleMs: 600_000, partialRequestTimeoutMs: 30_000, maxConnections: 0, queuedMaxRequestBytes: 0,
 };
 
+/** The listener a server stands for; the default is Kafka's plain PLAINTEXT listener. */
+export interface ListenerSpec {
+  name: string;
+  securityProtocol: SecurityProtocol;
+  /** SSL and SASL_SSL listeners: their TLS settings and how often their files are re-read. */
+  tls?: TlsListener;
+}
+
+const PLAINTEXT: ListenerSpec = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' };
+
+/** Connection ids are unique in the process, over all listeners. */
+let nextConnectionId = 1;
+
+/**
+ * What all of a broker's listeners share: Kafka's max.connections and
+ * queued.max.request.bytes bound the broker, not each listener.
+ */
+export class ListenerGroup {
+  /** Accepted sockets still open, TLS handshakes in progress included. */
+  open = 0;
+  lastDropLog = 0;
+  constructor(public pool: RequestBytesPool) {}
+}
+
 export class KafkaServer {
   private server: Server | null = null;
   private readonly connections = new Set<Connection>();
-  private nextId = 1;
+  /** Every accepted socket, TLS handshakes in progress included: close() ends them all. */
+  private readonly sockets = new Set<Socket>();
   private limits: ServerLimits;
-  private pool: RequestBytesPool;
+  private readonly group: ListenerGroup;
   private sweeper: NodeJS.Timeout | null = null;
-  private lastDropLog = 0;
 
   /**
    * The dispatcher may arrive after listen() (the advertised port is known only
    * then); the limits come from its broker settings, or from `limits`.
    */
-  constructor(private dispatcher: Dispatcher | null, private readonly logger: Logger, limits: number | ServerLimits) {
+  constructor(
+    private dispatcher: Dispatcher | null,
+    private readonly logger: Logger,
+    limits: number | ServerLimits,
+    readonly listener: ListenerSpec = PLAINTEXT,
+    group?: ListenerGroup,
+  ) {
     this.limits = typeof limits === 'number' ? { ...UNLIMITED, maxFrameBytes: limits } : limits;
-    this.pool = new RequestBytesPool(this.limits.queuedMaxRequestBytes);
+    this.group = group ?? new ListenerGroup(new RequestBytesPool(this.limits.queuedMaxRequestBytes));
   }
 
   /** Open client connections (the runnel_connections gauge). */
@@ -61,8 +97,8 @@ export class KafkaServer {
 
   private applyLimits(l: ServerLimits): void {
     this.limits = l;
-    this.pool = new RequestBytesPool(l.queuedMaxRequestBytes);
-    if (this.server) this.server.maxConnections = l.maxConnections > 0 ? l.maxConnections : Infinity;
+    // Listeners of one broker share the group and get the same settings: only a changed limit makes a new pool.
+    if (this.group.pool.limit !== l.queuedMaxRequestBytes) this.group.pool = new RequestBytesPool(l.queuedMaxRequestBytes);
     this.startSweeper();
   }
 
@@ -78,22 +114,28 @@ export class KafkaServer {
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const server = createServer((socket) => {
+      const accept = (socket: Socket, session: Session): void => {
         if (!this.dispatcher) {
           socket.destroy(); // still starting
           return;
         }
-        const conn = new Connection(socket, this.nextId++, this.dispatcher, this.logger, this.limits, this.pool);
+        const conn = new Connection(socket, session, this.dispatcher, this.logger, this.limits, this.group.pool);
         this.connections.add(conn);
         socket.on('close', () => this.connections.delete(conn));
-      });
-      if (this.limits.maxConnections > 0) server.maxConnections = this.limits.maxConnections;
-      // Kafka's max.connections: connections over the limit are closed at accept.
-      server.on('drop', (d) => {
-        const now = Date.now();
-        if (now - this.lastDropLog < 10_000) return;
-        this.lastDropLog = now;
-        this.logger.warn('max.connections reached: closing new connections', { maxConnections: this.limits.maxConnections, remote: d?.remoteAddress });
+      };
+      const session = (socket: Socket): Session => newSession(nextConnectionId++, socket.remoteAddress ?? '', this.listener.name, this.listener.securityProtocol);
+      const tls = this.listener.tls;
+      // TLS: the handshake must finish within socket.partial.request.timeout.ms; the client certificate names the principal (SSL).
+      const server = tls
+        ? tls.createServer(this.limits.partialRequestTimeoutMs, (socket: TLSSocket) => {
+          const s = session(socket);
+          if (tls.authenticate(socket, s)) accept(socket, s);
+        })
+        : createServer();
+      // Runs before the TLS layer sees the socket; a plain socket is accepted here.
+      server.prependListener('connection', (socket: Socket) => {
+        if (!this.admit(socket)) return;
+        if (!tls) accept(socket, session(socket));
       });
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -104,9 +146,32 @@ export class KafkaServer {
     });
   }
 
+  /** Kafka's max.connections over all the broker's listeners: a connection over the limit is closed at accept. */
+  private admit(socket: Socket): boolean {
+    const max = this.limits.maxConnections;
+    if (max > 0 && this.group.open >= max) {
+      const now = Date.now();
+      if (now - this.group.lastDropLog >= 10_000) {
+        this.group.lastDropLog = now;
+        this.logger.warn('max.connections reached: closing new connections', { maxConnections: max, listener: this.listener.name, remote: socket.remoteAddress });
+      }
+      socket.destroy();
+      return false;
+    }
+    this.group.open++;
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.group.open--;
+      this.sockets.delete(socket);
+    });
+    return true;
+  }
+
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    this.listener.tls?.stop();
     for (const c of this.connections) c.close();
+    for (const s of this.sockets) s.destroy();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }

@@ -6,11 +6,24 @@
 // what it took itself, so two processes started with the same node.id cannot
 // keep each other's leases alive.
 
+/** Where clients reach a broker on one listener (Kafka's advertised.listeners entry). */
+export interface Endpoint {
+  listener: string;
+  host: string;
+  port: number;
+}
+
 export interface BrokerInfo {
   nodeId: number;
+  /** The address other brokers use (its inter-broker listener: the first PLAINTEXT one, else the first). */
   host: string;
   port: number;
   rack: string | null;
+  /**
+   * Every listener's advertised address. Absent in registrations written
+   * before listeners existed: such a broker served one PLAINTEXT listener at host:port.
+   */
+  endpoints?: Endpoint[];
 }
 
 /** A unit of leadership: a topic-partition or a group-coordinator slot. */
@@ -66,4 +79,14 @@ export interface ClusterStore {
   recordEpochStart(topic: string, partition: number, epoch: number, startOffset: number): Promise<void>;
   /** Epoch -> start offset, for OffsetForLeaderEpoch. */
   epochHistory(topic: string, partition: number): Promise<Map<number, number>>;
+}
+
+/**
+ * A stored registration as BrokerInfo. Registrations written before
+ * listeners existed have no `endpoints` (a rolling upgrade reads both).
+ */
+export function registrationInfo(r: BrokerInfo): BrokerInfo {
+  const info: BrokerInfo = { nodeId: r.nodeId, host: r.host, port: r.port, rack: r.rack ?? null };
+  if (Array.isArray(r.endpoints)) info.endpoints = r.endpoints.map((e) => ({ listener: e.listener, host: e.host, port: e.port }));
+  return info;
 }

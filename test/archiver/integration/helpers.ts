@@ -168,7 +168,7 @@ export async function startClusterRedis(opts: { flavor?: 'redis' | 'valkey'; pri
 /** Primary ("host:port") serving each slot, from CLUSTER SLOTS; null on a single node. */
 export async function slotOwners(redis: RedisClient): Promise<((slot: number) => string) | null> {
   if (!(redis instanceof Cluster)) return null;
-  const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
+  const ranges = (await redis.cluster('SLOTS')) as unknown as [number, number, [string, number, ...unknown[]], ...unknown[]][];
   const owner = new Array<string>(16384);
   for (const [a, b, [host, port]] of ranges) for (let s = a; s <= b; s++) owner[s] = `${host}:${port}`;
   return (slot) => owner[slot]!;

@@ -98,7 +98,7 @@ describe('delta log', () => {
     const r2 = await b.commit((st) => ((st.txns.get('runnel/t/0')?.version ?? -1) !== -1 ? null : txn(5)), 'WRITE');
     expect(r2.status).toBe('aborted');
     // own commit whose response was "lost": retry with the same txnId at the same version
-    const id = 'fixed-txn';
+    const id = 'fixed-txn-0-0-0'; // any text in UUID's dash-separated shape
     const c = new DeltaTable(store, 'tbl');
     await c.load();
     const stale = new DeltaTable(store, 'tbl');

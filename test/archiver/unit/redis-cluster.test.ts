@@ -170,7 +170,8 @@ function context(redis: FakeCluster, o: Partial<ArchiverConfig> = {}) {
     topicId: () => undefined,
     wakeUp: () => {},
   };
-  return ctx as typeof ctx & ArchiverContext;
+  // The fakes stand in for the real clients: typed as the archiver sees them, with the recording logger kept.
+  return ctx as unknown as Omit<ArchiverContext, 'log'> & { log: typeof log };
 }
 
 function part(p: number, last = -1): PartState {

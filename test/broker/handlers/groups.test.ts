@@ -14,6 +14,7 @@ import type { BrokerServices, Handler } from '../../../broker/src/handlers/types
 import { buildHandlers } from '../../../broker/src/handlers/registry.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { MemoryGroupStore } from '../support/memory-group-store.js';
+import { noTransactions } from '../support/services.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { newSession } from '../../../broker/src/security/session.js';
 
@@ -25,7 +26,7 @@ function services() {
   const clock = new FakeClock();
   const groups = new GroupCoordinator(new MemoryGroupStore(), clock, { settings: { initialRebalanceDelayMs: 0 } });
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  const b: BrokerServices = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups };
+  const b: BrokerServices = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups, txn: noTransactions };
   return { b, clock };
 }
 

@@ -9,9 +9,11 @@ import type { BrokerServices, RequestContext } from '../../../broker/src/handler
 import { createLogger } from '../../../broker/src/logger.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
+import { unitServices } from '../support/services.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
+import { FetchSessionCache } from '../../../broker/src/fetch/fetch-sessions.js';
 
 /** Counts the bytes of stored batches handed to readers. */
 class CountingStore extends MemoryLogStore {
@@ -24,9 +26,7 @@ class CountingStore extends MemoryLogStore {
 }
 
 function services(store = new MemoryLogStore()): BrokerServices {
-  const config = loadBrokerConfig([], {});
-  const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster };
+  return unitServices({ store });
 }
 
 const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
@@ -228,5 +228,41 @@ describe('produce and fetch handlers', () => {
     const retry = (await produceHandler.handle(produceReq('t', batch(), -1), ctx(9), b))!.responses[0].partitionResponses[0];
     expect(retry).toMatchObject({ errorCode: 0, baseOffset: 0 });
     expect(store.parts.get('t/0')!.batches.length).toBe(1);
+  });
+
+  it('incremental fetch sessions (KIP-227): a full fetch opens one, then only changed partitions are sent and answered', async () => {
+    const b = { ...services(), fetchSessions: new FetchSessionCache(10) };
+    await b.log.createTopic('s', 2, {});
+    const produce = (partition: number, v: string) => produceHandler.handle({ ...produceReq('s', buildBatch([{ key: null, value: Buffer.from(v) }])), topicData: [{ name: 's', partitionData: [{ index: partition, records: buildBatch([{ key: null, value: Buffer.from(v) }]) }] }] }, ctx(9), b);
+    await produce(0, 'a');
+    const req = (sessionId: number, sessionEpoch: number, parts: Array<[number, number]>, forgotten: number[] = []) => ({
+      ...fetchReq('s', 0), sessionId, sessionEpoch,
+      topics: parts.length ? [{ topic: 's', topicId: '', partitions: parts.map(([partition, fetchOffset]) => ({ partition, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20 })) }] : [],
+      forgottenTopicsData: forgotten.length ? [{ topic: 's', topicId: '', partitions: forgotten }] : [],
+    });
+    const answered = (r: any) => r.responses.flatMap((t: any) => t.partitions.map((p: any) => [p.partitionIndex, p.highWatermark, p.records.length]));
+    const full = (await fetchHandler.handle(req(0, 0, [[0, 0], [1, 0]]), ctx(12), b))!;
+    expect(full.sessionId).toBeGreaterThan(0);
+    expect(answered(full)).toEqual([[0, 1, 1], [1, 0, 0]]);
+    // Nothing changed: an incremental fetch answers no partition.
+    const none = (await fetchHandler.handle(req(full.sessionId, 1, [[0, 1]]), ctx(12), b))!;
+    expect(none.sessionId).toBe(full.sessionId);
+    expect(answered(none)).toEqual([]);
+    // A record on partition 1 is sent although the request named no partition.
+    await produce(1, 'b');
+    expect(answered((await fetchHandler.handle(req(full.sessionId, 2, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
+    // A replayed epoch is refused; so is an unknown session.
+    expect((await fetchHandler.handle(req(full.sessionId, 2, []), ctx(12), b))!.errorCode).toBe(ErrorCode.INVALID_FETCH_SESSION_EPOCH);
+    expect((await fetchHandler.handle(req(12345, 1, []), ctx(12), b))!.errorCode).toBe(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
+    // The session keeps the last offset the client sent: partition 1 is read from 0 again until the client moves it.
+    expect(answered((await fetchHandler.handle(req(full.sessionId, 3, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
+    // Forgotten partitions are no longer read; a session left empty ends (answered without a session).
+    await produce(0, 'c');
+    expect(answered((await fetchHandler.handle(req(full.sessionId, 4, [[1, 1]], [0]), ctx(12), b))!)).toEqual([]);
+    const last = (await fetchHandler.handle(req(full.sessionId, 5, [], [1]), ctx(12), b))!;
+    expect(last.sessionId).toBe(0);
+    expect(b.fetchSessions.size).toBe(0);
+    // Sessionless (epoch -1) fetches never open one.
+    expect((await fetchHandler.handle(req(0, -1, [[0, 0]]), ctx(12), b))!.sessionId).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import { ErrorCode, type KafkaErrorCode } from '../../../broker/src/errors.js';
 import { OFFSETS_TOPIC } from '../../../broker/src/log/internal-topics.js';
 import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
+import { unitServices } from '../support/services.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
@@ -32,9 +33,7 @@ class RecordingTxn implements TransactionServices {
 }
 
 function services(store: MemoryLogStore, txn: TransactionServices): BrokerServices {
-  const config = loadBrokerConfig([], {});
-  const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, txn } as BrokerServices;
+  return unitServices({ store, txn });
 }
 
 const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ProducerStateTable, decodeProducer } from '../../../broker/src/log/producer-state.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
-import type { BatchHeader } from '../../../broker/src/record-batch/batch.js';
+import { readHeader, type BatchHeader } from '../../../broker/src/record-batch/batch.js';
+import { buildBatch } from '../../helpers/batches.js';
 
-const h = (producerId: number, producerEpoch: number, baseSequence: number, count = 1): BatchHeader => ({
-  baseOffset: 0, size: 100, partitionLeaderEpoch: 0, attributes: 0, lastOffsetDelta: count - 1,
-  baseTimestamp: 0, maxTimestamp: 0, producerId, producerEpoch, baseSequence, recordCount: count,
-});
+/** The header of a real batch of `count` records from that producer. */
+const h = (producerId: number, producerEpoch: number, baseSequence: number, count = 1): BatchHeader =>
+  readHeader(buildBatch(Array.from({ length: count }, () => ({ key: null, value: Buffer.from('v') })), { producerId, producerEpoch, baseSequence, baseTimestamp: 0 }));
 
 describe('ProducerStateTable', () => {
   it('accepts contiguous sequences and detects a duplicate of one of the last 5 batches', () => {

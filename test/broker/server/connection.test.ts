@@ -4,6 +4,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection, type ConnectionLimits } from '../../../broker/src/server/connection.js';
 import { RequestBytesPool } from '../../../broker/src/server/request-pool.js';
+import { newSession } from '../../../broker/src/security/session.js';
 import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js';
 import { createLogger } from '../../../broker/src/logger.js';
 
@@ -32,7 +33,7 @@ const open: Harness[] = [];
 async function harness(dispatch: (frame: Buffer) => Promise<DispatchResult>, limits = LIMITS, pool = new RequestBytesPool(0)): Promise<Harness> {
   const stub = { dispatch: (f: Buffer) => dispatch(f) } as unknown as Dispatcher;
   let conn!: Connection;
-  const server = net.createServer((s) => { conn = new Connection(s, 1, stub, logger, limits, pool); });
+  const server = net.createServer((s) => { conn = new Connection(s, newSession(1, s.remoteAddress ?? ''), stub, logger, limits, pool); });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
   client.on('error', () => undefined);

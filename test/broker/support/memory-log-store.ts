@@ -1,9 +1,13 @@
 // In-memory LogStore for fast unit tests of handlers and partition logic.
 // Never the proof that a feature works: integration tests use real Redis.
 import { RunnelError } from '../../../broker/src/errors.js';
-import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
+import type { AbortedTxn, AppendRequest, AppendResult, CompactedBatch, CompactionStore, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
 
-interface PartitionData { batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string>; txns: Map<number, number>; aborted: AbortedTxn[] }
+interface PartitionData {
+  batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string>; txns: Map<number, number>; aborted: AbortedTxn[];
+  /** Compaction as the Redis store keeps it: the compacted prefix (below cleanedTo), the pass being written, its token. */
+  compacted: CompactedBatch[]; cleanedTo: number; pass: { token: string; batches: CompactedBatch[] } | null;
+}
 
 export class MemoryLogStore implements LogStore {
   topics = new Map<string, TopicRecord>();
@@ -14,7 +18,7 @@ export class MemoryLogStore implements LogStore {
   private part(tp: TopicPartition): PartitionData {
     const k = `${tp.topic}/${tp.partition}`;
     let p = this.parts.get(k);
-    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map(), txns: new Map(), aborted: [] }));
+    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map(), txns: new Map(), aborted: [], compacted: [], cleanedTo: 0, pass: null }));
     return p;
   }
   private check(): void { if (this.failing) throw new RunnelError('STORAGE_UNAVAILABLE', 'store down'); }
@@ -30,7 +34,7 @@ export class MemoryLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     this.check();
     const p = this.part(tp);
-    return { last: p.batches[p.batches.length - 1] ?? null, nextOffset: p.next, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived };
+    return { last: p.batches[p.batches.length - 1] ?? p.compacted[p.compacted.length - 1] ?? null, nextOffset: p.next, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived, cleanedTo: p.cleanedTo };
   }
   /** Same fence as append.lua: current epoch and base offset == stored log end. */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
@@ -63,14 +67,19 @@ export class MemoryLogStore implements LogStore {
     }
     return n;
   }
+  /** The compacted prefix, then the uncompacted log (readers see one log, as with the Redis store). */
+  private all(tp: TopicPartition): StoredBatch[] {
+    const p = this.part(tp);
+    return p.compacted.length ? [...p.compacted.map(({ baseOffset, bytes }) => ({ baseOffset, bytes })), ...p.batches] : p.batches;
+  }
   async read(tp: TopicPartition, offset: number, count: number) {
-    const bs = this.part(tp).batches;
+    const bs = this.all(tp);
     let i = bs.findIndex((b) => b.baseOffset > offset);
     if (i === -1) i = bs.length;
     return bs.slice(Math.max(0, i - 1), Math.max(0, i - 1) + count).filter((b, j) => j > 0 || b.baseOffset <= offset || i - 1 < 0);
   }
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
-    return this.part(tp).batches.filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
+    return this.all(tp).filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
   }
   async setLogStartOffset(tp: TopicPartition, o: number) {
     const p = this.part(tp);
@@ -87,7 +96,39 @@ export class MemoryLogStore implements LogStore {
     p.batches = p.batches.filter((b) => b.baseOffset >= min);
     return before - p.batches.length;
   }
-  async sizeBytes(tp: TopicPartition) { return this.part(tp).batches.reduce((n, b) => n + b.bytes.length, 0); }
+  async sizeBytes(tp: TopicPartition) { return this.all(tp).reduce((n, b) => n + b.bytes.length, 0); }
+
+  /** Same fences as compact-{begin,write,finish}.lua: the leader epoch, and the token of the newest pass. */
+  readonly compaction: CompactionStore = {
+    scanLog: async (tp, fromBase, count) => this.part(tp).batches.filter((b) => b.baseOffset >= fromBase).slice(0, count),
+    scanCompacted: async (tp, fromBase, count) => this.part(tp).compacted.filter((b) => b.baseOffset >= fromBase).slice(0, count),
+    begin: async (tp, epoch, token) => {
+      const p = this.part(tp);
+      if (epoch !== p.leaderEpoch) return false;
+      p.pass = { token, batches: [] };
+      return true;
+    },
+    write: async (tp, token, batches) => {
+      const p = this.part(tp);
+      if (p.pass?.token !== token) return false;
+      p.pass.batches.push(...batches.map((b) => ({ ...b, bytes: Buffer.from(b.bytes) })));
+      return true;
+    },
+    finish: async (tp, epoch, token, cleanedTo) => {
+      const p = this.part(tp);
+      if (epoch !== p.leaderEpoch || p.pass?.token !== token) return false;
+      p.compacted = p.pass.batches.filter((b) => b.baseOffset >= p.logStartOffset || b.baseOffset + b.bytes.readInt32BE(23) >= p.logStartOffset);
+      p.batches = p.batches.filter((b) => b.baseOffset >= cleanedTo);
+      p.cleanedTo = cleanedTo;
+      p.pass = null;
+      return true;
+    },
+    sizes: async (tp) => {
+      const p = this.part(tp);
+      const sum = (bs: StoredBatch[]) => bs.reduce((n, b) => n + b.bytes.length, 0);
+      return { log: sum(p.batches), compacted: sum(p.compacted) };
+    },
+  };
   async nextProducerId() { return ++this.pid; }
   async clusterId() { return 'memory-cluster'; }
   async waitReplicas() { return { replicas: 0, aofLocal: false }; }

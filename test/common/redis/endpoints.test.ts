@@ -19,6 +19,13 @@ describe('parseRedisEndpoints', () => {
     expect(parseRedisEndpoints('cache.internal').seeds).toEqual([{ host: 'cache.internal', port: 6379 }]);
   });
 
+  it('bare host:port seeds after a rediss:// URL are TLS too (the form docs/redis-cluster.md shows)', () => {
+    const e = parseRedisEndpoints('rediss://user:pw@h1:7001,h2:7002,rediss://h3:7003');
+    expect(e.tls).toBe(true);
+    expect(e.seeds).toEqual([{ host: 'h1', port: 7001 }, { host: 'h2', port: 7002 }, { host: 'h3', port: 7003 }]);
+    expect(() => parseRedisEndpoints('rediss://h1:7001,redis://h2:7002')).toThrow(/same scheme/);
+  });
+
   it('keeps unix sockets as a single endpoint', () => {
     expect(parseRedisEndpoints('/run/redis.sock').socketPath).toBe('/run/redis.sock');
   });

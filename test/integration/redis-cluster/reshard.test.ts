@@ -81,7 +81,7 @@ describe('Redis Cluster topology changes under load', () => {
     expect(await wireCreateTopic(broker.port, 'after-add', 8)).toBe(0);
     const report = await placementReport(cluster.seeds);
     // Primaries serving slots now (a primary emptied by the resharding above became a replica: cluster-allow-replica-migration).
-    const serving = [];
+    const serving: string[] = [];
     for (const p of await cluster.primaries()) if ((await cluster.slotsOf(p)).length > 0) serving.push(nodeName(p));
     const counts = new Map([...countsOf(report, 'after-add')].filter(([n]) => serving.includes(n)));
     expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(8);

@@ -3,7 +3,7 @@
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua).
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { RunnelError } from '../../errors.js';
-import { nodeIdOfInstance, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
+import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import type { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 
@@ -61,7 +61,7 @@ export class RedisClusterStore implements ClusterStore {
   }
 
   async registerBroker(info: BrokerInfo, instance: string, expiresAt: number, now: number): Promise<RegisterResult> {
-    const reg: RegistrationJson = { nodeId: info.nodeId, host: info.host, port: info.port, rack: info.rack, instance, expiresAt };
+    const reg: RegistrationJson = { nodeId: info.nodeId, host: info.host, port: info.port, rack: info.rack, endpoints: info.endpoints, instance, expiresAt };
     const [ok, holder, holderExpires] = await guard(this.redis.registerBroker(this.keys.brokers, String(info.nodeId), instance, JSON.stringify(reg), String(now)));
     if (ok !== 1) return { ok: false, holder: String(holder), expiresAt: Number(holderExpires) };
     // The sorted set is the index liveBrokers() reads. GT: a late write of an
@@ -81,10 +81,7 @@ export class RedisClusterStore implements ClusterStore {
     const infos = await guard(this.redis.hmget(this.keys.brokers, ...ids));
     return infos
       .filter((x): x is string => x !== null)
-      .map((x): BrokerInfo => {
-        const r = JSON.parse(x) as BrokerInfo;
-        return { nodeId: r.nodeId, host: r.host, port: r.port, rack: r.rack ?? null };
-      })
+      .map((x) => registrationInfo(JSON.parse(x) as BrokerInfo))
       .sort((a, b) => a.nodeId - b.nodeId);
   }
 

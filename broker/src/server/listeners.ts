@@ -1,0 +1,42 @@
+// Starts one KafkaServer per configured listener (Kafka's `listeners`) and
+// works out what each advertises: port 0 binds an ephemeral port, and the
+// bound port is what gets advertised. The servers share one ListenerGroup
+// (max.connections and queued.max.request.bytes are broker-wide).
+import type { BrokerConfig } from '../config.js';
+import type { Dispatcher } from '../dispatch.js';
+import type { Logger } from '../logger.js';
+import type { Endpoint } from '../storage/cluster-store.js';
+import { KafkaServer, ListenerGroup, serverLimits } from './server.js';
+import { RequestBytesPool } from './request-pool.js';
+import { TlsListener } from './tls-listener.js';
+
+export interface RunningListeners {
+  /** Each listener's advertised address, in `listeners` order. */
+  endpoints: Endpoint[];
+  /** Each listener's bound port, in `listeners` order. */
+  ports: number[];
+  setDispatcher(d: Dispatcher): void;
+  close(): Promise<void>;
+}
+
+export async function startListeners(config: BrokerConfig, logger: Logger): Promise<RunningListeners> {
+  const servers: KafkaServer[] = [];
+  const close = async (): Promise<void> => { await Promise.all(servers.map((s) => s.close())); };
+  const endpoints: Endpoint[] = [];
+  const ports: number[] = [];
+  const group = new ListenerGroup(new RequestBytesPool(config.queuedMaxRequestBytes));
+  try {
+    for (const l of config.listeners) {
+      const tls = l.ssl ? new TlsListener(l.name, l.securityProtocol, l.ssl, config.sslReloadIntervalMs, logger) : undefined;
+      const server = new KafkaServer(null, logger, serverLimits(config), { name: l.name, securityProtocol: l.securityProtocol, tls }, group);
+      servers.push(server);
+      const port = await server.listen(l.host, l.port);
+      ports.push(port);
+      endpoints.push({ listener: l.name, host: l.advertisedHost, port: l.advertisedPort === 0 || l.port === 0 ? port : l.advertisedPort });
+    }
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { endpoints, ports, setDispatcher: (d) => { for (const s of servers) s.setDispatcher(d); }, close };
+}

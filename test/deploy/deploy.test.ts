@@ -1,0 +1,158 @@
+// deploy/ beside the chart, checked with real tools: the compose file against
+// the compose-spec JSON schema (check-jsonschema's vendored copy), the
+// Dockerfile by hadolint, the systemd units by `systemd-analyze verify` and
+// `systemd-analyze security --offline`. The settings they pass are read by
+// Runnel's own config loaders. Each validator is also shown a broken file and
+// must refuse it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadBrokerConfig, parseProperties } from '../../broker/src/config.js';
+import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
+import { ARCHIVER_NAMES, BROKER_ENV, expectKnownNames, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
+
+const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
+const pkg = JSON.parse(read('package.json')) as { bin: { runnel: string } };
+
+beforeAll(() => requireTools());
+
+describe('compose stack deploy/compose/compose.yaml', () => {
+  const checkCompose = (file: string): ReturnType<typeof run> => run(TOOL.checkJsonschema, ['--builtin-schema', 'vendor.compose-spec', file]);
+  /** Compose's ${VAR:-default} with the defaults taken (what `docker compose config` does with an empty environment). */
+  const interpolate = (v: string): string => v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+  let compose: Record<string, any>;
+  beforeAll(async () => { compose = (await yamlDocs(read('deploy/compose/compose.yaml')))[0]!; });
+
+  it('is valid against the compose-spec schema; a misspelt key and a wrong type are refused', async () => {
+    const ok = await checkCompose('deploy/compose/compose.yaml');
+    expect(ok.stdout + ok.stderr).toContain('ok -- validation done');
+    expect(ok.code).toBe(0);
+    const text = read('deploy/compose/compose.yaml');
+    const dir = tempFiles({
+      'typo.yaml': text.replace('    healthcheck:\n', '    helthcheck:\n'),
+      'type.yaml': text.replace('stop_grace_period: 20s', 'stop_grace_period: [20s]'),
+    });
+    for (const f of ['typo.yaml', 'type.yaml']) {
+      const bad = await checkCompose(join(dir, f));
+      expect(bad.code, f).not.toBe(0);
+      expect(bad.stdout + bad.stderr, f).toContain('Schema validation errors');
+    }
+  });
+
+  it('three brokers with distinct node ids and advertised addresses, each environment read by loadBrokerConfig', () => {
+    const brokers = ['broker1', 'broker2', 'broker3'].map((n) => compose.services[n]);
+    const cfgs = brokers.map((b) => {
+      const env = Object.fromEntries(Object.entries(b.environment as Record<string, string>).map(([k, v]) => [k, interpolate(String(v))]));
+      expectKnownNames(env, BROKER_ENV, 'compose broker');
+      return loadBrokerConfig([], env);
+    });
+    expect(new Set(cfgs.map((c) => c.nodeId)).size).toBe(3);
+    expect(new Set(cfgs.map((c) => `${c.advertisedHost}:${c.advertisedPort}`)).size).toBe(3);
+    for (const [i, c] of cfgs.entries()) {
+      expect(c.redisUrl).toBe('redis://redis:6379');
+      expect(c.host).toBe('0.0.0.0');
+      // the advertised port is published on the host under the same number, /metrics on 8080 inside
+      expect(brokers[i].ports).toContain(`${c.advertisedPort}:${c.port}`);
+      expect(c.httpPort).toBe(8080);
+    }
+  });
+
+  it('Redis runs with AOF and noeviction; the archiver writes to the MinIO bucket that minio-init creates', () => {
+    const redisArgs = (compose.services.redis.command as string[]).join(' ');
+    expect(redisArgs).toContain('--appendonly yes');
+    expect(redisArgs).toContain('--maxmemory-policy noeviction');
+    const env = Object.fromEntries(Object.entries(compose.services.archiver.environment as Record<string, string>).map(([k, v]) => [k, interpolate(String(v))]));
+    expectKnownNames(env, ARCHIVER_NAMES, 'compose archiver');
+    const cfg = loadArchiverConfig(env);
+    expect(cfg.lake).toMatch(/^s3:\/\/runnel-lake\//);
+    expect(cfg.s3ForcePathStyle).toBe(true);
+    expect(compose.services['minio-init'].entrypoint.join('\n')).toContain('mc mb --ignore-existing lake/runnel-lake');
+    expect(compose.services.archiver.depends_on['minio-init'].condition).toBe('service_completed_successfully');
+    // the cluster profile's nodes run with cluster mode, AOF and noeviction too
+    expect(compose.services['redis-c2'].command[2]).toMatch(/--cluster-enabled yes.*--appendonly yes --maxmemory-policy noeviction/);
+    expect(compose.services['redis-c2'].profiles).toEqual(['cluster']);
+  });
+
+  it('Prometheus scrapes every broker and the archiver on their HTTP ports; Grafana has it as datasource', async () => {
+    const prom = (await yamlDocs(read('deploy/compose/prometheus.yml')))[0]!;
+    const targets = (prom.scrape_configs as any[]).flatMap((j) => j.static_configs.flatMap((s: any) => s.targets as string[]));
+    const archiverPort = compose.services.archiver.environment.RUNNEL_ARCHIVER_HTTP_PORT;
+    expect(targets.sort()).toEqual(['archiver:' + archiverPort, 'broker1:8080', 'broker2:8080', 'broker3:8080']);
+    const ds = (await yamlDocs(read('deploy/compose/grafana/provisioning/datasources/prometheus.yaml')))[0]!;
+    expect(ds.datasources[0]).toMatchObject({ type: 'prometheus', url: 'http://prometheus:9090' });
+    expect(compose.services.grafana.volumes).toContain('./grafana/provisioning:/etc/grafana/provisioning:ro');
+  });
+});
+
+describe('image deploy/Dockerfile', () => {
+  const text = read('deploy/Dockerfile');
+
+  it('hadolint finds nothing; it refuses a Dockerfile that runs as root or uses an untagged image', async () => {
+    const ok = await run(TOOL.hadolint, ['deploy/Dockerfile']);
+    expect(ok.stdout + ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const dir = tempFiles({ 'Dockerfile': text.replace('USER 10001:10001', 'USER root').replace('FROM ${NODE_SLIM_IMAGE}\n', 'FROM node\n') });
+    const bad = await run(TOOL.hadolint, [join(dir, 'Dockerfile')]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toContain('DL3002'); // last USER should not be root
+    expect(bad.stdout).toContain('DL3006'); // always tag the version of an image
+  });
+
+  it('runs the package bin as entrypoint, as a non-root user, with a health check on the /health route', () => {
+    expect(text).toContain(`ENTRYPOINT ["node", "/app/${pkg.bin.runnel}"]`);
+    const users = [...text.matchAll(/^USER (\S+)/gm)].map((m) => m[1]);
+    expect(users.at(-1)).toBe('10001:10001');
+    expect(text).toMatch(/^HEALTHCHECK .*\n.*\/health'\)/m);
+    expect(read('broker/src/http/http-server.ts')).toContain("app.get('/health'");
+    // the build copies exactly what tsconfig compiles
+    const include = (JSON.parse(read('tsconfig.json')) as { include: string[] }).include;
+    for (const dir of include) expect(text).toMatch(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));
+    expect(text).toContain('npm ci --omit=dev');
+  });
+});
+
+describe('systemd units deploy/systemd', () => {
+  const units = ['runnel-broker.service', 'runnel-archiver.service'];
+
+  it('systemd-analyze verify accepts both units and reports a typo and a bad value', async () => {
+    for (const u of units) {
+      const r = await run(TOOL.systemdAnalyze, ['verify', u], { cwd: join(ROOT, 'deploy/systemd') });
+      expect(r.stdout + r.stderr, u).toBe('');
+      expect(r.code, u).toBe(0);
+    }
+    const text = read('deploy/systemd/runnel-broker.service');
+    const dir = tempFiles({ 'runnel-broker.service': text.replace('ProtectSystem=strict', 'ProtectSystem=everything').replace('PrivateTmp=yes', 'PrivateTemp=yes') });
+    const bad = await run(TOOL.systemdAnalyze, ['verify', 'runnel-broker.service'], { cwd: dir });
+    expect(bad.stderr).toMatch(/Failed to parse protect system value/);
+    expect(bad.stderr).toMatch(/Unknown key.*PrivateTemp/);
+  });
+
+  it('systemd-analyze security rates both units at most 2.0 (OK); an unhardened unit is refused', async () => {
+    for (const u of units) {
+      const r = await run(TOOL.systemdAnalyze, ['security', '--offline=true', '--threshold=20', u], { cwd: join(ROOT, 'deploy/systemd') });
+      expect(r.stdout, u).toMatch(/Overall exposure level for .*: [0-2]\.\d OK/);
+      expect(r.code, u).toBe(0);
+    }
+    const plain = read('deploy/systemd/runnel-broker.service').split('\n').filter((l) => !/^(Protect|Private|Restrict|NoNew|Capability|SystemCall|Lock|Remove|Ambient|ProcSubset|UMask)/.test(l)).join('\n');
+    const dir = tempFiles({ 'runnel-broker.service': plain });
+    const bad = await run(TOOL.systemdAnalyze, ['security', '--offline=true', '--threshold=20', 'runnel-broker.service'], { cwd: dir });
+    expect(bad.code).not.toBe(0);
+  });
+
+  it('each unit runs the package bin with its EnvironmentFile; the example files are read by the config loaders', () => {
+    for (const [u, cmd, example] of [['runnel-broker.service', 'broker', 'broker.env.example'], ['runnel-archiver.service', 'archiver', 'archiver.env.example']] as const) {
+      const text = read(`deploy/systemd/${u}`);
+      expect(text).toContain(`ExecStart=/usr/bin/node /opt/runnel/${pkg.bin.runnel} ${cmd}`);
+      expect(text).toMatch(/^EnvironmentFile=\/etc\/runnel\/\w+\.env$/m);
+      const env = parseProperties(read(`deploy/systemd/${example}`));
+      if (cmd === 'broker') {
+        expectKnownNames(env, BROKER_ENV, example);
+        const cfg = loadBrokerConfig([], env);
+        expect(cfg).toMatchObject({ nodeId: 1, advertisedHost: 'broker1.example.internal', httpPort: 8080, minInsyncReplicas: 2, logRetentionMs: 168 * 3_600_000 });
+      } else {
+        expectKnownNames(env, ARCHIVER_NAMES, example);
+        expect(loadArchiverConfig(env)).toMatchObject({ httpPort: 8081, lake: 's3://example-lake/runnel' });
+      }
+    }
+  });
+});
