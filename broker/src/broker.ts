@@ -167,7 +167,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     throw e;
   }
   server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
-  const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connectionCount }) : () => undefined;
+  const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connections() }) : () => undefined;
   const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics }).catch(async (e: unknown) => {
     // e.g. the port is taken: nothing else has started yet but the listener and the leases
     stopSampler();

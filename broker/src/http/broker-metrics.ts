@@ -17,8 +17,8 @@ export interface BrokerProbeDeps {
   services: BrokerServices;
   /** The connection the round trip is sampled on. */
   redis: { ping(): Promise<unknown> };
-  /** Open client connections of the Kafka listener. */
-  connections(): number;
+  /** Open client connections of each Kafka listener. */
+  connections(): Array<{ listener: string; count: number }>;
 }
 
 type PartLabels = 'topic' | 'partition';
@@ -36,7 +36,7 @@ export function observeBroker(registry: Registry, d: BrokerProbeDeps): () => voi
   scrapeGauge(registry, 'runnel_partition_high_watermark', 'High watermark of each led partition', ['topic', 'partition'], perPartition((p) => p.highWatermark));
   scrapeGauge(registry, 'runnel_partition_log_start_offset', 'Log start offset of each led partition', ['topic', 'partition'], perPartition((p) => p.logStartOffset));
   scrapeGauge(registry, 'runnel_partition_leader_epoch', 'Leader epoch of each led partition', ['topic', 'partition'], perPartition((p) => p.leaderEpoch));
-  scrapeGauge(registry, 'runnel_connections', 'Open client connections of the Kafka listener', [], () => [{ value: d.connections() }]);
+  scrapeGauge(registry, 'runnel_connections', 'Open client connections, by Kafka listener', ['listener'], () => d.connections().map((c) => ({ labels: { listener: c.listener }, value: c.count })));
   let truncated = 0;
   scrapeGauge(registry, 'runnel_consumer_group_lag', 'Records between the committed offset of a group and the end of the partition (groups this broker coordinates)', ['group', 'topic', 'partition'], async () => {
     const r = await groupLag(b, MAX_LAG_SERIES).catch(() => ({ samples: [], truncated: 0 }));

@@ -3,25 +3,20 @@
 // and which error a request is counted under.
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
-import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { fetchHandler } from '../../../broker/src/handlers/fetch.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
-import { createLogger } from '../../../broker/src/logger.js';
-import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
 import { RequestMetrics, firstError, recordsIn } from '../../../broker/src/http/request-metrics.js';
-import { MemoryLogStore } from '../support/memory-log-store.js';
+import { unitServices } from '../support/services.js';
 import { buildBatch } from '../../helpers/batches.js';
 
 function services(): BrokerServices {
-  const config = loadBrokerConfig(['--set', 'auto.create.topics.enable=false'], {});
-  const store = new MemoryLogStore();
-  const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster };
+  const b = unitServices();
+  b.config.autoCreateTopics = false; // a topic that does not exist is an error to count
+  return b;
 }
 
 const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });

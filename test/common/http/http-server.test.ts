@@ -188,7 +188,7 @@ describe('HTTP endpoint: TLS (PEM keystore)', () => {
       [{ keystoreLocation: '__KS__', clientAuth: 'required' }, /http\.ssl\.client\.auth=required needs http\.ssl\.truststore\.location/],
     ];
     for (const [s, msg] of bad) {
-      const resolved = { ...s, keystoreLocation: s.keystoreLocation === '__CERT__' ? pki.serverCert : s.keystoreLocation === '__KS__' ? keystore : s.keystoreLocation };
+      const resolved = { ...s, keystoreLocation: s.keystoreLocation === '__CERT__' ? pki.serverCert : s.keystoreLocation === '__KS__' ? keystore : (s.keystoreLocation ?? '') };
       expect(() => httpsOptions({ ...base, ...resolved }), JSON.stringify(s)).toThrow(msg);
     }
     expect(httpsOptions(base)).toBeNull();
