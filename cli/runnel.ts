@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   const cfg = loadConfig(env);
   if (embeddedUrl) {
     const { createLogger } = await import('../archiver/src/log.js');
-    createLogger(cfg.logLevel, { component: 'archiver' }).info('using the embedded redis of the broker in the data folder', {
+    createLogger(cfg.logLevel, 'archiver').info('using the embedded redis of the broker in the data folder', {
       redis: embeddedUrl, file: resolve(dataDir, EMBEDDED_REDIS_URL_FILE), lake: cfg.lake, maxFileAgeMs: cfg.maxFileAgeMs,
     });
   }

@@ -23,7 +23,7 @@ import { Leases } from './lease.js';
 import { createLogger, type Logger } from './log.js';
 import { optimize, vacuum } from './maintenance.js';
 import { Membership } from './membership.js';
-import { emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';
+import { ArchiverMetrics, emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';
 import { ParquetPool } from './parquet/pool.js';
 import { pollOnce, readLimitBytes } from './reader.js';
 import { openArchiverRedis } from './redis.js';
@@ -46,6 +46,7 @@ export class Archiver implements ArchiverContext {
   readonly leases: Leases;
   readonly topics = new Map<string, TopicArchiver>();
   readonly stats: ArchiverStats = emptyStats();
+  readonly metrics = new ArchiverMetrics();
   private readonly membership: Membership;
   private stopRequested = false;
   private loops: Promise<void>[] = [];
@@ -60,7 +61,7 @@ export class Archiver implements ArchiverContext {
   ) {
     this.keys = new Keys(config.keyPrefix);
     this.hooks = hooks ?? redisTransactionHooks(() => this.redis, this.keys);
-    this.log = deps.logger ?? createLogger(config.logLevel, { component: 'archiver', id: config.archiverId });
+    this.log = deps.logger ?? createLogger(config.logLevel, 'archiver', { fields: { id: config.archiverId } });
     this.store =
       deps.store ??
       openLake(config.lake, { s3Endpoint: config.s3Endpoint, s3ForcePathStyle: config.s3ForcePathStyle, s3Region: config.s3Region });

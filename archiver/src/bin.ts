@@ -2,20 +2,26 @@
 // Standalone archiver process (used by tests and benchmarks; the CLI wires runArchiver itself).
 // Configuration comes from the environment (see config.ts). SIGTERM/SIGINT flush and exit.
 import { loadConfig, runArchiver } from './main.js';
+import { createLogger } from './log.js';
+
+// the same JSON format (and URL redaction) as every other line of the archiver
+let log = createLogger('info', 'archiver');
 
 let h: Awaited<ReturnType<typeof runArchiver>>;
 try {
-  h = await runArchiver(loadConfig());
+  const config = loadConfig();
+  log = createLogger(config.logLevel, 'archiver', { fields: { id: config.archiverId } });
+  h = await runArchiver(config);
 } catch (e) {
   // a configuration error (RN3001) or Redis unreachable at start: say why, exit non-zero
-  process.stderr.write(JSON.stringify({ level: 'error', msg: 'archiver cannot start', err: e instanceof Error ? e.message : String(e) }) + '\n');
+  log.error('archiver cannot start', { err: e instanceof Error ? e.message : String(e) });
   process.exit(1);
 }
 let stopping = false;
 const stop = async (sig: string) => {
   if (stopping) return;
   stopping = true;
-  process.stderr.write(JSON.stringify({ level: 'info', msg: `received ${sig}, stopping` }) + '\n');
+  log.info(`received ${sig}, stopping`);
   await h.stop();
   process.exit(0);
 };

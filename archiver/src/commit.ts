@@ -107,6 +107,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       ctx.stats.bytesWritten += outBytes;
     }
     let conflicts = 0;
+    const timed = ctx.metrics?.commitTimer();
     const outcome = await t.table.commit((state) => {
       conflicts++;
       for (const a of adv) {
@@ -120,6 +121,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       for (const f of files) actions.push({ add: f.add });
       return actions;
     }, 'WRITE');
+    timed?.(outcome.status === 'aborted' ? 'aborted' : 'committed');
     ctx.stats.commitConflicts += Math.max(0, conflicts - 1);
     if (outcome.status === 'aborted') {
       ctx.stats.commitsAborted++;

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { RunnelError } from '../../broker/src/errors.js';
+import { parseClientAuth, type HttpSettings, type HttpSettingsInput } from '../../common/http/http-settings.js';
 import type { RedisTlsSettings } from '../../common/redis/tls-options.js';
 
 export interface ArchiverConfig {
@@ -65,6 +66,8 @@ export interface ArchiverConfig {
   archiverId: string;
   /** RUNNEL_ARCHIVER_HTTP_PORT: /health, /ready and /metrics (lake lag per partition); 0 disables. */
   httpPort: number;
+  /** RUNNEL_ARCHIVER_HTTP_*: bind address, authentication and TLS of that endpoint (ARCHIVER_HTTP_ENV). */
+  http: HttpSettingsInput;
   /** RUNNEL_LOG_LEVEL: error | warn | info | debug. */
   logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
@@ -121,10 +124,38 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     topics: env.RUNNEL_ARCHIVER_TOPICS ? env.RUNNEL_ARCHIVER_TOPICS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     archiverId: env.RUNNEL_ARCHIVER_ID || `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     httpPort: int(env, 'RUNNEL_ARCHIVER_HTTP_PORT', 0),
+    http: {
+      host: env.RUNNEL_ARCHIVER_HTTP_HOST || '127.0.0.1',
+      bearerToken: env.RUNNEL_ARCHIVER_HTTP_AUTH_BEARER_TOKEN || '',
+      basicUser: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_USER || '',
+      basicPassword: env.RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_PASSWORD || '',
+      keystoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_KEYSTORE_LOCATION || '',
+      keyPassword: env.RUNNEL_ARCHIVER_HTTP_SSL_KEY_PASSWORD || '',
+      truststoreLocation: env.RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION || '',
+      clientAuth: env.RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH || 'none',
+    },
     logLevel: ['error', 'warn', 'info', 'debug'].includes(level) ? level : 'info',
     ...overrides,
   };
   return cfg;
+}
+
+/** The variable behind each HTTP setting (named in configuration errors). */
+export const ARCHIVER_HTTP_ENV: Record<keyof HttpSettings, string> = {
+  host: 'RUNNEL_ARCHIVER_HTTP_HOST',
+  port: 'RUNNEL_ARCHIVER_HTTP_PORT',
+  bearerToken: 'RUNNEL_ARCHIVER_HTTP_AUTH_BEARER_TOKEN',
+  basicUser: 'RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_USER',
+  basicPassword: 'RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_PASSWORD',
+  keystoreLocation: 'RUNNEL_ARCHIVER_HTTP_SSL_KEYSTORE_LOCATION',
+  keyPassword: 'RUNNEL_ARCHIVER_HTTP_SSL_KEY_PASSWORD',
+  truststoreLocation: 'RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION',
+  clientAuth: 'RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH',
+};
+
+/** The HTTP endpoint's settings of a config, as common/http takes them. */
+export function archiverHttpSettings(cfg: ArchiverConfig): HttpSettings {
+  return { ...cfg.http, port: cfg.httpPort, clientAuth: parseClientAuth(cfg.http.clientAuth, ARCHIVER_HTTP_ENV.clientAuth) };
 }
 
 /** The redis.tls.* settings of a config, as common/redis/tls-options.ts takes them. */
@@ -172,5 +203,13 @@ export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'
   { name: 'RUNNEL_ARCHIVER_TOPICS', kind: 'string', help: 'comma-separated topics to archive (default: all)' },
   { name: 'RUNNEL_ARCHIVER_ID', kind: 'string', help: 'member id (default host-pid-random)' },
   { name: 'RUNNEL_ARCHIVER_HTTP_PORT', kind: 'string', help: '/health, /ready, /metrics port; 0 disables (default 0)' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_HOST', kind: 'string', help: 'address the HTTP endpoint binds (default 127.0.0.1; 0.0.0.0 for every interface)' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_AUTH_BEARER_TOKEN', kind: 'string', help: 'bearer token required on /ready and /metrics (prefer the variable to the flag)' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_USER', kind: 'string', help: 'basic-auth user required on /ready and /metrics' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_AUTH_BASIC_PASSWORD', kind: 'string', help: 'basic-auth password (prefer the variable to the flag)' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_SSL_KEYSTORE_LOCATION', kind: 'string', help: 'PEM file with the private key and certificate chain: serve HTTPS' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_SSL_KEY_PASSWORD', kind: 'string', help: 'passphrase of an encrypted private key' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION', kind: 'string', help: 'PEM CA certificates for client certificates' },
+  { name: 'RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH', kind: 'string', help: 'client certificates: none | requested | required (default none)' },
   { name: 'RUNNEL_LOG_LEVEL', kind: 'string', help: 'error | warn | info | debug (default info)' },
 ];

@@ -5,7 +5,7 @@ import type { ArchiverConfig } from './config.js';
 import type { Keys } from './keys.js';
 import type { Leases } from './lease.js';
 import type { Logger } from './log.js';
-import type { ArchiverStats } from './metrics.js';
+import type { ArchiverMetrics, ArchiverStats } from './metrics.js';
 import type { ParquetPool } from './parquet/pool.js';
 import type { TransactionHooks } from './records/transactions.js';
 import type { ObjectStore } from './storage/index.js';
@@ -22,6 +22,8 @@ export interface ArchiverContext {
   readonly log: Logger;
   readonly leases: Leases;
   readonly stats: ArchiverStats;
+  /** Commit times (absent in contexts built by tests). */
+  readonly metrics?: ArchiverMetrics;
   readonly topics: Map<string, TopicArchiver>;
   /** true once stop() has begun */
   readonly stopping: boolean;

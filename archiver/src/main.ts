@@ -1,8 +1,11 @@
 // Entry point of the archiver process: `runArchiver(config)`.
 import { Archiver, type ArchiverStats, type PartitionLag } from './archiver.js';
 import { loadConfig, type ArchiverConfig } from './config.js';
-import { stalledGauge } from './metrics.js';
-import { startHttp, type HttpProbes } from '../../broker/src/http/http-server.js';
+import { observeArchiver } from './metrics.js';
+import { startHttp } from '../../common/http/http-server.js';
+import { HttpConfigError, httpsOptions, type HttpSettings } from '../../common/http/http-settings.js';
+import { RunnelError } from '../../broker/src/errors.js';
+import { archiverHttpSettings, ARCHIVER_HTTP_ENV } from './config.js';
 import type { TransactionHooks } from './records/transactions.js';
 
 export { loadConfig, type ArchiverConfig } from './config.js';
@@ -27,6 +30,8 @@ export async function runArchiver(
   config: ArchiverConfig = loadConfig(),
   hooks?: TransactionHooks,
 ): Promise<ArchiverHandle> {
+  // checked before anything starts: a half-configured endpoint must not serve unprotected
+  const httpSettings = config.httpPort > 0 ? checkedHttp(config) : null;
   const a = new Archiver(config, hooks);
   try {
     await a.start();
@@ -35,7 +40,15 @@ export async function runArchiver(
     await a.stop({ flush: false }).catch(() => {});
     throw e;
   }
-  const http = config.httpPort > 0 ? await startHttp('0.0.0.0', config.httpPort, archiverProbes(a)) : null;
+  let http: Awaited<ReturnType<typeof startHttp>> | null = null;
+  if (httpSettings) {
+    observeArchiver(a.metrics.registry, a);
+    http = await startHttp(httpSettings, { ready: () => a.ready(), registry: a.metrics.registry }).catch(async (e: unknown) => {
+      await a.stop({ flush: false }).catch(() => {});
+      throw e;
+    });
+    a.log.info('http endpoint listening', http.describe);
+  }
   return {
     lag: () => a.lag(),
     stats: () => ({ ...a.stats }),
@@ -47,20 +60,14 @@ export async function runArchiver(
   };
 }
 
-/** Lake lag per partition (records and seconds behind the log end) and counters, for Prometheus. */
-function archiverProbes(a: Archiver): HttpProbes {
-  return {
-    ready: () => a.ready(),
-    metrics: async () => {
-      const lag = a.lag();
-      const labels = (l: PartitionLag) => ({ topic: l.topic, partition: l.partition });
-      return [
-        { name: 'runnel_archiver_lag_records', help: 'Records in Redis not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagRecords ?? NaN })) },
-        { name: 'runnel_archiver_lag_seconds', help: 'Age of the oldest record not yet committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.lagSeconds ?? NaN })) },
-        { name: 'runnel_archiver_archived_offset', help: 'Highest offset committed to the lake', samples: lag.map((l) => ({ labels: labels(l), value: l.archivedOffset })) },
-        stalledGauge(lag),
-        ...Object.entries(a.stats).map(([k, v]) => ({ name: `runnel_archiver_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, help: `archiver counter ${k}`, samples: [{ value: v as number }] })),
-      ];
-    },
-  };
+/** The settings, or RN3001 (invalid configuration) naming the variable at fault. */
+function checkedHttp(config: ArchiverConfig): HttpSettings {
+  try {
+    const s = archiverHttpSettings(config);
+    httpsOptions(s, ARCHIVER_HTTP_ENV);
+    return s;
+  } catch (e) {
+    if (e instanceof HttpConfigError) throw new RunnelError('CONFIG_INVALID', e.message);
+    throw e;
+  }
 }

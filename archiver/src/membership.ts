@@ -15,6 +15,8 @@ export class Membership {
   private topicInfo = new Map<string, TopicInfo>();
   private members: string[] = [];
   private readonly adopting = new Set<string>();
+  /** Partitions adopted / released since the last summary line (one info line per tick, not one per partition). */
+  private changed = { adopted: [] as string[], released: [] as string[] };
 
   constructor(private readonly ctx: ArchiverContext) {}
 
@@ -84,9 +86,19 @@ export class Membership {
     return out;
   }
 
+  /** One info line for the partitions adopted and released since the last one (per-partition lines are debug). */
+  private summarizeChanges(): void {
+    const { adopted, released } = this.changed;
+    if (!adopted.length && !released.length) return;
+    const list = (a: string[]) => (a.length > 20 ? `${a.slice(0, 20).join(',')},…` : a.join(','));
+    this.ctx.log.info('partitions changed', { adopted: adopted.length, released: released.length, adoptedPartitions: list(adopted), releasedPartitions: list(released) });
+    this.changed = { adopted: [], released: [] };
+  }
+
   async tick(): Promise<void> {
     const ctx = this.ctx;
     if (ctx.stopping) return;
+    this.summarizeChanges();
     this.members = await ctx.leases.heartbeat();
     // renew what we hold
     const held: { topic: string; p: number }[] = [];
@@ -129,6 +141,7 @@ export class Membership {
         .finally(() => this.adopting.delete(key));
     }
     await refreshLogEnds(ctx).catch(() => {});
+    this.summarizeChanges();
   }
 
   private topic(name: string): TopicArchiver {
@@ -166,7 +179,8 @@ export class Membership {
       const v = t.table.state.txns.get(appIdOf(topic, p))?.version ?? -1;
       t.parts.set(p, { partition: p, committed: v, base: v, last: v, epoch: 0, logEnd: null, pendingTs: [], stalled: false });
       if (v >= 0) await publishArchived(ctx, topic, [{ p, v }]).catch((e) => ctx.log.warn('cannot publish archived offset', { topic, partition: p, err: e as Error }));
-      ctx.log.info('partition adopted', { topic, partition: p, resumeAfter: v, tableVersion: t.table.state.version });
+      ctx.log.debug('partition adopted', { topic, partition: p, resumeAfter: v, tableVersion: t.table.state.version });
+      this.changed.adopted.push(`${topic}/${p}`);
     });
     ctx.wakeUp();
   }
@@ -183,6 +197,7 @@ export class Membership {
       t.bufBytes = keep.reduce((s, b) => s + b.bytes.length, 0);
       if (!keep.length) t.bufStart = 0;
     }
-    this.ctx.log.info('partition released', { topic, partition: p });
+    this.ctx.log.debug('partition released', { topic, partition: p });
+    this.changed.released.push(`${topic}/${p}`);
   }
 }

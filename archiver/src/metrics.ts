@@ -1,5 +1,6 @@
-// Counters and lake lag of one archiver process.
-import type { Gauge } from '../../broker/src/http/http-server.js';
+// Counters, lake lag and commit times of one archiver process (Prometheus).
+import { Counter, Histogram, Registry } from 'prom-client';
+import { scrapeGauge, withProcessMetrics, type Sample } from '../../common/metrics/registry.js';
 import type { TopicArchiver } from './topic-state.js';
 
 export interface PartitionLag {
@@ -74,14 +75,61 @@ export function partitionLag(topics: Iterable<TopicArchiver>, now: number): Part
   return out.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 
+const STAT_METRICS: Record<keyof ArchiverStats, [name: string, help: string]> = {
+  commits: ['runnel_archiver_commits_total', 'Delta commits made'],
+  commitConflicts: ['runnel_archiver_commit_conflicts_total', 'Delta commits retried because another writer committed first'],
+  commitsAborted: ['runnel_archiver_commits_aborted_total', 'Delta commits given up (the table moved on; its files are rewritten)'],
+  filesWritten: ['runnel_archiver_files_written_total', 'Parquet data files committed'],
+  bytesWritten: ['runnel_archiver_written_bytes_total', 'Bytes of Parquet data files uploaded to the lake'],
+  recordsArchived: ['runnel_archiver_records_archived_total', 'Records committed to the lake'],
+  compactions: ['runnel_archiver_compactions_total', 'Small-file compactions (OPTIMIZE) committed'],
+  checkpoints: ['runnel_archiver_checkpoints_total', 'Delta checkpoints written'],
+  filesVacuumed: ['runnel_archiver_files_vacuumed_total', 'Unreferenced files deleted by VACUUM'],
+  errors: ['runnel_archiver_errors_total', 'Errors of the archiving loops (each one logged)'],
+  corruptBatches: ['runnel_archiver_corrupt_batches_total', 'Distinct stored batches that stalled a partition (RN4003)'],
+};
+
+/** Delta commit times: 5 ms to 60 s (an S3 commit is a conditional PUT plus a list). */
+const COMMIT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The archiver's metrics registry; commits are timed into it (commit.ts). */
+export class ArchiverMetrics {
+  readonly registry = new Registry();
+  private readonly commitDuration = new Histogram<'outcome'>({
+    name: 'runnel_archiver_commit_duration_seconds',
+    help: 'Time to commit a Delta version (conflict retries included), by outcome (committed, aborted)',
+    labelNames: ['outcome'],
+    buckets: COMMIT_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Starts timing a commit; call the result with its outcome. */
+  commitTimer(): (outcome: 'committed' | 'aborted') => void {
+    const end = this.commitDuration.startTimer();
+    return (outcome) => { end({ outcome }); };
+  }
+}
+
+/** Counters, lake lag and process metrics of a running archiver, computed at each scrape. */
+export function observeArchiver(registry: Registry, a: { lag(): PartitionLag[]; readonly stats: ArchiverStats }): void {
+  withProcessMetrics(registry);
+  for (const [k, [name, help]] of Object.entries(STAT_METRICS) as Array<[keyof ArchiverStats, [string, string]]>) {
+    // The archiver counts in its stats object (also logged at stop); the counter reads it.
+    new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(a.stats[k]); } });
+  }
+  type L = 'topic' | 'partition';
+  const perPartition = (value: (l: PartitionLag) => number | null) => (): Sample<L>[] =>
+    a.lag().flatMap((l) => { const v = value(l); return v === null ? [] : [{ labels: { topic: l.topic, partition: l.partition }, value: v }]; });
+  scrapeGauge(registry, 'runnel_archiver_lag_records', 'Records in Redis not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagRecords));
+  scrapeGauge(registry, 'runnel_archiver_lag_seconds', 'Age of the oldest record not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagSeconds));
+  scrapeGauge(registry, 'runnel_archiver_archived_offset', 'Highest offset committed to the lake', ['topic', 'partition'], perPartition((l) => l.archivedOffset));
+  scrapeGauge(registry, 'runnel_archiver_partition_stalled', 'Partition archiving stopped at a batch that cannot be decoded (1 = stalled)', ['topic', 'partition', 'code'], () => stalledSamples(a.lag()));
+}
+
 /**
  * runnel_archiver_partition_stalled{topic,partition,code}: 1 while a bad batch
  * blocks the partition, else 0 (code "" then).
  */
-export function stalledGauge(lag: PartitionLag[]): Gauge {
-  return {
-    name: 'runnel_archiver_partition_stalled',
-    help: 'Partition archiving stopped at a batch that cannot be decoded (1 = stalled)',
-    samples: lag.map((l) => ({ labels: { topic: l.topic, partition: l.partition, code: l.stallCode ?? '' }, value: l.stalled ? 1 : 0 })),
-  };
+export function stalledSamples(lag: PartitionLag[]): Sample<'topic' | 'partition' | 'code'>[] {
+  return lag.map((l) => ({ labels: { topic: l.topic, partition: l.partition, code: l.stallCode ?? '' }, value: l.stalled ? 1 : 0 }));
 }

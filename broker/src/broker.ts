@@ -29,7 +29,12 @@ import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import type { BrokerServices } from './handlers/types.js';
 import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
-import { startHttp, type HttpProbes } from './http/http-server.js';
+import { Registry } from 'prom-client';
+import { startHttp } from '../../common/http/http-server.js';
+import { HttpConfigError, httpsOptions } from '../../common/http/http-settings.js';
+import { brokerHttpSettings } from './http/broker-http.js';
+import { observeBroker } from './http/broker-metrics.js';
+import { RequestMetrics } from './http/request-metrics.js';
 import { Leadership } from './cluster/leadership.js';
 import type { LeaseUnit } from './storage/cluster-store.js';
 import type { LogManager as LogManagerType } from './log/log-manager.js';
@@ -65,6 +70,9 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     servername: config.redisTlsServername,
     insecureSkipVerify: config.redisTlsInsecureSkipVerify,
   }));
+  // http.*: checked before anything starts (a half-configured endpoint must not serve unprotected).
+  const httpSettings = config.httpPort > 0 ? configured(() => { const s = brokerHttpSettings(config); httpsOptions(s); return s; }) : null;
+  const metrics = new Registry();
   if (config.ignoredKeys?.length) logger.warn('ignored Kafka settings that have no meaning for Runnel', { keys: config.ignoredKeys.join(',') });
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
   // A SASL listener's settings are checked before anything starts (a bad sasl.* key is a configuration error).
@@ -173,8 +181,18 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }
   // The ACLs are in force before the first request is served.
   await acls.start().catch(async (e: unknown) => { await cluster.stop(); await server.close(); await store.close(); await embedded?.stop(); throw e; });
-  server.setDispatcher(new Dispatcher(buildHandlers(), services));
-  const http = config.httpPort > 0 ? await startHttp(config.host, config.httpPort, brokerProbes(services, store)) : null;
+  server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
+  const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connections() }) : () => undefined;
+  const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics }).catch(async (e: unknown) => {
+    // e.g. the port is taken: nothing else has started yet but the listener and the leases
+    stopSampler();
+    await server.close();
+    await cluster.stop();
+    await store.close();
+    await embedded?.stop();
+    throw e;
+  }) : null;
+  if (http) logger.info('http endpoint listening', http.describe);
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
   retention.start();
   const cleaner = config.logCleanerEnable ? new CleanerTask(log, logger, config) : null;
@@ -189,6 +207,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       retention.stop();
+      stopSampler();
+      await http?.close();
       await cleaner?.stop();
       groups.stop();
       transactions.stop();
@@ -210,23 +230,6 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       await stop();
       return holder;
     }),
-  };
-}
-
-function brokerProbes(b: BrokerServices, store: RedisLogStore): HttpProbes {
-  return {
-    ready: async () => (await store.redis.ping()) === 'PONG',
-    metrics: async () => {
-      const led = b.log.loadedPartitions().filter((p) => b.cluster.leads(p.unit) && p.ready);
-      const labels = (p: (typeof led)[number]) => ({ topic: p.tp.topic, partition: p.tp.partition });
-      return [
-        { name: 'runnel_live_brokers', help: 'Brokers with a live registration', samples: [{ value: b.cluster.liveBrokers().length }] },
-        { name: 'runnel_partitions_led', help: 'Partitions this broker leads', samples: [{ value: led.length }] },
-        { name: 'runnel_partition_high_watermark', help: 'High watermark of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.highWatermark })) },
-        { name: 'runnel_partition_log_start_offset', help: 'Log start offset of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.logStartOffset })) },
-        { name: 'runnel_partition_leader_epoch', help: 'Leader epoch of each led partition', samples: led.map((p) => ({ labels: labels(p), value: p.leaderEpoch })) },
-      ];
-    },
   };
 }
 
@@ -260,7 +263,7 @@ function configured<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof RedisTlsConfigError) throw new RunnelError('CONFIG_INVALID', e.message);
+    if (e instanceof RedisTlsConfigError || e instanceof HttpConfigError) throw new RunnelError('CONFIG_INVALID', e.message);
     throw e;
   }
 }

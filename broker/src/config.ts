@@ -61,6 +61,15 @@ export interface BrokerConfig {
   rack: string;
   /** HTTP port for /health, /ready and /metrics; 0 disables it. */
   httpPort: number;
+  /** HTTP endpoint: bind address, authentication, TLS (common/http/http-settings.ts). */
+  httpHost: string;
+  httpAuthBearerToken: string;
+  httpAuthBasicUser: string;
+  httpAuthBasicPassword: string;
+  httpSslKeystoreLocation: string;
+  httpSslKeyPassword: string;
+  httpSslTruststoreLocation: string;
+  httpSslClientAuth: string;
   /** Consumer groups (Kafka's names; see groups/coordinator.ts). */
   groupInitialRebalanceDelayMs: number;
   groupMinSessionTimeoutMs: number;
@@ -169,6 +178,14 @@ const SETTINGS: Setting[] = [
   { key: 'leadership.handoff.per.tick', field: 'leadershipHandoffPerTick', kind: 'int', default: '8' },
   { key: 'broker.rack', field: 'rack', kind: 'string', default: '' },
   { key: 'http.port', field: 'httpPort', kind: 'int', default: '0' },
+  { key: 'http.host', field: 'httpHost', kind: 'string', default: '127.0.0.1' },
+  { key: 'http.auth.bearer.token', field: 'httpAuthBearerToken', kind: 'string', default: '' },
+  { key: 'http.auth.basic.user', field: 'httpAuthBasicUser', kind: 'string', default: '' },
+  { key: 'http.auth.basic.password', field: 'httpAuthBasicPassword', kind: 'string', default: '' },
+  { key: 'http.ssl.keystore.location', field: 'httpSslKeystoreLocation', kind: 'string', default: '' },
+  { key: 'http.ssl.key.password', field: 'httpSslKeyPassword', kind: 'string', default: '' },
+  { key: 'http.ssl.truststore.location', field: 'httpSslTruststoreLocation', kind: 'string', default: '' },
+  { key: 'http.ssl.client.auth', field: 'httpSslClientAuth', kind: 'string', default: 'none' },
   { key: 'group.initial.rebalance.delay.ms', field: 'groupInitialRebalanceDelayMs', kind: 'int', default: '3000' },
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
@@ -205,7 +222,7 @@ const SETTINGS: Setting[] = [
  * Settings that may hold a password (Kafka's PASSWORD config type): DescribeConfigs
  * reports them with isSensitive=true and a null value, whatever their value.
  */
-const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config']);
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config', 'http.auth.bearer.token', 'http.auth.basic.password', 'http.ssl.key.password']);
 
 /** Broker settings exposed through DescribeConfigs on the BROKER resource; sensitive ones carry no value. */
 export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string | null; isDefault: boolean; sensitive: boolean }> {

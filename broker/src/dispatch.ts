@@ -13,6 +13,7 @@ import { requestThrottleMs } from './quotas/request-throttle.js';
 
 import { SaslAuthenticator } from './security/sasl/authenticator.js';
 import { saslSettingsFromConfig, type SaslSettings } from './security/sasl/settings.js';
+import type { RequestObserver } from './http/request-metrics.js';
 
 export type DispatchResult =
   /**
@@ -30,7 +31,7 @@ export class Dispatcher {
   /** SASL settings per listener name, parsed once. */
   private readonly saslByListener = new Map<string, SaslSettings>();
 
-  constructor(handlers: Handler[], private readonly broker: BrokerServices) {
+  constructor(handlers: Handler[], private readonly broker: BrokerServices, private readonly observer: RequestObserver | null = null) {
     for (const h of handlers) {
       const valid = parseVersions(h.api.request.validVersions);
       if (h.minVersion < valid.min || h.maxVersion > valid.max) throw new Error(`${h.api.name}: advertised ${h.minVersion}-${h.maxVersion} outside its definition`);
@@ -137,13 +138,17 @@ export class Dispatcher {
     // Quotas (KIP-219): the answer goes out at once with the throttle time, and the connection then waits it out.
     const quotas = this.broker.quotas?.manager;
     const throttle = quotas ? requestThrottleMs(quotas, apiKey, session, ctx.clientId, frame.length, threadMs, Date.now()) : 0;
-    if (res === null) return { kind: 'none', throttleMs: throttle };
+    if (res === null) {
+      this.observer?.observe(api, req, null, (performance.now() - started) / 1000);
+      return { kind: 'none', throttleMs: throttle };
+    }
     if (throttle > 0 && typeof res.throttleTimeMs === 'number') res.throttleTimeMs = Math.max(res.throttleTimeMs, throttle);
     const body = res;
     const chunks = framed((w) => {
       writeResponseHeader(w, correlationId, apiKey === API_VERSIONS_KEY ? 0 : responseHeaderVersion(api, apiVersion));
       encode(api.response, apiVersion, body, w);
     });
+    this.observer?.observe(api, req, body, (performance.now() - started) / 1000);
     const throttleMs = Math.max(throttle, typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0);
     return sasl?.closeAfterResponse ? { kind: 'response', chunks, apiKey, closeAfter: true } : { kind: 'response', chunks, apiKey, throttleMs };
   }

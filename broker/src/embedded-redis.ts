@@ -1,7 +1,7 @@
 // With no Redis configured, the broker runs its own redis-server (or
 // valkey-server) child with AOF persistence under the data folder.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { RunnelError } from './errors.js';
@@ -40,6 +40,9 @@ function freePort(): Promise<number> {
  */
 export const EMBEDDED_REDIS_URL_FILE = 'redis.url';
 
+/** The embedded server's stdout and stderr, appended, under `<data dir>/redis/`. */
+export const EMBEDDED_REDIS_LOG_FILE = 'redis-server.log';
+
 /** The URL a broker's embedded Redis published under `dataDir`, or null when there is none. */
 export function readEmbeddedRedisUrl(dataDir: string): string | null {
   try {
@@ -68,11 +71,15 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
   const dir = resolve(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
+  // The server's own output goes to its own file in the data folder, not into the broker's JSON log.
+  const logFile = resolve(dir, EMBEDDED_REDIS_LOG_FILE);
+  const out = openSync(logFile, 'a');
   const child: ChildProcess = spawn(bin, [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
-    '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'warning',
-  ], { stdio: ['ignore', 'inherit', 'inherit'] });
+    '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'notice', // its own file: start-up and AOF notices help
+  ], { stdio: ['ignore', out, out] });
+  closeSync(out);
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   await new Promise<void>((res, rej) => {
     const deadline = Date.now() + 15_000;
@@ -81,7 +88,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
       c.once('connect', () => { c.destroy(); res(); });
       c.once('error', () => {
         c.destroy();
-        if (child.exitCode !== null || Date.now() > deadline) rej(new RunnelError('EMBEDDED_REDIS_FAILED', `${bin} did not start`));
+        if (child.exitCode !== null || Date.now() > deadline) rej(new RunnelError('EMBEDDED_REDIS_FAILED', `${bin} did not start (its output: ${logFile})`));
         else setTimeout(probe, 50);
       });
     };
@@ -90,7 +97,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
   const url = `redis://127.0.0.1:${port}`;
   const urlFile = resolve(dataDir, EMBEDDED_REDIS_URL_FILE);
   writeFileSync(urlFile, `${url}\n`);
-  logger.info('embedded redis started', { bin, port, dir, urlFile });
+  logger.info('embedded redis started', { bin, port, dir, urlFile, logFile });
   return {
     url,
     async stop() {

@@ -103,7 +103,7 @@ describe('image deploy/Dockerfile', () => {
     const users = [...text.matchAll(/^USER (\S+)/gm)].map((m) => m[1]);
     expect(users.at(-1)).toBe('10001:10001');
     expect(text).toMatch(/^HEALTHCHECK .*\n.*\/health'\)/m);
-    expect(read('broker/src/http/http-server.ts')).toContain("app.get('/health'");
+    expect(read('common/http/http-server.ts')).toContain("app.get('/health'");
     // the build copies exactly what tsconfig compiles
     const include = (JSON.parse(read('tsconfig.json')) as { include: string[] }).include;
     for (const dir of include) expect(text).toMatch(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));

@@ -40,13 +40,15 @@ describe('runnel CLI', () => {
     await send('a:1\nb:2\n');
     await broker.stop(15_000);
     expect(fs.existsSync(path.join(dataDir, 'redis'))).toBe(true);
+    // the embedded server's own output is in its own file, not in the broker's JSON log
+    expect(fs.readFileSync(path.join(dataDir, 'redis', 'redis-server.log'), 'utf8')).toMatch(/Ready to accept connections/);
     const brokerHttp = await freePort();
     broker = await startEmbedded(port, ['--set', `http.port=${brokerHttp}`]);
     await send('c:3\n');
     const log = await readTopic(bootstrap, 'cli');
     expect(log.map((r) => `${r.offset}:${r.value}`)).toEqual(['0:1', '1:2', '2:3']);
 
-    const redisPort = /"embedded redis started".*?"port":(\d+)/.exec(fs.readFileSync(broker.logFile, 'utf8'))?.[1];
+    const redisPort = /"port":(\d+)[^\n]*"msg":"embedded redis started"/.exec(fs.readFileSync(broker.logFile, 'utf8'))?.[1];
     expect(redisPort).toBeDefined();
     const lake = path.join(dataDir, 'lake');
     const archiverHttp = await freePort();

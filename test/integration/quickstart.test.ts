@@ -67,8 +67,8 @@ describe('README quick start', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(rows.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]))).toEqual(Array.from({ length: n }, (_, i) => `${i}:k${i}:v${i}`));
     const log = fs.readFileSync(archiver.logFile, 'utf8');
-    expect(log).toMatch(/"msg":"using the embedded redis of the broker in the data folder".*"redis":"redis:\/\/127\.0\.0\.1:\d+"/);
-    expect(log).toMatch(/"level":"info","msg":"committed".*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":/);
+    expect(log).toMatch(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*"msg":"using the embedded redis of the broker in the data folder"/);
+    expect(log).toMatch(/"level":"info",.*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":\d+,"msg":"committed"/);
 
     await archiver.stop(15_000);
     await broker.stop(15_000);

@@ -16,6 +16,8 @@ export interface RunningListeners {
   /** Each listener's bound port, in `listeners` order. */
   ports: number[];
   setDispatcher(d: Dispatcher): void;
+  /** Open client connections of each listener (the runnel_connections gauge). */
+  connections(): Array<{ listener: string; count: number }>;
   close(): Promise<void>;
 }
 
@@ -38,5 +40,11 @@ export async function startListeners(config: BrokerConfig, logger: Logger): Prom
     await close();
     throw e;
   }
-  return { endpoints, ports, setDispatcher: (d) => { for (const s of servers) s.setDispatcher(d); }, close };
+  return {
+    endpoints,
+    ports,
+    setDispatcher: (d) => { for (const s of servers) s.setDispatcher(d); },
+    connections: () => servers.map((s) => ({ listener: s.listener.name, count: s.connectionCount })),
+    close,
+  };
 }

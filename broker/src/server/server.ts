@@ -85,6 +85,11 @@ export class KafkaServer {
     this.group = group ?? new ListenerGroup(new RequestBytesPool(this.limits.queuedMaxRequestBytes));
   }
 
+  /** Open client connections (the runnel_connections gauge). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   setDispatcher(d: Dispatcher): void {
     this.dispatcher = d;
     this.applyLimits(serverLimits(d.config));
