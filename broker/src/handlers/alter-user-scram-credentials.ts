@@ -8,28 +8,33 @@
 // UNACCEPTABLE_CREDENTIAL; deleting a credential that does not exist
 // RESOURCE_NOT_FOUND. A user with any failed change gets its first error and
 // none of its changes; the others' changes are written together.
-// Authorization (ALTER on the cluster) is added by the ACL work: the check belongs at the top of handle().
+// Authorization: ALTER on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for every user.
 import { AlterUserScramCredentials } from '../protocol/messages/alter-user-scram-credentials.js';
 import { ErrorCode } from '../errors.js';
 import { credentialFromSaltedPassword, scramMechanismByType, type ScramCredential, type ScramMechanism } from '../security/sasl/credentials.js';
 import type { Handler } from './types.js';
+import { Op, authorizeCluster } from './authorize.js';
 
 interface Deletion { name: string; mechanism: number }
 interface Upsertion extends Deletion { iterations: number; salt: Buffer; saltedPassword: Buffer }
 interface Outcome { errorCode: number; errorMessage: string | null }
 
 const OK: Outcome = { errorCode: ErrorCode.NONE, errorMessage: null };
-const fail = (errorCode: number, errorMessage: string): Outcome => ({ errorCode, errorMessage });
+const fail = (errorCode: number, errorMessage: string | null): Outcome => ({ errorCode, errorMessage });
 
 export const alterUserScramCredentialsHandler: Handler = {
   api: AlterUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  async handle(req, _ctx, broker) {
+  async handle(req, ctx, broker) {
     const deletions = req.deletions as Deletion[];
     const upsertions = req.upsertions as Upsertion[];
     const users = [...new Set([...deletions, ...upsertions].map((x) => x.name))];
     const outcome = new Map<string, Outcome>();
+    if (!authorizeCluster(ctx, broker, Op.ALTER)) {
+      for (const user of users) outcome.set(user, fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null));
+      return response(users, outcome);
+    }
     if (!broker.credentials) {
       for (const user of users) outcome.set(user, fail(ErrorCode.UNSUPPORTED_VERSION, 'SCRAM credentials are not available'));
       return response(users, outcome);

@@ -2,16 +2,18 @@
 // iteration counts, never the credentials. Kafka's rules (ScramImage.describe):
 // no users (null or empty) lists every user; a user named twice is answered
 // DUPLICATE_RESOURCE, an unknown one RESOURCE_NOT_FOUND.
-// Authorization (DESCRIBE on the cluster) is added by the ACL work: the check belongs at the top of handle().
+// Authorization: DESCRIBE on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for the request.
 import { DescribeUserScramCredentials } from '../protocol/messages/describe-user-scram-credentials.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './types.js';
+import { Op, authorizeCluster } from './authorize.js';
 
 export const describeUserScramCredentialsHandler: Handler = {
   api: DescribeUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  async handle(req, _ctx, broker) {
+  async handle(req, ctx, broker) {
+    if (!authorizeCluster(ctx, broker, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
     if (!broker.credentials) return { errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'SCRAM credentials are not available', results: [] };
     const stored = await broker.credentials.list();
     const asked = (req.users as Array<{ name: string }> | null) ?? [];

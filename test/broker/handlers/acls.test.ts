@@ -207,6 +207,10 @@ const DENIED: Array<[api: string, version: number, req: Record<string, unknown>,
   ['EndTxn', 3, { transactionalId: 'tx', producerId: 1, producerEpoch: 0, committed: true }, (r) => r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
   ['TxnOffsetCommit', 3, { transactionalId: 'tx', groupId: 'g', producerId: 1, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'secret', partitions: P0 }] }, (r) => r.topics[0].partitions[0].errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
   ['DescribeTransactions', 0, { transactionalIds: ['tx'] }, (r) => r.transactionStates[0].errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED],
+  ['DescribeUserScramCredentials', 0, { users: null }, (r) => r.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['AlterUserScramCredentials', 0, { deletions: [{ name: 'bob', mechanism: 2 }], upsertions: [] }, (r) => r.results[0].errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['DescribeClientQuotas', 1, { components: [], strict: false }, (r) => r.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  ['AlterClientQuotas', 1, { entries: [{ entity: [{ entityType: 'user', entityName: 'bob' }], ops: [] }], validateOnly: true }, (r) => r.entries[0].errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
 ];
 
 describe('every checked API answers Kafka\'s code when the principal has no ACL', () => {
