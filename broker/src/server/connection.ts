@@ -142,14 +142,28 @@ export class Connection {
     const until = Date.now() + ms;
     if (until <= this.throttledUntil) return;
     this.throttledUntil = until;
+    this.armUnthrottle(ms);
+    this.updateReading();
+  }
+
+  /**
+   * Resumes once the throttle time has passed. A timer may fire a little
+   * before Date.now() reaches the deadline: it then waits out the rest, or
+   * the connection would stay paused with nothing left to wake it.
+   */
+  private armUnthrottle(ms: number): void {
     if (this.unthrottle) clearTimeout(this.unthrottle);
     this.unthrottle = setTimeout(() => {
       this.unthrottle = null;
+      const left = this.throttledUntil - Date.now();
+      if (left > 0) {
+        this.armUnthrottle(left);
+        return;
+      }
       this.lastActivity = Date.now();
       this.pump();
     }, ms);
     this.unthrottle.unref();
-    this.updateReading();
   }
 
   private updateReading(): void {

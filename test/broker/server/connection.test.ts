@@ -1,7 +1,7 @@
 // Connection limits over real loopback sockets, with a stub dispatcher whose
 // answers the test controls.
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Connection, type ConnectionLimits } from '../../../broker/src/server/connection.js';
 import { RequestBytesPool } from '../../../broker/src/server/request-pool.js';
 import { newSession } from '../../../broker/src/security/session.js';
@@ -161,5 +161,33 @@ describe('RequestBytesPool', () => {
     const unlimited = new RequestBytesPool(-1);
     unlimited.acquire(1 << 30);
     expect(unlimited.exhausted()).toBe(false);
+  });
+
+  it('a quota throttle stops reading for its time, and reading resumes even when the timer fires before Date.now() reaches the deadline', async () => {
+    const dispatchedAt: number[] = [];
+    const started = performance.now();
+    const h = await harness(async (f) => {
+      dispatchedAt.push(performance.now() - started);
+      const r = response(f.readInt32BE(4), 8);
+      return dispatchedAt.length === 1 ? { ...r, throttleMs: 200 } : r;
+    });
+    const answers: number[] = [];
+    h.client.on('data', () => answers.push(performance.now() - started));
+    h.client.write(frame(0, 1));
+    while (answers.length === 0) await sleep(5);
+    // From now on the wall clock lags 50 ms behind the timers: the unthrottle
+    // timer fires while Date.now() is still before the deadline.
+    const real = Date.now.bind(Date);
+    const lag = vi.spyOn(Date, 'now').mockImplementation(() => real() - 50);
+    try {
+      h.client.write(frame(0, 2));
+      const deadline = performance.now() + 2000;
+      while (dispatchedAt.length < 2 && performance.now() < deadline) await sleep(10);
+      expect(dispatchedAt.length).toBe(2);
+      // not before the throttle time (measured from the first answer)
+      expect(dispatchedAt[1]! - answers[0]!).toBeGreaterThanOrEqual(190);
+    } finally {
+      lag.mockRestore();
+    }
   });
 });
