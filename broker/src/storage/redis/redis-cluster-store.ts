@@ -2,10 +2,10 @@
 // docs/redis-keys.md). Registrations and leases hold the broker *instance*
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua).
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
-import { RunnelError } from '../../errors.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import type { Keys } from './keys.js';
 import { luaSource } from './lua.js';
+import { guardWithin } from './stream-entries.js';
 
 type LeaseRedis = Redis & {
   renewLease(key: string, holder: string, ttl: string): Promise<number>;
@@ -30,19 +30,7 @@ interface RegistrationJson extends BrokerInfo {
  */
 const LEASE_COMMAND_TIMEOUT_MS = 5_000;
 
-async function guard<T>(p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${LEASE_COMMAND_TIMEOUT_MS} ms`)), LEASE_COMMAND_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } catch (e) {
-    throw new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const guard = <T>(p: Promise<T>): Promise<T> => guardWithin(p, LEASE_COMMAND_TIMEOUT_MS);
 
 export class RedisClusterStore implements ClusterStore {
   private readonly redis: LeaseRedis;

@@ -7,7 +7,7 @@ import { RunnelError } from '../../errors.js';
 import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { readAborted, readLastAborted, txnArg } from './txn-index.js';
 import { luaSource } from './lua.js';
-import { guard, storageError, toBatches, type RawEntry } from './stream-entries.js';
+import { guard, guardWithin, storageError, toBatches, type RawEntry } from './stream-entries.js';
 import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
 import { LogReads } from './log-reads.js';
 import { decodeTopic, encodeTopic } from './topic-records.js';
@@ -15,6 +15,13 @@ import { Keys, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
 import { ShardAppenders, isTopologyError } from './shard-appenders.js';
 import { placePartitions, slotOfTag } from './placement.js';
+
+/**
+ * What a partition reads when it (re)loads its state: a reload follows a
+ * failed append or a lost WAIT, often during a Redis failover, and must fail
+ * (the producer retries) rather than hang its produce requests.
+ */
+const RELOAD_TIMEOUT_MS = 5_000;
 
 /** append-fence.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
 const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.test(e.message);
@@ -205,10 +212,10 @@ export class RedisLogStore implements LogStore {
   // ---------------------------------------------------------------- log
 
   async tail(tp: TopicPartition): Promise<PartitionTail> {
-    const [last, meta] = await guard(Promise.all([
+    const [last, meta] = await guardWithin(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
       this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived', 'next', 'cleanedTo'),
-    ]));
+    ]), RELOAD_TIMEOUT_MS);
     const batches = toBatches(last);
     return {
       last: batches[0] ?? null,
@@ -284,11 +291,11 @@ export class RedisLogStore implements LogStore {
   }
 
   async restoreLeaderEpoch(tp: TopicPartition, epoch: number): Promise<number> {
-    return guard(this.redis.restoreEpoch(this.keys.meta(tp), String(epoch)));
+    return guardWithin(this.redis.restoreEpoch(this.keys.meta(tp), String(epoch)), RELOAD_TIMEOUT_MS);
   }
 
   async producerStates(tp: TopicPartition): Promise<Map<number, string>> {
-    const all = await guard(this.redis.hgetall(this.keys.producers(tp)));
+    const all = await guardWithin(this.redis.hgetall(this.keys.producers(tp)), RELOAD_TIMEOUT_MS);
     return new Map(Object.entries(all).map(([pid, s]) => [Number(pid), s]));
   }
 
@@ -318,7 +325,7 @@ export class RedisLogStore implements LogStore {
 
   abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]> { return readAborted(this.redis, this.keys.aborted(tp), fromOffset, limit); }
 
-  lastAbortedOffset(tp: TopicPartition): Promise<number> { return readLastAborted(this.redis, this.keys.aborted(tp)); }
+  lastAbortedOffset(tp: TopicPartition): Promise<number> { return guardWithin(readLastAborted(this.redis, this.keys.aborted(tp)), RELOAD_TIMEOUT_MS); }
 
   async trimBefore(tp: TopicPartition, minBaseOffset: number): Promise<number> {
     const [log, compacted] = await guard(Promise.all([

@@ -32,6 +32,26 @@ export async function guard<T>(p: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * guard() with a deadline: a command not answered within `ms` fails as
+ * STORAGE_UNAVAILABLE. For commands that are safe to give up on (reads,
+ * compare-and-set writes): after a Redis Cluster primary is killed, ioredis
+ * has been seen to hold a command in its retry queue for two minutes.
+ */
+export async function guardWithin<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } catch (e) {
+    throw storageError(e);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function storageError(e: unknown): RunnelError {
   if (e instanceof RunnelError) return e;
   return new RunnelError('STORAGE_UNAVAILABLE', e instanceof Error ? e.message : String(e), { cause: e });
