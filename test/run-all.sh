@@ -39,10 +39,12 @@ ROOT="$PWD"
 # duplicate-node-id and coordinator-fencing put a TCP relay (or a second
 # client) in front of one Redis endpoint; redis-kill, acks and startup-checks
 # test one server's persistence and replicas; consumer-groups-tool adds ~50 s
-# over what the other group suites prove on a cluster; test/interop's
+# over what the other group suites prove on a cluster, and so does
+# java-verifiable-group (~30 s; the group store on a cluster is proven by the
+# KafkaJS, librdkafka and coordinator-failover group suites); test/interop's
 # topic-configs and java-tools check config validation and the Java admin
 # tools, which never reach the store's cluster logic.
-CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/java-verifiable-group.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
+CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
 # The valkey-cluster pass: what depends on the server's cluster behaviour
 # (placement, resharding, primary failover, ACL users) and the archiver on a
 # cluster. The harness self-test, the acks=1 loss-window measurement and the
@@ -52,14 +54,17 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # Java tools, the archiver's crash points, group membership churn) run once, on
 # redis-server, not again on valkey-server (the suite would pass 25 minutes otherwise).
 # Protocol-level suites (config validation, CLI, wire limits, client interop,
-# the Kafka applications) do not touch what differs between the servers either.
+# the Kafka applications, security, quotas, metrics) do not touch what differs
+# between the servers either, nor do the broker-level restart, key-namespace
+# and lease-failover suites (the storage suites prove the server's side).
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
   --exclude 'test/interop/topic-configs.test.ts' --exclude 'test/integration/cli.test.ts' --exclude 'test/integration/groups/kafkajs.test.ts'
   --exclude 'test/integration/limits/**' --exclude 'test/interop/clients/**' --exclude 'test/integration/admin-tools.test.ts'
   --exclude 'test/integration/describe-configs-secrets.test.ts' --exclude 'test/integration/malformed-input.test.ts'
   --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts'
   --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts'
-  --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**')
+  --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
+  --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 
