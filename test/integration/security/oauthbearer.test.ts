@@ -1,0 +1,165 @@
+// SASL/OAUTHBEARER (KIP-255, KIP-768) on a SASL_PLAINTEXT listener with real
+// clients and a real Redis. The test is its own identity provider: an RSA
+// key pair made here, its JWKS in a file the broker reads
+// (sasl.oauthbearer.jwks.endpoint.url=file://...), tokens signed here, and a
+// small OAuth token endpoint (client_credentials grant) that the Java client
+// (OAuthBearerLoginCallbackHandler) and kcat (librdkafka, method=oidc) call.
+// KafkaJS brings its own token (oauthBearerProvider). Expired, wrong-audience
+// and foreign-key tokens are refused with RFC 7628's exchange. ACLs
+// (super.users) show that the principal is User:<sub>.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import kafkajs from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertOk, runJava } from '../../helpers/java.js';
+import { freePort, HOST, runCommand } from '../../helpers/procs.js';
+import type { RunnelBroker } from '../../helpers/runnel.js';
+import { WireClient } from '../../helpers/wire.js';
+import { claimsFor, clientInitialResponse, jwksOf, makeSigningKey, signJwt } from '../../helpers/jwt.js';
+import { startSaslBroker, type SaslBroker } from './support.js';
+import { SaslHandshake } from '../../../broker/src/protocol/messages/sasl-handshake.js';
+import { SaslAuthenticate } from '../../../broker/src/protocol/messages/sasl-authenticate.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+const ISSUER = 'https://idp.runnel.test';
+const AUDIENCE = 'runnel-cluster';
+const SECRETS: Record<string, string> = { 'svc-java': 'J4va-S3cret-8812', 'svc-kcat': 'Kc4t-S3cret-3307' };
+const idpKey = makeSigningKey('idp-2026', 'RS256');
+const strangerKey = makeSigningKey('idp-2026', 'RS256'); // same kid, another key pair
+
+let sasl: SaslBroker;
+let broker: RunnelBroker;
+let tokenServer: http.Server;
+let tokenUrl: string;
+let jwksDir: string;
+const tokenRequests: string[] = [];
+
+const token = (sub: string, over: Record<string, unknown> = {}, key = idpKey): string =>
+  signJwt(key, claimsFor(sub, Date.now(), { iss: ISSUER, aud: AUDIENCE, ...over }));
+
+/** OAuth 2.0 client_credentials (RFC 6749 section 4.4): Basic client authentication, a signed JWT for sub=client_id. */
+function tokenEndpoint(req: http.IncomingMessage, res: http.ServerResponse): void {
+  let body = '';
+  req.on('data', (c: Buffer) => { body += c.toString(); });
+  req.on('end', () => {
+    const form = new URLSearchParams(body);
+    const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
+    const [id, secret] = basic ? Buffer.from(basic[1]!, 'base64').toString().split(':').map(decodeURIComponent) : [form.get('client_id'), form.get('client_secret')];
+    if (req.method !== 'POST' || form.get('grant_type') !== 'client_credentials' || !id || SECRETS[id] === undefined || SECRETS[id] !== secret) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+      return;
+    }
+    tokenRequests.push(id);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token(id), token_type: 'Bearer', expires_in: 3600 }));
+  });
+}
+
+const kafkaFor = (jwt: string): InstanceType<typeof Kafka> => new Kafka({
+  clientId: 'oauth-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 },
+  sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: jwt }) },
+});
+
+const kcatOidc = (client: string): string[] => [
+  '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanism=OAUTHBEARER', '-X', 'sasl.oauthbearer.method=oidc',
+  '-X', `sasl.oauthbearer.client.id=${client}`, '-X', `sasl.oauthbearer.client.secret=${SECRETS[client]}`, '-X', `sasl.oauthbearer.token.endpoint.url=${tokenUrl}`,
+];
+
+beforeAll(async () => {
+  const port = await freePort();
+  tokenServer = http.createServer(tokenEndpoint);
+  await new Promise<void>((r) => tokenServer.listen(port, HOST, r));
+  tokenUrl = `http://${HOST}:${port}/oauth2/token`;
+  jwksDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-jwks-'));
+  const jwks = path.join(jwksDir, 'jwks.json');
+  fs.writeFileSync(jwks, jwksOf([idpKey]));
+  sasl = await startSaslBroker([
+    'sasl.enabled.mechanisms=OAUTHBEARER',
+    `sasl.oauthbearer.jwks.endpoint.url=file://${jwks}`,
+    `sasl.oauthbearer.expected.issuer=${ISSUER}`,
+    // The per-mechanism, per-listener form of Kafka's key.
+    `listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.expected.audience=${AUDIENCE}`,
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    'super.users=User:alice;User:svc-java;User:svc-kcat',
+  ]);
+  ({ broker } = sasl);
+}, 60_000);
+
+afterAll(async () => {
+  await sasl?.stop();
+  await new Promise<void>((r) => (tokenServer ? tokenServer.close(() => r()) : r()));
+  if (jwksDir) fs.rmSync(jwksDir, { recursive: true, force: true });
+});
+
+describe('SASL/OAUTHBEARER', () => {
+  it('KafkaJS (oauthBearerProvider, a token signed by the JWKS key) produces and consumes', async () => {
+    const kafka = kafkaFor(token('alice'));
+    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    await producer.send({ topic: 'oauth-kafkajs', messages: [{ value: 'o1' }, { value: 'o2' }] });
+    await producer.disconnect();
+    const consumer = kafka.consumer({ groupId: 'oauth-g' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'oauth-kafkajs', fromBeginning: true });
+    const got: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      consumer.run({ eachMessage: async ({ message }) => { got.push(message.value!.toString()); if (got.length === 2) resolve(); } }).catch(reject);
+    });
+    await consumer.disconnect();
+    expect(got).toEqual(['o1', 'o2']);
+  });
+
+  it('the principal is User:<sub>: a valid token for a user outside super.users authenticates but is not authorized', async () => {
+    const producer = kafkaFor(token('nobody')).producer();
+    await producer.connect();
+    const err = await producer.send({ topic: 'oauth-kafkajs', messages: [{ value: 'x' }] }).then(() => null, (e: Error) => e);
+    await producer.disconnect();
+    expect(String(err)).toMatch(/Not authorized to access topics/);
+  });
+
+  it('expired, wrong-audience and foreign-key tokens: {"status":"invalid_token"}, then SASL_AUTHENTICATION_FAILED, then the connection closes', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const bad = {
+      expired: token('alice', { iat: now - 7200, exp: now - 3600 }),
+      wrongAudience: token('alice', { aud: 'another-cluster' }),
+      otherKey: token('alice', {}, strangerKey),
+    };
+    for (const [what, jwt] of Object.entries(bad)) {
+      const c = await WireClient.connect(broker.port);
+      expect((await c.request(SaslHandshake, 1, { mechanism: 'OAUTHBEARER' })).errorCode, what).toBe(0);
+      const first = await c.request(SaslAuthenticate, 2, { authBytes: clientInitialResponse(jwt) });
+      expect([first.errorCode, Buffer.from(first.authBytes as Buffer).toString()], what).toEqual([0, '{"status":"invalid_token"}']);
+      const second = await c.request(SaslAuthenticate, 2, { authBytes: Buffer.from([1]) });
+      expect([second.errorCode, second.errorMessage], what).toEqual([58, '{"status":"invalid_token"}']);
+      expect(await c.closedWithin(3000), what).toBe(true);
+      // A client library sees the refusal too.
+      const p = kafkaFor(jwt).producer();
+      await expect(p.connect(), what).rejects.toThrow();
+    }
+  });
+
+  it('the Java console producer (OAuthBearerLoginCallbackHandler, client_credentials at the token endpoint) writes; kcat (librdkafka, method=oidc) reads', async () => {
+    const props = path.join(sasl.dir, 'java-oauth.properties');
+    fs.writeFileSync(props, [
+      'security.protocol=SASL_PLAINTEXT',
+      'sasl.mechanism=OAUTHBEARER',
+      'sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler',
+      `sasl.oauthbearer.token.endpoint.url=${tokenUrl}`,
+      `sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="svc-java" clientSecret="${SECRETS['svc-java']}";`,
+      '',
+    ].join('\n'));
+    const p = await runJava('org.apache.kafka.tools.ConsoleProducer', ['--bootstrap-server', broker.bootstrap, '--topic', 'oauth-java', '--command-config', props], {
+      input: 'j1\nj2\n',
+      timeoutMs: 30_000,
+      // Kafka 4 clients call only the token endpoints this system property lists.
+      jvmArgs: ['-Xmx768m', '-XX:+UseSerialGC', `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${tokenUrl}`],
+    });
+    assertOk('console producer', p);
+    const c = await runCommand('kcat', ['-b', broker.bootstrap, '-C', '-t', 'oauth-java', '-o', 'beginning', '-e', '-q', ...kcatOidc('svc-kcat')], { timeoutMs: 20_000 });
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout.split('\n').filter(Boolean)).toEqual(['j1', 'j2']);
+    expect(new Set(tokenRequests)).toEqual(new Set(['svc-java', 'svc-kcat']));
+  });
+});
