@@ -102,6 +102,15 @@ describe('SASL/OAUTHBEARER configuration (Kafka\'s sasl.oauthbearer.* keys)', ()
     expect(s.oauthbearer).toMatchObject({ jwksEndpointUrl: 'https://idp.test/jwks', expectedAudience: ['mechanism'], subClaimName: 'client_id', clockSkewSeconds: 30, jwksRefreshMs: 60_000, expectedIssuer: 'https://env.test' });
   });
 
+  it('Kafka\'s listener.name.<l>.oauthbearer.sasl.jaas.config and .sasl.server.callback.handler.class are accepted and listed as ignored', () => {
+    const c = loadBrokerConfig([
+      '--set', 'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+      '--set', 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+    ], {});
+    expect(c.ignoredKeys).toEqual(['listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config', 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class']);
+    expect(c.listenerOverrides).toBeUndefined();
+  });
+
   it('refuses, naming the key: no JWKS, a JWKS file that does not exist, another protocol, no issuer or audience (unless allow.unverified.*), bad numbers', () => {
     const on = ['sasl.enabled.mechanisms=OAUTHBEARER'];
     const ok = [...on, `sasl.oauthbearer.jwks.endpoint.url=${JWKS}`, 'sasl.oauthbearer.expected.issuer=i', 'sasl.oauthbearer.expected.audience=a'];
