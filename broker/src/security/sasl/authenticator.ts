@@ -55,6 +55,8 @@ export class SaslAuthenticator {
   private reauthenticating = false;
   /** Set when the response being built must be the connection's last (failed authentication). */
   closeAfterResponse = false;
+  /** Why the authentication failed, for the broker's log (may say more than the client is told). */
+  failureReason: string | null = null;
 
   constructor(
     private readonly session: Session,
@@ -141,6 +143,7 @@ export class SaslAuthenticator {
       this.phase = 'failed';
       this.server = null;
       this.closeAfterResponse = true;
+      this.failureReason = server.rejection ?? (e instanceof Error ? e.message : String(e));
       // Anything else (the credential store unreachable) is answered as the handler's error, and closes too.
       if (!(e instanceof SaslAuthenticationFailure)) throw e;
       return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: e.message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };

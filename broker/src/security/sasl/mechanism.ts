@@ -13,4 +13,6 @@ export interface SaslMechanismServer {
   readonly username: string | null;
   /** When the credential expires (ms since the epoch; OAUTHBEARER's token exp): the session ends then at the latest. */
   readonly credentialExpiresAtMs?: number | null;
+  /** Why the last credential was refused, for the broker's log only (OAUTHBEARER tells the client just invalid_token). */
+  readonly rejection?: string | null;
 }

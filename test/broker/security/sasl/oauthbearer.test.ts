@@ -115,6 +115,7 @@ describe('OAUTHBEARER sessions in the authenticator (SaslHandshake + SaslAuthent
     const second = await a.authenticate(Buffer.from([1]), 2);
     expect(second).toEqual({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: INVALID_TOKEN_RESPONSE, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 });
     expect(a.closeAfterResponse).toBe(true);
+    expect(a.failureReason).toBe('invalid JWT signature');
     expect(session.principal).toBe('User:ANONYMOUS');
   });
 
