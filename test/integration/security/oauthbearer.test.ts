@@ -3,7 +3,8 @@
 // key pair made here, its JWKS in a file the broker reads
 // (sasl.oauthbearer.jwks.endpoint.url=file://...), tokens signed here, and a
 // small OAuth token endpoint (client_credentials grant) that the Java client
-// (OAuthBearerLoginCallbackHandler) and kcat (librdkafka, method=oidc) call.
+// (OAuthBearerLoginCallbackHandler) and librdkafka (confluent-kafka,
+// method=oidc) call; kcat's librdkafka here is built without OIDC (no libcurl).
 // KafkaJS brings its own token (oauthBearerProvider). Expired, wrong-audience
 // and foreign-key tokens are refused with RFC 7628's exchange. ACLs
 // (super.users) show that the principal is User:<sub>.
@@ -13,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertOk, runJava } from '../../helpers/java.js';
-import { freePort, HOST, runCommand } from '../../helpers/procs.js';
+import { assertOk, kafkaTopics, runJava } from '../../helpers/java.js';
+import { CACHE_DIR, freePort, HOST, REPO_ROOT, runCommand } from '../../helpers/procs.js';
 import type { RunnelBroker } from '../../helpers/runnel.js';
 import { WireClient } from '../../helpers/wire.js';
 import { claimsFor, clientInitialResponse, jwksOf, makeSigningKey, signJwt } from '../../helpers/jwt.js';
@@ -26,7 +27,10 @@ const { Kafka, logLevel } = kafkajs;
 
 const ISSUER = 'https://idp.runnel.test';
 const AUDIENCE = 'runnel-cluster';
-const SECRETS: Record<string, string> = { 'svc-java': 'J4va-S3cret-8812', 'svc-kcat': 'Kc4t-S3cret-3307' };
+const SECRETS: Record<string, string> = { 'svc-java': 'J4va-S3cret-8812', 'svc-rdk': 'Rdk-S3cret-3307', 'svc-elsewhere': 'Elsew-S3cret-5521' };
+/** Clients whose tokens name another audience (the provider serves several clusters). */
+const OTHER_AUDIENCE = new Set(['svc-elsewhere']);
+const PY = path.join(CACHE_DIR, 'venv', 'bin', 'python');
 const idpKey = makeSigningKey('idp-2026', 'RS256');
 const strangerKey = makeSigningKey('idp-2026', 'RS256'); // same kid, another key pair
 
@@ -53,19 +57,31 @@ function tokenEndpoint(req: http.IncomingMessage, res: http.ServerResponse): voi
       return;
     }
     tokenRequests.push(id);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token(id), token_type: 'Bearer', expires_in: 3600 }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token(id, OTHER_AUDIENCE.has(id) ? { aud: 'another-cluster' } : {}), token_type: 'Bearer', expires_in: 3600 }));
   });
 }
+
+/** A Java client properties file: client_credentials for `client` at the test's token endpoint. */
+function javaProps(client: string): string {
+  const file = path.join(sasl.dir, `${client}.properties`);
+  fs.writeFileSync(file, [
+    'security.protocol=SASL_PLAINTEXT',
+    'sasl.mechanism=OAUTHBEARER',
+    'sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler',
+    `sasl.oauthbearer.token.endpoint.url=${tokenUrl}`,
+    `sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="${client}" clientSecret="${SECRETS[client]}";`,
+    '',
+  ].join('\n'));
+  return file;
+}
+
+/** Kafka 4 clients call only the token endpoints this system property lists. */
+const javaArgs = (): string[] => ['-Xmx768m', '-XX:+UseSerialGC', `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${tokenUrl}`];
 
 const kafkaFor = (jwt: string): InstanceType<typeof Kafka> => new Kafka({
   clientId: 'oauth-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 },
   sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: jwt }) },
 });
-
-const kcatOidc = (client: string): string[] => [
-  '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanism=OAUTHBEARER', '-X', 'sasl.oauthbearer.method=oidc',
-  '-X', `sasl.oauthbearer.client.id=${client}`, '-X', `sasl.oauthbearer.client.secret=${SECRETS[client]}`, '-X', `sasl.oauthbearer.token.endpoint.url=${tokenUrl}`,
-];
 
 beforeAll(async () => {
   const port = await freePort();
@@ -82,7 +98,8 @@ beforeAll(async () => {
     // The per-mechanism, per-listener form of Kafka's key.
     `listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.expected.audience=${AUDIENCE}`,
     'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-    'super.users=User:alice;User:svc-java;User:svc-kcat',
+    'super.users=User:alice;User:svc-java;User:svc-rdk',
+    'group.initial.rebalance.delay.ms=0',
   ]);
   ({ broker } = sasl);
 }, 60_000);
@@ -134,32 +151,44 @@ describe('SASL/OAUTHBEARER', () => {
       const second = await c.request(SaslAuthenticate, 2, { authBytes: Buffer.from([1]) });
       expect([second.errorCode, second.errorMessage], what).toEqual([58, '{"status":"invalid_token"}']);
       expect(await c.closedWithin(3000), what).toBe(true);
-      // A client library sees the refusal too.
+      // KafkaJS takes the JSON answer for success (it does not read it); its first request then finds the connection closed.
       const p = kafkaFor(jwt).producer();
-      await expect(p.connect(), what).rejects.toThrow();
+      const sent = (async () => { await p.connect(); await p.send({ topic: 'oauth-kafkajs', messages: [{ value: 'refused' }] }); })();
+      await expect(sent, what).rejects.toThrow();
+      await p.disconnect();
     }
   });
 
-  it('the Java console producer (OAuthBearerLoginCallbackHandler, client_credentials at the token endpoint) writes; kcat (librdkafka, method=oidc) reads', async () => {
-    const props = path.join(sasl.dir, 'java-oauth.properties');
-    fs.writeFileSync(props, [
-      'security.protocol=SASL_PLAINTEXT',
-      'sasl.mechanism=OAUTHBEARER',
-      'sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler',
-      `sasl.oauthbearer.token.endpoint.url=${tokenUrl}`,
-      `sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="svc-java" clientSecret="${SECRETS['svc-java']}";`,
-      '',
-    ].join('\n'));
-    const p = await runJava('org.apache.kafka.tools.ConsoleProducer', ['--bootstrap-server', broker.bootstrap, '--topic', 'oauth-java', '--command-config', props], {
-      input: 'j1\nj2\n',
-      timeoutMs: 30_000,
-      // Kafka 4 clients call only the token endpoints this system property lists.
-      jvmArgs: ['-Xmx768m', '-XX:+UseSerialGC', `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${tokenUrl}`],
-    });
+  it('Java: a token for another audience is refused; the client reports SaslAuthenticationException {"status":"invalid_token"}', async () => {
+    const props = javaProps('svc-elsewhere');
+    const r = await kafkaTopics(broker.bootstrap, ['--command-config', props, '--list'], { timeoutMs: 30_000, jvmArgs: javaArgs() });
+    expect(r.code).not.toBe(0);
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(/SaslAuthenticationException: \{"status":"invalid_token"\}/);
+    expect(tokenRequests).toContain('svc-elsewhere');
+  });
+
+  it('Kafka 4 Java clients call no token endpoint that org.apache.kafka.sasl.oauthbearer.allowed.urls does not list (what the docs tell users to set)', async () => {
+    const r = await kafkaTopics(broker.bootstrap, ['--command-config', javaProps('svc-java'), '--list'], { timeoutMs: 30_000 });
+    expect(r.code).not.toBe(0);
+    expect(`${r.stdout}\n${r.stderr}`).toContain("The URL cannot be accessed due to restrictions. Update the system property 'org.apache.kafka.sasl.oauthbearer.allowed.urls' to allow the URL to be accessed.");
+  });
+
+  it('the Java console producer (OAuthBearerLoginCallbackHandler, client_credentials at the token endpoint) writes; the Java console consumer reads', async () => {
+    const props = javaProps('svc-java');
+    const jvmArgs = javaArgs();
+    const p = await runJava('org.apache.kafka.tools.ConsoleProducer', ['--bootstrap-server', broker.bootstrap, '--topic', 'oauth-java', '--command-config', props], { input: 'j1\nj2\n', timeoutMs: 30_000, jvmArgs });
     assertOk('console producer', p);
-    const c = await runCommand('kcat', ['-b', broker.bootstrap, '-C', '-t', 'oauth-java', '-o', 'beginning', '-e', '-q', ...kcatOidc('svc-kcat')], { timeoutMs: 20_000 });
-    expect(c.code, c.stderr).toBe(0);
-    expect(c.stdout.split('\n').filter(Boolean)).toEqual(['j1', 'j2']);
-    expect(new Set(tokenRequests)).toEqual(new Set(['svc-java', 'svc-kcat']));
+    const c = await runJava('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+      '--bootstrap-server', broker.bootstrap, '--topic', 'oauth-java', '--command-config', props, '--partition', '0', '--offset', 'earliest', '--max-messages', '2', '--timeout-ms', '15000',
+    ], { timeoutMs: 30_000, jvmArgs });
+    expect(assertOk('console consumer', c).stdout.split('\n').filter(Boolean)).toEqual(['j1', 'j2']);
+    expect(tokenRequests).toContain('svc-java');
+  });
+
+  it('librdkafka (confluent-kafka, sasl.oauthbearer.method=oidc) gets its token at the token endpoint, produces and consumes', async () => {
+    const r = await runCommand(PY, [path.join(REPO_ROOT, 'test/integration/security/librdkafka_oauth.py'), broker.bootstrap, tokenUrl, 'svc-rdk', SECRETS['svc-rdk']!, 'oauth-rdk', 'r1', 'r2', 'r3'], { timeoutMs: 40_000, logName: 'librdkafka-oauth' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ consumed: ['r1', 'r2', 'r3'] });
+    expect(tokenRequests).toContain('svc-rdk');
   });
 });
