@@ -22,6 +22,7 @@ import { claimsFor, clientInitialResponse, jwksOf, makeSigningKey, signJwt } fro
 import { startSaslBroker, type SaslBroker } from './support.js';
 import { SaslHandshake } from '../../../broker/src/protocol/messages/sasl-handshake.js';
 import { SaslAuthenticate } from '../../../broker/src/protocol/messages/sasl-authenticate.js';
+import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -33,6 +34,12 @@ const OTHER_AUDIENCE = new Set(['svc-elsewhere']);
 const PY = path.join(CACHE_DIR, 'venv', 'bin', 'python');
 const idpKey = makeSigningKey('idp-2026', 'RS256');
 const strangerKey = makeSigningKey('idp-2026', 'RS256'); // same kid, another key pair
+// The second listener's provider publishes its JWKS over HTTP and rotates from rot-1 to rot-2.
+const rotKey1 = makeSigningKey('rot-1', 'ES256');
+const rotKey2 = makeSigningKey('rot-2', 'PS256');
+let httpJwks = jwksOf([rotKey1]);
+let jwksFetches = 0;
+let otherPort: number;
 
 let sasl: SaslBroker;
 let broker: RunnelBroker;
@@ -46,6 +53,11 @@ const token = (sub: string, over: Record<string, unknown> = {}, key = idpKey): s
 
 /** OAuth 2.0 client_credentials (RFC 6749 section 4.4): Basic client authentication, a signed JWT for sub=client_id. */
 function tokenEndpoint(req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (req.method === 'GET' && req.url === '/jwks') {
+    jwksFetches++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(httpJwks);
+    return;
+  }
   let body = '';
   req.on('data', (c: Buffer) => { body += c.toString(); });
   req.on('end', () => {
@@ -85,6 +97,7 @@ const kafkaFor = (jwt: string): InstanceType<typeof Kafka> => new Kafka({
 
 beforeAll(async () => {
   const port = await freePort();
+  otherPort = await freePort();
   tokenServer = http.createServer(tokenEndpoint);
   await new Promise<void>((r) => tokenServer.listen(port, HOST, r));
   tokenUrl = `http://${HOST}:${port}/oauth2/token`;
@@ -100,7 +113,11 @@ beforeAll(async () => {
     'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
     'super.users=User:alice;User:svc-java;User:svc-rdk',
     'group.initial.rebalance.delay.ms=0',
-  ]);
+    // A second SASL listener with its own JWKS, served over HTTP.
+    'listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,OTHER:SASL_PLAINTEXT',
+    `listener.name.other.sasl.oauthbearer.jwks.endpoint.url=http://${HOST}:${port}/jwks`,
+    `listener.name.other.sasl.oauthbearer.expected.audience=${AUDIENCE}`,
+  ], [`OTHER://${HOST}:${otherPort}`]);
   ({ broker } = sasl);
 }, 60_000);
 
@@ -157,6 +174,32 @@ describe('SASL/OAUTHBEARER', () => {
       await expect(sent, what).rejects.toThrow();
       await p.disconnect();
     }
+  });
+
+  it('a listener with its own JWKS over HTTP: only its keys count; a key the provider adds is used at once (rotation, unknown kid)', async () => {
+    /** SaslHandshake + SaslAuthenticate with `jwt`; then, if accepted, a Metadata request on the same connection. */
+    const auth = async (port: number, jwt: string): Promise<[number, string, number | null]> => {
+      const c = await WireClient.connect(port);
+      try {
+        await c.request(SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
+        const r = await c.request(SaslAuthenticate, 2, { authBytes: clientInitialResponse(jwt) });
+        const bytes = Buffer.from(r.authBytes as Buffer).toString();
+        const md = bytes === '' ? (await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length as number : null;
+        return [r.errorCode as number, bytes, md];
+      } finally {
+        c.close();
+      }
+    };
+    const INVALID = '{"status":"invalid_token"}';
+    expect(await auth(otherPort, token('alice', {}, rotKey1))).toEqual([0, '', 1]);
+    expect(await auth(otherPort, token('alice'))).toEqual([0, INVALID, null]);
+    expect(await auth(broker.port, token('alice', {}, rotKey1))).toEqual([0, INVALID, null]);
+    expect(await auth(otherPort, token('alice', {}, rotKey2))).toEqual([0, INVALID, null]);
+    const before = jwksFetches;
+    httpJwks = jwksOf([rotKey1, rotKey2]);
+    await new Promise((r) => setTimeout(r, 1100)); // MISSING_KID_MIN_GAP_MS since rot-2's first, failed lookup
+    expect(await auth(otherPort, token('alice', {}, rotKey2))).toEqual([0, '', 1]);
+    expect(jwksFetches).toBe(before + 1);
   });
 
   it('Java: a token for another audience is refused; the client reports SaslAuthenticationException {"status":"invalid_token"}', async () => {

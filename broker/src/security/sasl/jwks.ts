@@ -3,10 +3,12 @@
 // - file://<path>: read again whenever the file's modification time changes
 //   (Kafka 4.x's CachedFile lastModified policy);
 // - http:// or https://: fetched on first use, again once
-//   sasl.oauthbearer.jwks.endpoint.refresh.ms has passed, and at once (at most
-//   every MISSING_KID_REFETCH_MS) when a token names a kid the cached set lacks,
-//   i.e. after the provider rotated its keys. A failed fetch keeps the keys
-//   already known; with none known, tokens are refused.
+//   sasl.oauthbearer.jwks.endpoint.refresh.ms has passed, and at once when a
+//   token names a kid the cached set lacks, i.e. after the provider rotated its
+//   keys (like Kafka's RefreshingHttpsJwks: one kid causes at most one fetch
+//   per MISSING_KID_REFETCH_MS, and such fetches are MISSING_KID_MIN_GAP_MS
+//   apart, so made-up kids cannot turn tokens into a stream of fetches).
+//   A failed fetch keeps the keys already known; with none known, tokens are refused.
 // Keys are public RSA and EC keys turned into KeyObjects by node:crypto;
 // keys of another kind, or for encryption (use=enc), are skipped.
 import { createPublicKey } from 'node:crypto';
@@ -14,8 +16,12 @@ import { promises as fsp } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { VerificationKey } from './jwt.js';
 
-/** How soon an unknown kid may cause another fetch of an HTTP JWKS. */
+/** How soon the same unknown kid may cause another fetch of an HTTP JWKS. */
 export const MISSING_KID_REFETCH_MS = 10_000;
+/** The least time between two fetches caused by unknown kids. */
+export const MISSING_KID_MIN_GAP_MS = 1_000;
+/** Unknown kids remembered at once (their cool-down); more are not remembered and fetch nothing. */
+const MISSING_KID_MAX_ENTRIES = 64;
 
 /** The verification keys a token may be checked against. */
 export interface VerificationKeySource {
@@ -75,6 +81,9 @@ export class HttpJwks implements VerificationKeySource {
   private cached: readonly VerificationKey[] = [];
   private fetchedAt = -Infinity;
   private inFlight: Promise<void> | null = null;
+  /** Unknown kids that caused a fetch, and when. */
+  private readonly missingKids = new Map<string, number>();
+  private lastMissingFetch = -Infinity;
 
   constructor(
     readonly url: string,
@@ -84,9 +93,19 @@ export class HttpJwks implements VerificationKeySource {
   ) {}
 
   async keys(missingKid?: string): Promise<readonly VerificationKey[]> {
-    const age = this.clock() - this.fetchedAt;
-    if (age >= this.refreshMs || (missingKid !== undefined && age >= MISSING_KID_REFETCH_MS)) await this.refresh();
+    const now = this.clock();
+    if (now - this.fetchedAt >= this.refreshMs || (missingKid !== undefined && this.mayFetchFor(missingKid, now))) await this.refresh();
     return this.cached;
+  }
+
+  /** Whether an unknown kid may cause a fetch now (and remembers that it did). */
+  private mayFetchFor(kid: string, now: number): boolean {
+    for (const [k, at] of this.missingKids) if (now - at >= MISSING_KID_REFETCH_MS) this.missingKids.delete(k);
+    const last = this.missingKids.get(kid);
+    if (last !== undefined || now - this.lastMissingFetch < MISSING_KID_MIN_GAP_MS || this.missingKids.size >= MISSING_KID_MAX_ENTRIES) return false;
+    this.missingKids.set(kid, now);
+    this.lastMissingFetch = now;
+    return true;
   }
 
   private refresh(): Promise<void> {

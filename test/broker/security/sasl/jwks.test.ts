@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileJwks, HttpJwks, jwksSource, MISSING_KID_REFETCH_MS, parseJwks } from '../../../../broker/src/security/sasl/jwks.js';
+import { FileJwks, HttpJwks, jwksSource, MISSING_KID_MIN_GAP_MS, MISSING_KID_REFETCH_MS, parseJwks } from '../../../../broker/src/security/sasl/jwks.js';
 import { jwksOf, makeSigningKey } from '../../../helpers/jwt.js';
 
 const k1 = makeSigningKey('k1', 'RS256');
@@ -85,18 +85,31 @@ describe('HttpJwks (http:// URL)', () => {
     expect(hits).toBe(2);
   });
 
-  it('an unknown kid fetches again, at most every MISSING_KID_REFETCH_MS (key rotation)', async () => {
+  it('an unknown kid fetches again at once (key rotation); the same kid again only after MISSING_KID_REFETCH_MS, other kids at most every MISSING_KID_MIN_GAP_MS', async () => {
     const clock = { t: 0 };
     body = jwksOf([k1]);
+    status = 200;
     const src = new HttpJwks(url, 3_600_000, () => clock.t);
     hits = 0;
     await src.keys();
     body = jwksOf([k1, k2]);
-    clock.t = MISSING_KID_REFETCH_MS - 1;
-    expect(kids(await src.keys('k2'))).toEqual(['k1']);
-    clock.t = MISSING_KID_REFETCH_MS;
+    clock.t = 1;
     expect(kids(await src.keys('k2'))).toEqual(['k1', 'k2']);
     expect(hits).toBe(2);
+    clock.t = 2;
+    expect(kids(await src.keys('k2'))).toEqual(['k1', 'k2']);
+    expect(kids(await src.keys('made-up-1'))).toEqual(['k1', 'k2']);
+    expect(hits).toBe(2);
+    clock.t = 1 + MISSING_KID_MIN_GAP_MS;
+    await src.keys('made-up-1');
+    expect(hits).toBe(3);
+    clock.t = 2 + MISSING_KID_MIN_GAP_MS;
+    await src.keys('made-up-2');
+    await src.keys('k2');
+    expect(hits).toBe(3);
+    clock.t = 1 + MISSING_KID_REFETCH_MS;
+    await src.keys('k2');
+    expect(hits).toBe(4);
   });
 
   it('a failed fetch (HTTP 500) keeps the keys known and is retried after MISSING_KID_REFETCH_MS, not a whole refresh period', async () => {
