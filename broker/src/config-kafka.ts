@@ -8,6 +8,7 @@
 //   one warning line;
 // - anything else: refused with RN3001 and the closest known key.
 import { RunnelError } from './errors.js';
+import { OAUTHBEARER_KEYS } from './security/sasl/oauthbearer-settings.js';
 
 /** Kafka keys that are another name of a Runnel setting. */
 export const ALIASES: Readonly<Record<string, string>> = {
@@ -107,8 +108,12 @@ export function applyKafkaKeys(explicit: Record<string, string>, values: Record<
   }
 }
 
-/** Per-listener SASL keys Runnel reads (Kafka's listener.name.<listener>.<key> form); other listener.name.* keys are ignored. */
-const LISTENER_SASL_KEY = /^listener\.name\.([A-Za-z0-9_]+)\.(sasl\.enabled\.mechanisms|(?:plain|scram-sha-256|scram-sha-512)\.sasl\.jaas\.config)$/;
+/**
+ * Per-listener SASL keys Runnel reads (Kafka's listener.name.<listener>.<key> form, the OAUTHBEARER keys
+ * also as listener.name.<listener>.oauthbearer.<key>); other listener.name.* keys are ignored.
+ */
+const OAUTH_KEY = OAUTHBEARER_KEYS.map((k) => k.replace(/\./g, '\\.')).join('|');
+const LISTENER_SASL_KEY = new RegExp(`^listener\\.name\\.([A-Za-z0-9_]+)\\.(sasl\\.enabled\\.mechanisms|(?:plain|scram-sha-256|scram-sha-512)\\.sasl\\.jaas\\.config|(?:oauthbearer\\.)?(?:${OAUTH_KEY}))$`);
 
 /** The normalized key (listener name in lower case, as Kafka writes it) when `key` is a per-listener SASL key. */
 export function listenerSaslKey(key: string): string | null {

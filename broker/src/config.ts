@@ -8,6 +8,7 @@ import { authorizerEnabled } from './security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
+import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from './security/sasl/oauthbearer-settings.js';
 
 export interface BrokerConfig {
   nodeId: number;
@@ -127,7 +128,9 @@ export interface BrokerConfig {
   saslServerMaxReceiveSize: number;
   /** A failed SASL authentication is answered (and the connection closed) this long after it failed. */
   connectionFailedAuthenticationDelayMs: number;
-  /** listener.name.<listener>.sasl.enabled.mechanisms and listener.name.<listener>.<mechanism>.sasl.jaas.config as given. */
+  /** SASL/OAUTHBEARER: the sasl.oauthbearer.* keys (security/sasl/oauthbearer-settings.ts), as given or Kafka's defaults. */
+  oauthbearer: Record<OAuthBearerKey, string>;
+  /** listener.name.<listener>.sasl.enabled.mechanisms, listener.name.<listener>.<mechanism>.sasl.jaas.config and the per-listener sasl.oauthbearer.* keys as given. */
   listenerOverrides?: Record<string, string>;
   /** Kafka keys given that have no meaning for Runnel (logged once as a warning at start). Not a setting. */
   ignoredKeys?: string[];
@@ -300,7 +303,8 @@ export function brokerFlagsUsage(): string {
 }
 
 /** Every key a file, --set or RUNNEL_* may name: Runnel's settings, Kafka aliases and translated keys. */
-export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS, ...SSL_KEYS];
+export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...Object.keys(ALIASES), ...TRANSLATED_KEYS, ...SSL_KEYS, ...OAUTHBEARER_KEYS];
+const OAUTH_KEYS: ReadonlySet<string> = new Set(OAUTHBEARER_KEYS);
 const SETTING_KEYS = new Set(SETTINGS.map((s) => s.key));
 
 /** Environment variables of other Runnel components (the archiver), not broker settings. */
@@ -314,10 +318,12 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const explicit: Record<string, string> = {};
   const ignored = new Set<string>();
   const listenerOverrides: Record<string, string> = {};
+  const oauthbearer: Record<OAuthBearerKey, string> = { ...OAUTHBEARER_DEFAULTS };
   const put = (key: string, value: string, where: string): void => {
     const k = ALIASES[key] ?? key;
     const perListener = listenerSaslKey(k);
     if (perListener) listenerOverrides[perListener] = value;
+    else if (OAUTH_KEYS.has(k)) oauthbearer[k as OAuthBearerKey] = value;
     else if (SETTING_KEYS.has(k) || TRANSLATED_KEYS.includes(k) || isSslKey(k)) explicit[k] = value;
     else if (isIgnoredKey(k)) ignored.add(k);
     else throw unknownKey(key, where, KNOWN_KEYS);
@@ -353,6 +359,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
   authorizerEnabled(out.authorizerClassName); // refuses an authorizer class Runnel does not provide
+  out.oauthbearer = oauthbearer;
   if (Object.keys(listenerOverrides).length) out.listenerOverrides = listenerOverrides;
   if (ignored.size) out.ignoredKeys = [...ignored].sort();
   return out;

@@ -13,6 +13,7 @@ import { requestThrottleMs } from './quotas/request-throttle.js';
 
 import { SaslAuthenticator } from './security/sasl/authenticator.js';
 import { saslSettingsFromConfig, type SaslSettings } from './security/sasl/settings.js';
+import { jwksSource, type VerificationKeySource } from './security/sasl/jwks.js';
 import type { RequestObserver } from './http/request-metrics.js';
 
 export type DispatchResult =
@@ -30,6 +31,8 @@ export class Dispatcher {
   private readonly byKey = new Map<number, Handler>();
   /** SASL settings per listener name, parsed once. */
   private readonly saslByListener = new Map<string, SaslSettings>();
+  /** Each OAUTHBEARER listener's JWKS, shared by its connections (one cache, one refresh). */
+  private readonly jwksByListener = new Map<string, VerificationKeySource>();
 
   constructor(handlers: Handler[], private readonly broker: BrokerServices, private readonly observer: RequestObserver | null = null) {
     for (const h of handlers) {
@@ -48,7 +51,13 @@ export class Dispatcher {
   saslFor(session: Session): SaslAuthenticator | null {
     if (session.securityProtocol !== 'SASL_PLAINTEXT' && session.securityProtocol !== 'SASL_SSL') return null;
     if (!this.broker.credentials) throw new Error('SASL listener without a credential store');
-    return new SaslAuthenticator(session, this.saslSettingsOf(session.listenerName), this.broker.credentials);
+    const settings = this.saslSettingsOf(session.listenerName);
+    let jwks = this.jwksByListener.get(session.listenerName) ?? null;
+    if (!jwks && settings.oauthbearer) {
+      jwks = jwksSource(settings.oauthbearer.jwksEndpointUrl, settings.oauthbearer.jwksRefreshMs);
+      this.jwksByListener.set(session.listenerName, jwks);
+    }
+    return new SaslAuthenticator(session, settings, this.broker.credentials, Date.now, jwks);
   }
 
   /** Parses (once) and returns a listener's SASL settings; throws CONFIG_INVALID on bad settings. */

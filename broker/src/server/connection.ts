@@ -244,7 +244,9 @@ export class Connection {
   /** Closes after what was written reaches the client (Kafka answers a failed authentication, then closes). */
   private finish(): void {
     if (this.closed) return;
-    this.logger.info('closing connection after its last response (SASL authentication failed or refused)', { connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.logger.info('closing connection after its last response (SASL authentication failed or refused)', {
+      connection: this.id, remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`, ...(this.sasl?.failureReason ? { reason: this.sasl.failureReason } : {}),
+    });
     this.close(true);
   }
 

@@ -15,7 +15,11 @@
 //   SaslHandshake + SaslAuthenticate (v1+) on the authenticated connection
 //   starts a new session, with the same mechanism and the same principal.
 //   Without connections.max.reauth.ms, those requests are answered
-//   ILLEGAL_SASL_STATE and the connection stays.
+//   ILLEGAL_SASL_STATE and the connection stays;
+// - a credential that expires (an OAUTHBEARER token's exp) ends the session
+//   then at the latest: the session lifetime is the smaller of the two, as in
+//   Kafka's calcCompletionTimesAndReturnSessionLifetimeMs, and such a session
+//   may be re-authenticated even without connections.max.reauth.ms.
 import { createHash } from 'node:crypto';
 import { ErrorCode } from '../../errors.js';
 import type { Session } from '../session.js';
@@ -23,6 +27,8 @@ import { constantTimeEqual, passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512, scram
 import { SaslAuthenticationFailure, type SaslMechanismServer } from './mechanism.js';
 import { PlainServer } from './plain.js';
 import { ScramServer } from './scram.js';
+import { OAUTHBEARER, OAuthBearerServer } from './oauthbearer.js';
+import type { VerificationKeySource } from './jwks.js';
 import type { SaslSettings } from './settings.js';
 
 const API_VERSIONS = 18;
@@ -44,15 +50,21 @@ export class SaslAuthenticator {
   private mechanism: string | null = null;
   /** When the session expires (ms since epoch); null: never. */
   private expiresAt: number | null = null;
+  /** What bounds the session: connections.max.reauth.ms or the credential's expiry. */
+  private expiryCause = '';
   private reauthenticating = false;
   /** Set when the response being built must be the connection's last (failed authentication). */
   closeAfterResponse = false;
+  /** Why the authentication failed, for the broker's log (may say more than the client is told). */
+  failureReason: string | null = null;
 
   constructor(
     private readonly session: Session,
     private readonly settings: SaslSettings,
     private readonly credentials: CredentialStore,
     private readonly clock: () => number = Date.now,
+    /** The listener's JWKS, when OAUTHBEARER is enabled there. */
+    private readonly jwks: VerificationKeySource | null = null,
   ) {}
 
   /** A session is established (it may have expired). */
@@ -74,7 +86,7 @@ export class SaslAuthenticator {
     if (this.phase === 'failed') return 'request after failed SASL authentication';
     if (this.phase === 'authenticated') {
       if (this.expiresAt !== null && this.clock() > this.expiresAt) {
-        return `SASL session of ${this.session.principal} expired (connections.max.reauth.ms=${this.settings.reauthMs}) without re-authentication`;
+        return `SASL session of ${this.session.principal} expired (${this.expiryCause}) without re-authentication`;
       }
       return null;
     }
@@ -87,7 +99,8 @@ export class SaslAuthenticator {
     const mechanisms = [...this.settings.enabledMechanisms];
     if (this.phase === 'authenticated' && !this.reauthenticating) {
       // Without connections.max.reauth.ms there is no re-authentication: Kafka answers, the connection stays.
-      if (this.settings.reauthMs === 0) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
+      // A session that expires anyway (the token's exp) may be renewed.
+      if (this.expiresAt === null) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
       // Re-authentication (KIP-368): SaslHandshake v1 then SaslAuthenticate v1+, same mechanism.
       if (version < 1 || mechanism !== this.mechanism) return this.refuseHandshake(ErrorCode.ILLEGAL_SASL_STATE, mechanisms);
       this.reauthenticating = true;
@@ -124,12 +137,13 @@ export class SaslAuthenticator {
       const out = await server.evaluate(token);
       // Kafka answers success with an empty (not null) message.
       if (!server.complete) return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: 0 };
-      this.establish(server);
-      return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: version >= 1 ? this.settings.reauthMs : 0 };
+      const lifetimeMs = this.establish(server);
+      return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: out, sessionLifetimeMs: version >= 1 ? lifetimeMs : 0 };
     } catch (e) {
       this.phase = 'failed';
       this.server = null;
       this.closeAfterResponse = true;
+      this.failureReason = server.rejection ?? (e instanceof Error ? e.message : String(e));
       // Anything else (the credential store unreachable) is answered as the handler's error, and closes too.
       if (!(e instanceof SaslAuthenticationFailure)) throw e;
       return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: e.message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
@@ -151,7 +165,8 @@ export class SaslAuthenticator {
     }
   }
 
-  private establish(server: SaslMechanismServer): void {
+  /** Starts the session; returns its lifetime in ms (0: unbounded). */
+  private establish(server: SaslMechanismServer): number {
     const principal = `User:${server.username}`;
     if (this.reauthenticating && principal !== this.session.principal) {
       throw new SaslAuthenticationFailure(`Cannot change principals during re-authentication from ${this.session.principal}: ${principal}`);
@@ -160,11 +175,21 @@ export class SaslAuthenticator {
     this.phase = 'authenticated';
     this.reauthenticating = false;
     this.server = null;
-    this.expiresAt = this.settings.reauthMs > 0 ? this.clock() + this.settings.reauthMs : null;
+    const now = this.clock();
+    const credentialMs = server.credentialExpiresAtMs != null ? Math.max(0, server.credentialExpiresAtMs - now) : null;
+    const maxMs = this.settings.reauthMs > 0 ? this.settings.reauthMs : null;
+    const lifetimeMs = credentialMs === null ? maxMs : maxMs === null ? credentialMs : Math.min(credentialMs, maxMs);
+    this.expiresAt = lifetimeMs === null ? null : now + lifetimeMs;
+    this.expiryCause = lifetimeMs === maxMs ? `connections.max.reauth.ms=${this.settings.reauthMs}` : 'the credential expired';
+    return lifetimeMs ?? 0;
   }
 
   private newServer(mechanism: string): SaslMechanismServer {
     if (mechanism === 'PLAIN') return new PlainServer((u, p) => this.plainPasswordOk(u, p));
+    if (mechanism === OAUTHBEARER) {
+      if (!this.jwks || !this.settings.oauthbearer) throw new Error('OAUTHBEARER enabled without its JWKS');
+      return new OAuthBearerServer(this.jwks, this.settings.oauthbearer, this.clock, this.reauthenticating);
+    }
     const scram = scramMechanismByName(mechanism);
     if (!scram) throw new Error(`no SASL server for ${mechanism}`);
     return new ScramServer(scram, (user, m) => this.credentials.get(user, m), undefined, this.reauthenticating);

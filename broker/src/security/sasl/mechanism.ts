@@ -11,4 +11,8 @@ export interface SaslMechanismServer {
   readonly complete: boolean;
   /** The authenticated user name (set once complete). */
   readonly username: string | null;
+  /** When the credential expires (ms since the epoch; OAUTHBEARER's token exp): the session ends then at the latest. */
+  readonly credentialExpiresAtMs?: number | null;
+  /** Why the last credential was refused, for the broker's log only (OAUTHBEARER tells the client just invalid_token). */
+  readonly rejection?: string | null;
 }

@@ -1,13 +1,15 @@
 // SASL settings of a listener, from Kafka's keys: sasl.enabled.mechanisms,
 // listener.name.<l>.sasl.enabled.mechanisms, sasl.jaas.config,
 // listener.name.<l>.plain.sasl.jaas.config, connections.max.reauth.ms,
-// sasl.server.max.receive.size.
+// sasl.server.max.receive.size; the OAUTHBEARER keys: oauthbearer-settings.ts.
 import { RunnelError } from '../../errors.js';
 import { plainUsers } from './jaas.js';
 import { SCRAM_MECHANISMS } from './credentials.js';
+import { OAUTHBEARER } from './oauthbearer.js';
+import { OAUTHBEARER_KEYS, oauthBearerSettings, type OAuthBearerKey, type OAuthBearerSettings } from './oauthbearer-settings.js';
 import type { BrokerConfig } from '../../config.js';
 
-export const SUPPORTED_MECHANISMS: readonly string[] = ['PLAIN', ...SCRAM_MECHANISMS.map((m) => m.name)];
+export const SUPPORTED_MECHANISMS: readonly string[] = ['PLAIN', ...SCRAM_MECHANISMS.map((m) => m.name), OAUTHBEARER];
 
 /** Runnel's default for sasl.enabled.mechanisms (Kafka's GSSAPI is not supported). */
 export const DEFAULT_ENABLED_MECHANISMS = 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512';
@@ -22,6 +24,8 @@ export interface SaslSettings {
   plainUsers: ReadonlyMap<string, string>;
   /** connection.failed.authentication.delay.ms: how long the answer to a failed authentication is held back. */
   failedAuthenticationDelayMs: number;
+  /** The OAUTHBEARER settings; null when the listener does not enable OAUTHBEARER. */
+  oauthbearer: OAuthBearerSettings | null;
 }
 
 export interface SaslConfigInput {
@@ -33,6 +37,8 @@ export interface SaslConfigInput {
   connectionFailedAuthenticationDelayMs: number;
   /** listener.name.<listener>.<...> keys given, by their full name. */
   listenerOverrides: Readonly<Record<string, string>>;
+  /** The sasl.oauthbearer.* settings, defaults included. */
+  oauthbearer: Readonly<Record<OAuthBearerKey, string>>;
 }
 
 export function parseMechanismList(key: string, raw: string): string[] {
@@ -58,6 +64,7 @@ export function saslSettings(c: SaslConfigInput): SaslSettings {
     maxReceiveSize: c.saslServerMaxReceiveSize,
     plainUsers: jaas ? plainUsers(jaas) : new Map(),
     failedAuthenticationDelayMs: Math.max(0, c.connectionFailedAuthenticationDelayMs),
+    oauthbearer: enabledMechanisms.includes(OAUTHBEARER) ? oauthBearerSettings(c.listenerName, c.oauthbearer, c.listenerOverrides) : null,
   };
 }
 
@@ -71,5 +78,6 @@ export function saslSettingsFromConfig(c: BrokerConfig, listenerName: string): S
     saslServerMaxReceiveSize: c.saslServerMaxReceiveSize,
     connectionFailedAuthenticationDelayMs: c.connectionFailedAuthenticationDelayMs,
     listenerOverrides: c.listenerOverrides ?? {},
+    oauthbearer: Object.fromEntries(OAUTHBEARER_KEYS.map((k) => [k, String(c.oauthbearer[k])])) as Record<OAuthBearerKey, string>,
   });
 }

@@ -23,7 +23,7 @@ async function setup(over: Partial<SaslSettings> = {}): Promise<{ a: SaslAuthent
     { user: 'scram512', mechanism: SCRAM_SHA_512, credential: await credentialFromPassword(SCRAM_SHA_512, 'pw-512', Buffer.from('salt-512'), 4096) },
     { user: 'scram256', mechanism: SCRAM_SHA_256, credential: await credentialFromPassword(SCRAM_SHA_256, 'pw-256', Buffer.from('salt-256'), 4096) },
   ]);
-  const settings: SaslSettings = { enabledMechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], reauthMs: 0, maxReceiveSize: 524288, plainUsers: new Map([['admin', 'admin-secret']]), failedAuthenticationDelayMs: 0, ...over };
+  const settings: SaslSettings = { enabledMechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], reauthMs: 0, maxReceiveSize: 524288, plainUsers: new Map([['admin', 'admin-secret']]), failedAuthenticationDelayMs: 0, oauthbearer: null, ...over };
   const clock = { t: 1_000_000 };
   const session = newSession(7, '127.0.0.1', 'SASL_PLAINTEXT', 'SASL_PLAINTEXT');
   return { a: new SaslAuthenticator(session, settings, store, () => clock.t), session, clock, store };
