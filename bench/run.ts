@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i,j (workload letters; i = compaction; j = transactions; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j,k (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; `cluster` = the cluster-scale family),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -18,6 +18,8 @@ import { runClusterScale, type Acks } from './lib/cluster-scale.js';
 import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/profile.js';
 import { runCompaction } from './lib/compaction.js';
 import { runTransactions } from './lib/transactions.js';
+import { runSecure, secureSummary } from './lib/secure.js';
+import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
 import { SYSTEM_LABEL, startKafkaSystem, startRawSystem, startRunnelSystem, type System, type SystemName } from './lib/systems.js';
@@ -127,6 +129,7 @@ function summaryLine(r: Row): string {
       `e2e read_committed p50 ${fmt(m.rcP50, 1)} ms p99 ${fmt(m.rcP99, 1)} ms, read_uncommitted p50 ${fmt(m.ruP50, 1)} ms p99 ${fmt(m.ruP99, 1)} ms`
     );
   }
+  if (r.workload[0] === 'k') return secureSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -170,13 +173,19 @@ async function archiverHook(quick: boolean, counts: typeof FULL): Promise<Archiv
   }
 }
 
+/** A full-mode run of workload k on Kafka and Runnel replaces the README's TLS and SASL_SSL section. */
+function secureReadmeWanted(r: BenchResult): boolean {
+  return r.mode === 'full' && r.systems.includes('kafka') && r.systems.includes('runnel') && r.rows.some((x) => x.workload[0] === 'k');
+}
+
 /** `--report <results.json>`: re-renders the Markdown, charts and README section of a finished run. */
 function rerender(file: string): number {
   const r = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResult;
   const full = r.mode === 'full' && r.systems.length === SYSTEM_ORDER.length && r.rows.length > 0;
+  const secure = secureReadmeWanted(r);
   const readme = path.join(REPO_ROOT, 'bench', 'README.md');
-  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? readme : null, r.clusterDefault ? readme : null);
-  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full || r.clusterDefault ? ' and bench/README.md' : ''}`);
+  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? readme : null, r.clusterDefault ? readme : null, secure ? readme : null);
+  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full || r.clusterDefault || secure ? ' and bench/README.md' : ''}`);
   return 0;
 }
 
@@ -209,13 +218,18 @@ async function main(): Promise<number> {
   const software = await softwareInfo();
   log(`software: ${JSON.stringify(software)}`);
 
+  // k (TLS and SASL_SSL) needs Kafka and Runnel started with SSL and SASL_SSL listeners and one PKI for both.
+  const wantSecure = WORKLOADS.some((w) => w.kind === 'secure' && want(w.id)) && args.systems.some((s) => s !== 'raw');
+  let secure: SecureMaterial | null = null;
   const systems = new Map<SystemName, System>();
   const rows: Row[] = [];
   const settings: BenchResult['settings'] = {};
   const profiles: ProfileResult[] = [];
   let archiver: ArchiverResult = { available: false, note: 'skipped (--no-archiver)' };
   try {
-    const starters: Record<SystemName, () => Promise<System>> = { kafka: startKafkaSystem, runnel: () => startRunnelSystem(), raw: startRawSystem };
+    if (wantSecure) secure = await makeSecureMaterial();
+    const so = secure ? { secure } : {};
+    const starters: Record<SystemName, () => Promise<System>> = { kafka: () => startKafkaSystem(so), runnel: () => startRunnelSystem(so), raw: startRawSystem };
     if (anyStandard) log('starting systems');
     for (const s of anyStandard ? args.systems : []) {
       systems.set(s, await starters[s]());
@@ -271,10 +285,20 @@ async function main(): Promise<number> {
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }
       }
+      if (secure) {
+        // Kafka and Runnel only: raw Redis has no Kafka listener to secure.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          for (const r of await runSecure(systems.get(s)!, ctx, secure)) {
+            rows.push(r);
+            log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+          }
+        }
+      }
     }
   } finally {
     log('stopping systems');
     for (const s of systems.values()) await s.stop().catch((e) => log(`stop ${s.name}: ${errText(e)}`));
+    secure?.cleanup();
   }
 
   let cluster: BenchResult['cluster'];
@@ -365,11 +389,18 @@ async function main(): Promise<number> {
   const updateReadme = !args.quick && args.readme && !args.only && args.systems.length === SYSTEM_ORDER.length;
   // The cluster section is replaced by any full run of the cluster family with its default configurations (--only cluster too).
   const updateClusterReadme = args.readme && !!result.clusterDefault;
+  const updateSecureReadme = args.readme && secureReadmeWanted(result);
   const readmePath = path.join(REPO_ROOT, 'bench', 'README.md');
-  const out = writeOutputs(result, path.join(REPO_ROOT, 'bench', 'results'), updateReadme ? readmePath : null, updateClusterReadme ? readmePath : null);
+  const out = writeOutputs(
+    result,
+    path.join(REPO_ROOT, 'bench', 'results'),
+    updateReadme ? readmePath : null,
+    updateClusterReadme ? readmePath : null,
+    updateSecureReadme ? readmePath : null,
+  );
   if (anyStandard) process.stdout.write(`\n${markdown(result, path.basename(out.md, '.md'))}\n`);
   if (cluster) process.stdout.write(`\n## Cluster scale\n\n${clusterSection(result)}\n`);
-  const readmeNote = [updateReadme ? 'its results' : '', updateClusterReadme ? 'its cluster section' : ''].filter(Boolean).join(' and ');
+  const readmeNote = [updateReadme ? 'its results' : '', updateClusterReadme ? 'its cluster section' : '', updateSecureReadme ? 'its TLS and SASL_SSL section' : ''].filter(Boolean).join(' and ');
   log(`wrote ${path.relative(REPO_ROOT, out.json)} and ${path.relative(REPO_ROOT, out.md)}${readmeNote ? ` and bench/README.md (${readmeNote})` : ''}`);
   if (failures.length) {
     log(`FAILED: ${failures.length} workload(s) produced no number:\n  ${failures.join('\n  ')}`);

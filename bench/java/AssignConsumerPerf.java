@@ -4,11 +4,17 @@
 // coordinator APIs (FindCoordinator/JoinGroup/SyncGroup); this tool reads the
 // same way on any broker, so the consumer numbers compare like with like.
 //
-//   java -cp '.cache/java/lib/*:.cache/bench-java' AssignConsumerPerf <bootstrap> <topic> <numRecords> [key=value ...]
+//   java -cp '.cache/java/lib/*:.cache/bench-java' AssignConsumerPerf <bootstrap> <topic> <numRecords> [key=value | @client.properties ...]
+//
+// @<file> loads a client properties file (security.protocol, ssl.*, sasl.*: the
+// same file ProducerPerformance gets with --command-config); later arguments win.
 //
 // Prints one line: RESULT records=<n> bytes=<value bytes> ms=<elapsed> partitions=<p>
 // The clock starts right before the first poll (after metadata) and stops at
 // the poll that delivered the last record, like ConsumerPerformance's fetch time.
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 public class AssignConsumerPerf {
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     if (args.length < 3) {
       System.err.println("usage: AssignConsumerPerf <bootstrap> <topic> <numRecords> [key=value ...]");
       System.exit(2);
@@ -36,6 +42,12 @@ public class AssignConsumerPerf {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     for (int i = 3; i < args.length; i++) {
+      if (args[i].startsWith("@")) {
+        try (InputStream in = new FileInputStream(args[i].substring(1))) {
+          p.load(in);
+        }
+        continue;
+      }
       int eq = args[i].indexOf('=');
       p.put(args[i].substring(0, eq), args[i].substring(eq + 1));
     }

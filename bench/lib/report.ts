@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compactionMarkdown } from './compaction.js';
 import { transactionsMarkdown } from './transactions.js';
+import { secureMarkdown } from './secure.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -131,6 +132,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (comp) L.push('', comp);
   const txn = transactionsMarkdown(r.medians['j-transactions'], r.counts);
   if (txn) L.push('', txn);
+  const sec = secureMarkdown(r.medians, r.counts);
+  if (sec) L.push('', sec);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records.');
   L.push('');
@@ -252,6 +255,8 @@ export const README_START = '<!-- bench:results:start -->';
 export const README_END = '<!-- bench:results:end -->';
 export const PROFILE_START = '<!-- bench:profile:start -->';
 export const PROFILE_END = '<!-- bench:profile:end -->';
+export const SECURE_START = '<!-- bench:secure:start -->';
+export const SECURE_END = '<!-- bench:secure:end -->';
 
 /** Replaces the text between two markers in README.md (appends the section if the markers are missing). */
 export function replaceBetween(text: string, start: string, end: string, body: string): string {
@@ -271,8 +276,9 @@ export function clusterSection(r: BenchResult): string {
  * profile sections (a full run of every system and workload). `clusterReadme`:
  * replace its cluster section, and keep that family's own results as
  * <dir>/cluster-<stamp>.{json,md} (not git-ignored: the README links to them).
+ * `secureReadme`: replace its TLS and SASL_SSL (k) section.
  */
-export function writeOutputs(r: BenchResult, dir: string, readme: string | null, clusterReadme: string | null = null): { json: string; md: string } {
+export function writeOutputs(r: BenchResult, dir: string, readme: string | null, clusterReadme: string | null = null, secureReadme: string | null = null): { json: string; md: string } {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = r.timestamp.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
   const partial = r.mode === 'full' && (r.systems.length !== SYSTEM_ORDER.length || WORKLOADS.some((w) => !r.rows.some((x) => x.workload === w.id)));
@@ -305,6 +311,14 @@ export function writeOutputs(r: BenchResult, dir: string, readme: string | null,
     let text = fs.existsSync(clusterReadme) ? fs.readFileSync(clusterReadme, 'utf8') : '# Benchmarks\n';
     text = replaceBetween(text, CLUSTER_START, CLUSTER_END, `${clus}\nAll numbers of this run: [results/${own}.json](results/${own}.json).\n`);
     fs.writeFileSync(clusterReadme, text);
+  }
+  const sec = secureMarkdown(r.medians, r.counts);
+  if (secureReadme && sec) {
+    const text = fs.existsSync(secureReadme) ? fs.readFileSync(secureReadme, 'utf8') : '# Benchmarks\n';
+    const source =
+      `Run ${r.timestamp} (${r.mode}, median of ${r.runs} run${r.runs > 1 ? 's' : ''}), Runnel ${r.software.runnelCommit}, Apache Kafka ${r.software.kafkaJars} (jars), ${r.software.java}, Node ${r.software.node}, ` +
+      `redis-server ${r.software.redisServer}; ${r.machine.cores} cores (${r.machine.cpuModel}), load average at start ${r.machine.loadAvgAtStart.join(' / ')}.`;
+    fs.writeFileSync(secureReadme, replaceBetween(text, SECURE_START, SECURE_END, `${source}\n\n${sec}`));
   }
   return { json, md };
 }

@@ -13,6 +13,7 @@ import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '..
 import { freePort, HOST, runCommand, spawnManaged, waitFor, waitForPort } from '../../test/helpers/procs.js';
 import { RespConnection } from './resp.js';
 import type { RawBatch } from './raw.js';
+import { prepareSecureListeners, secureBootstraps, securePorts, secureServerSettings, type SecureListeners, type SecureMaterial } from './secure-setup.js';
 
 export type SystemName = 'kafka' | 'runnel' | 'raw';
 export const SYSTEM_LABEL: Record<SystemName, string> = { kafka: 'Apache Kafka', runnel: 'Runnel', raw: 'raw Redis' };
@@ -25,6 +26,8 @@ export interface System {
   redisPort: number;
   /** Consumer-group APIs available (ConsumerPerformance works). */
   groups: boolean;
+  /** SSL and SASL_SSL listeners (workload k), when the system was started with them. */
+  secure?: SecureListeners;
   /** `configs`: topic configs (cleanup.policy, segment.ms, ...); the raw ceiling ignores them. */
   createTopic(topic: string, partitions: number, configs?: Record<string, string>): Promise<void>;
   deleteTopic(topic: string, partitions: number): Promise<void>;
@@ -128,18 +131,37 @@ async function adminCreate(admin: kafkajs.Admin, topic: string, partitions: numb
   if (!ok) throw new Error(`createTopics ${topic}: topic already existed`);
 }
 
-export async function startKafkaSystem(): Promise<System> {
+/** Creates the SCRAM user and checks the SASL_SSL listener; a failure is kept in `error` (workload k reports it) instead of stopping the bench. */
+async function secureListeners(m: SecureMaterial, plain: string, ports: { SSL: number; SASL_SSL: number }): Promise<SecureListeners> {
+  const bootstrap = secureBootstraps(plain, ports);
+  const error = await prepareSecureListeners(m, bootstrap).catch((e: unknown) => (e instanceof Error ? e.message : String(e)));
+  return error ? { bootstrap, error } : { bootstrap };
+}
+
+export interface StartSystemOptions {
+  /** Also listen on SSL and SASL_SSL (SCRAM-SHA-512) with this PKI (workload k). */
+  secure?: SecureMaterial;
+}
+
+export async function startKafkaSystem(o: StartSystemOptions = {}): Promise<System> {
+  const ports = o.secure ? await securePorts() : null;
   // The log cleaner looks for dirty compacted logs every CLEANER_BACKOFF_MS (Kafka's default 15 s) so
   // the compaction workload (i) does not mostly measure the cleaner's sleep; delete-policy topics do not care.
-  const k: KafkaBroker = await startKafka({ heap: '1g', props: { 'log.cleaner.backoff.ms': CLEANER_BACKOFF_MS } });
+  const k: KafkaBroker = await startKafka({
+    heap: '1g',
+    props: { 'log.cleaner.backoff.ms': CLEANER_BACKOFF_MS, ...(o.secure ? secureServerSettings(o.secure) : {}) },
+    extraListeners: ports ? (['SSL', 'SASL_SSL'] as const).map((p) => ({ name: p, protocol: p, port: ports[p] })) : [],
+  });
   const admin = kafkaAdmin(k.bootstrap);
   await admin.connect();
+  const secure = o.secure && ports ? await secureListeners(o.secure, k.bootstrap, ports) : undefined;
   const dataDir = path.join(k.dir, 'data');
   return {
     name: 'kafka',
     bootstrap: k.bootstrap,
     redisPort: 0,
     groups: true,
+    secure,
     createTopic: (t, n, c) => adminCreate(admin, t, n, c),
     async deleteTopic(t) {
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
@@ -164,6 +186,7 @@ export async function startKafkaSystem(): Promise<System> {
         heap: '-Xmx1g -Xms256m -XX:+UseG1GC',
         flushSettings: flush.length ? flush.join('; ') : 'defaults (no log.flush.interval.*: the OS page cache decides)',
         'log.cleaner.backoff.ms': String(CLEANER_BACKOFF_MS),
+        ...secureDescribe(secure),
       };
     },
     pids: () => ({ broker: k.proc.pid }),
@@ -174,7 +197,13 @@ export async function startKafkaSystem(): Promise<System> {
   };
 }
 
-export interface StartRunnelSystemOptions {
+/** The listeners of workload k, for describe(). */
+function secureDescribe(s: SecureListeners | undefined): Record<string, string> {
+  if (!s) return {};
+  return { secureListeners: `SSL ${s.bootstrap.SSL}, SASL_SSL ${s.bootstrap.SASL_SSL} (PEM keystore, P-256; SCRAM-SHA-512)${s.error ? `; set-up failed: ${s.error}` : ''}` };
+}
+
+export interface StartRunnelSystemOptions extends StartSystemOptions {
   /** Node flags for the broker process (e.g. --cpu-prof; Node 20 refuses it in NODE_OPTIONS). */
   nodeArgs?: string[];
 }
@@ -203,13 +232,28 @@ export async function startRunnelWithNodeArgs(redisUrl: string, nodeArgs: string
   };
 }
 
+/** Runnel's listeners for workload k: PLAINTEXT on `port` (the first listener, as --port says), SSL and SASL_SSL; the same settings as Kafka's. */
+function secureRunnelArgs(m: SecureMaterial, port: number, ports: { SSL: number; SASL_SSL: number }): string[] {
+  const settings = {
+    listeners: `PLAINTEXT://${HOST}:${port},SSL://${HOST}:${ports.SSL},SASL_SSL://${HOST}:${ports.SASL_SSL}`,
+    ...secureServerSettings(m),
+  };
+  return Object.entries(settings).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+}
+
 export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promise<System> {
+  const ports = o.secure ? await securePorts() : null;
   const redis = await startBenchRedis();
   let rn: RunnelBroker;
   try {
     // Same cleaner back-off as Kafka's log.cleaner.backoff.ms above (Runnel's default is also 15 s).
     const env = { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS) };
-    rn = o.nodeArgs?.length ? await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env) : await startRunnel({ redisUrl: redis.url, env });
+    if (o.secure && o.nodeArgs?.length) throw new Error('startRunnelSystem: secure listeners and node flags together are not supported');
+    if (o.nodeArgs?.length) rn = await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env);
+    else if (o.secure && ports) {
+      const port = await freePort();
+      rn = await startRunnel({ redisUrl: redis.url, env, port, args: secureRunnelArgs(o.secure, port, ports) });
+    } else rn = await startRunnel({ redisUrl: redis.url, env });
   } catch (e) {
     await redis.stop();
     throw e;
@@ -217,11 +261,13 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
   const admin = kafkaAdmin(rn.bootstrap);
   await admin.connect();
   const groups = await runnelHasGroups();
+  const secure = o.secure && ports ? await secureListeners(o.secure, rn.bootstrap, ports) : undefined;
   return {
     name: 'runnel',
     bootstrap: rn.bootstrap,
     redisPort: redis.port,
     groups,
+    secure,
     createTopic: (t, n, c) => adminCreate(admin, t, n, c),
     async deleteTopic(t) {
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
@@ -231,7 +277,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
     streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
     entries: (t, n) => redisEntries(redis.port, t, n),
     sampleBatches: (t, p, n) => redisSample(redis.port, t, p, n),
-    describe: async () => ({ ...(await redisDescribe(redis.port)), RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS) }),
+    describe: async () => ({ ...(await redisDescribe(redis.port)), RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS), ...secureDescribe(secure) }),
     pids: () => ({ broker: rn.proc().pid, redis: redis.proc().pid }),
     async stop() {
       await admin.disconnect().catch(() => undefined);

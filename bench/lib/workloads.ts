@@ -45,6 +45,8 @@ export interface Counts {
   txnRecords: number;
   txnLatencyRate: number;
   txnLatencyRecords: number;
+  /** k: 1 KiB records produced (acks=all) and consumed over each of PLAINTEXT, SSL and SASL_SSL */
+  secure: number;
 }
 
 export const FULL: Counts = {
@@ -67,6 +69,7 @@ export const FULL: Counts = {
   txnRecords: 300_000,
   txnLatencyRate: 1_000,
   txnLatencyRecords: 10_000,
+  secure: 400_000,
 };
 
 export const QUICK: Counts = {
@@ -89,6 +92,7 @@ export const QUICK: Counts = {
   txnRecords: 50_000,
   txnLatencyRate: 500,
   txnLatencyRecords: 1_000,
+  secure: 20_000,
 };
 
 export type WorkloadId =
@@ -102,12 +106,15 @@ export type WorkloadId =
   | 'f-ack-latency'
   | 'f-e2e-latency'
   | 'i-compaction'
-  | 'j-transactions';
+  | 'j-transactions'
+  | 'k-plaintext'
+  | 'k-ssl'
+  | 'k-sasl-ssl';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -138,6 +145,20 @@ export const WORKLOADS: WorkloadInfo[] = [
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
+  // k: one row per security protocol with the produce (recordsPerSec) and consume (consumeRecordsPerSec) rates; see secure.ts.
+  ...(
+    [
+      ['k-plaintext', 'PLAINTEXT'],
+      ['k-ssl', 'SSL'],
+      ['k-sasl-ssl', 'SASL_SSL (SCRAM-SHA-512)'],
+    ] as const
+  ).map(([id, p]): WorkloadInfo => ({
+    id,
+    title: `k) ${p}: produce 1 KiB, acks=all, batch 1 MiB, linger 0, then consume it`,
+    kind: 'secure',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  })),
 ];
 
 export type Metrics = Record<string, number | null>;
@@ -197,7 +218,7 @@ function valueRecords(n: number, size: number): Array<{ key: null; value: Buffer
   return Array.from({ length: n }, () => ({ key: null, value: v }));
 }
 
-function perfMetrics(r: Omit<ProducerPerfResult, 'raw'>): Metrics {
+export function perfMetrics(r: Omit<ProducerPerfResult, 'raw'>): Metrics {
   return {
     records: r.records,
     recordsPerSec: r.recordsPerSec,
@@ -228,9 +249,12 @@ export async function producerPerfSteady(o: {
   recordSize: number;
   throughput?: number;
   props: Record<string, string | number>;
+  /** A client properties file (--command-config); `props` win over it. */
+  configFile?: string;
 }): Promise<{ steady: PerfLine; overall: PerfLine }> {
   const args = ['--topic', o.topic, '--num-records', String(o.numRecords), '--record-size', String(o.recordSize), '--throughput', String(o.throughput ?? -1)];
   if (o.warmup > 0) args.push('--warmup-records', String(o.warmup));
+  if (o.configFile) args.push('--command-config', o.configFile);
   args.push('--command-property', `bootstrap.servers=${o.bootstrap}`, ...Object.entries(o.props).map(([k, v]) => `${k}=${v}`));
   const raw = await runJava('org.apache.kafka.tools.ProducerPerformance', args, { timeoutMs: 600_000, jvmArgs: ['-Xmx1g'] });
   let overall: PerfLine | null = null;
@@ -250,7 +274,7 @@ export async function producerPerfSteady(o: {
 }
 
 /** Warm-up records for a throughput run: 10 % of it. */
-const warmupOf = (n: number): number => Math.floor(n / 10);
+export const warmupOf = (n: number): number => Math.floor(n / 10);
 
 export interface ProduceSpec {
   partitions: number;
@@ -347,7 +371,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
  * cutime/cstime) per record; "machine" is every process on the box (other
  * tenants included) and is kept in the JSON only.
  */
-function cpuMetrics(d: CpuDelta, records: number): Metrics {
+export function cpuMetrics(d: CpuDelta, records: number): Metrics {
   const us = (s: number | null | undefined): number | null => (s === null || s === undefined ? null : (s * 1e6) / records);
   const cores = (s: number | null | undefined): number | null => (s === null || s === undefined ? null : s / d.wallS);
   return {
@@ -427,6 +451,22 @@ export async function parallelProducers(bootstrap: string, topic: string, spec: 
 
 // ------------------------------------------------------------------ consume ---
 
+/**
+ * bench/java/AssignConsumerPerf: reads `records` records of `topic` from the
+ * beginning (assign(), no group). `extra`: client settings as key=value, or
+ * @<file> for a client properties file.
+ */
+export async function assignConsumerPerf(bootstrap: string, topic: string, records: number, extra: string[] = []): Promise<{ records: number; bytes: number; ms: number }> {
+  const r = await runJava('AssignConsumerPerf', [bootstrap, topic, String(records), ...extra], {
+    classpath: [BENCH_JAVA],
+    jvmArgs: ['-Xmx1g'],
+    timeoutMs: 300_000,
+  });
+  const m = /RESULT records=(\d+) bytes=(\d+) ms=([\d.]+)/.exec(r.stdout);
+  if (!m) throw new Error(`AssignConsumerPerf printed no result (code ${r.code}):\n${r.stdout.slice(-1000)}\n${r.stderr.slice(-3000)}`);
+  return { records: Number(m[1]), bytes: Number(m[2]), ms: Number(m[3]) };
+}
+
 async function runConsume(sys: System, w: WorkloadId, topic: string, spec: ProduceSpec, records: number, ctx: Ctx): Promise<Row> {
   const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
   try {
@@ -436,14 +476,7 @@ async function runConsume(sys: System, w: WorkloadId, topic: string, spec: Produ
       row.notes!.push('XRANGE COUNT 8, one request in flight');
       return row;
     }
-    const r = await runJava('AssignConsumerPerf', [sys.bootstrap, topic, String(records)], {
-      classpath: [BENCH_JAVA],
-      jvmArgs: ['-Xmx1g'],
-      timeoutMs: 300_000,
-    });
-    const m = /RESULT records=(\d+) bytes=(\d+) ms=([\d.]+)/.exec(r.stdout);
-    if (!m) throw new Error(`AssignConsumerPerf printed no result (code ${r.code}):\n${r.stdout.slice(-1000)}\n${r.stderr.slice(-3000)}`);
-    const [n, bytes, ms] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const { records: n, bytes, ms } = await assignConsumerPerf(sys.bootstrap, topic, records);
     if (n < records) row.notes!.push(`read ${n} of ${records} records`);
     Object.assign(row.metrics, { records: n, recordsPerSec: n / (ms / 1000), mbPerSec: bytes / 1048576 / (ms / 1000) });
     if (sys.groups) {

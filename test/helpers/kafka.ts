@@ -23,6 +23,8 @@ export interface StartKafkaOptions {
   /** JVM heap, default '1g'. */
   heap?: string;
   startTimeoutMs?: number;
+  /** Listeners besides PLAINTEXT (e.g. SSL, SASL_SSL), added to listeners, advertised.listeners and the protocol map; their ssl/sasl settings go in `props`. */
+  extraListeners?: Array<{ name: string; protocol: string; port: number }>;
 }
 
 export interface KafkaBroker {
@@ -52,15 +54,17 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
   const controllerPort = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-kafka-'));
   const logDir = path.join(dir, 'data');
+  const extra = opts.extraListeners ?? [];
+  const more = (f: (l: { name: string; protocol: string; port: number }) => string): string => extra.map((l) => `,${f(l)}`).join('');
   const props: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
     'controller.quorum.voters': `1@${HOST}:${controllerPort}`,
-    listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${port}`,
+    listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort}${more((l) => `${l.name}://${HOST}:${l.port}`)}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${port}${more((l) => `${l.name}://${HOST}:${l.port}`)}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${more((l) => `${l.name}:${l.protocol}`)}`,
     'log.dirs': logDir,
     'num.partitions': 1,
     'default.replication.factor': 1,
