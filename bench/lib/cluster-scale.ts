@@ -44,7 +44,7 @@ export interface ClusterCounts {
 }
 
 export const CLUSTER_FULL: ClusterCounts = { producers: 8, perProducer: 40_000, partitions: 16, recordSize: 1024, warmup: 100_000 };
-export const CLUSTER_QUICK: ClusterCounts = { producers: 8, perProducer: 2_500, partitions: 16, recordSize: 1024, warmup: 0 };
+export const CLUSTER_QUICK: ClusterCounts = { producers: 4, perProducer: 2_500, partitions: 16, recordSize: 1024, warmup: 0 };
 
 /** Per primary, one run. */
 export interface ShardStats {
