@@ -81,8 +81,6 @@ export class Dispatcher {
    */
   async dispatch(frame: Buffer, session: Session, sasl?: SaslAuthenticator | null): Promise<DispatchResult> {
     if (sasl?.expectsRawToken) return rawSaslToken(sasl, frame);
-    const { connectionId } = session;
-    const clientHost = `/${session.clientAddress}`;
     const r = new Reader(frame);
     let prefix;
     try {
@@ -113,7 +111,7 @@ export class Dispatcher {
         if (body) encode(handler!.api.response, apiVersion, body, w);
         else w.int16(ErrorCode.UNSUPPORTED_VERSION);
       });
-      this.broker.logger.warn('unsupported request', { apiKey, apiVersion, connectionId });
+      this.broker.logger.warn('unsupported request', { apiKey, apiVersion, connectionId: session.connectionId });
       return { kind: 'response', chunks, apiKey };
     }
 
@@ -123,7 +121,7 @@ export class Dispatcher {
     const started = performance.now();
     try {
       const clientId = readHeaderRest(r, isFlexible(api.request, apiVersion) ? 2 : 1);
-      ctx = { apiKey, apiVersion, correlationId, clientId, connectionId, clientHost, session, ...(sasl ? { sasl } : {}) };
+      ctx = { apiKey, apiVersion, correlationId, clientId, session, sasl: sasl ?? undefined };
       req = decode(api.request, apiVersion, r);
     } catch (e) {
       if (e instanceof ProtocolError) return { kind: 'close', reason: `${api.name} v${apiVersion}: ${e.message}` };

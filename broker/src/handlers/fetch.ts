@@ -47,14 +47,15 @@ export const fetchHandler: Handler = {
         if (!requested.has(key)) requested.set(key, { key, topic: rt.topic ?? '', topicId: rt.topicId ?? '', partition: rp.partition, fetchOffset: rp.fetchOffset, partitionMaxBytes: rp.partitionMaxBytes, currentLeaderEpoch: rp.currentLeaderEpoch });
       }
     }
+    const wanted = [...requested.values()];
     const forgotten = ((req.forgottenTopicsData ?? []) as ForgottenTopicReq[]).flatMap((ft) => ft.partitions.map((p) => keyOf(byId ? ft.topicId : ft.topic, p)));
     const sessions = b.fetchSessions;
     const fc: FetchContext = sessions
-      ? sessions.newContext(ctx.apiVersion, req.sessionId ?? 0, req.sessionEpoch ?? FINAL_EPOCH, [...requested.values()], forgotten, Date.now())
+      ? sessions.newContext(ctx.apiVersion, req.sessionId ?? 0, req.sessionEpoch ?? FINAL_EPOCH, wanted, forgotten, Date.now())
       : { kind: 'sessionless' };
     if (fc.kind === 'error') return { throttleTimeMs: 0, errorCode: fc.errorCode, sessionId: 0, responses: [] };
     // An incremental fetch reads every partition of its session, in the session's order.
-    const targets = fc.kind === 'incremental' ? [...fc.session.partitions.values()] : [...requested.values()];
+    const targets = fc.kind === 'incremental' ? [...fc.session.partitions.values()] : wanted;
 
     const topicsSeen = new Map<string, TopicRecord | null>();
     // Kafka: READ on the topic (an unknown topic id stays UNKNOWN_TOPIC_ID).

@@ -38,7 +38,8 @@ export const joinGroupHandler: Handler = {
         protocolType: req.protocolType,
         protocols: (req.protocols as Array<{ name: string; metadata: Buffer }>).map((p) => ({ name: p.name, metadata: p.metadata })),
         clientId: ctx.clientId ?? '',
-        clientHost: ctx.clientHost ?? '',
+        // Kafka reports the peer as "/<address>" (DescribeGroups).
+        clientHost: `/${ctx.session.clientAddress}`,
         requireKnownMemberId: v >= 4 && groupInstanceId === null,
         supportSkipAssignment: v >= 9,
       }));

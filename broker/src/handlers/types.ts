@@ -43,10 +43,7 @@ export interface RequestContext {
   apiVersion: number;
   correlationId: number;
   clientId: string | null;
-  connectionId: number;
-  /** Peer address as Kafka reports it ("/127.0.0.1"), for DescribeGroups; unset until the connection layer provides it. */
-  clientHost?: string;
-  /** The connection's listener and principal (authorization reads them). */
+  /** The connection's id, listener, peer address and principal (authorization reads them). */
   session: Session;
   /** The connection's SASL state on a SASL_PLAINTEXT or SASL_SSL listener; absent on others. */
   sasl?: SaslAuthenticator;

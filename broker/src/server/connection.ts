@@ -129,13 +129,16 @@ export class Connection {
     return this.socket.writableNeedDrain && this.socket.writableLength > this.limits.maxUnsentBytes;
   }
 
-  /** Reads from the socket only while every bound has room. */
-  /** While a quota throttles the client (KIP-219), nothing more is read or dispatched. */
+  /**
+   * While a quota throttles the client (KIP-219), nothing more is read or
+   * dispatched: the client is throttled exactly while the timer that ends it
+   * is pending (no clock read on the request path).
+   */
   private throttledUntil = 0;
   private unthrottle: NodeJS.Timeout | null = null;
 
   private throttled(): boolean {
-    return this.throttledUntil > Date.now();
+    return this.unthrottle !== null;
   }
 
   private throttle(ms: number): void {
@@ -154,18 +157,19 @@ export class Connection {
   private armUnthrottle(ms: number): void {
     if (this.unthrottle) clearTimeout(this.unthrottle);
     this.unthrottle = setTimeout(() => {
-      this.unthrottle = null;
       const left = this.throttledUntil - Date.now();
       if (left > 0) {
         this.armUnthrottle(left);
         return;
       }
+      this.unthrottle = null;
       this.lastActivity = Date.now();
       this.pump();
     }, ms);
     this.unthrottle.unref();
   }
 
+  /** Reads from the socket only while every bound has room. */
   private updateReading(): void {
     if (this.closed) return;
     const poolFull = this.pool.exhausted();

@@ -28,7 +28,7 @@ async function services(className = AUTHORIZER): Promise<BrokerServices> {
 const ctxOf = (principal: string, apiVersion = 3): RequestContext => {
   const session = newSession(1, '127.0.0.1');
   session.principal = principal;
-  return { apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session };
+  return { apiKey: 0, apiVersion, correlationId: 1, clientId: 't', session };
 };
 const admin = ctxOf('User:admin');
 const alice = ctxOf('User:alice');

@@ -37,7 +37,7 @@ async function call(b: BrokerServices, api: string, v: number, req: Record<strin
   const h = handlers.get(api)!;
   const wire = encode(h.api.request, v, req).toBuffer();
   const decoded = decode(h.api.request, v, new Reader(wire));
-  const pending = h.handle(decoded, { apiKey: h.api.apiKey, apiVersion: v, correlationId: 1, clientId: 'cli', connectionId: 1, session: newSession(1, '127.0.0.1') }, b);
+  const pending = h.handle(decoded, { apiKey: h.api.apiKey, apiVersion: v, correlationId: 1, clientId: 'cli', session: newSession(1, '127.0.0.1') }, b);
   if (clock) await clock.advance(0);
   const res = await pending;
   const out = encode(h.api.response, v, res!).toBuffer();

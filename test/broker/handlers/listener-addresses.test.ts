@@ -46,7 +46,7 @@ function services(): BrokerServices {
 }
 
 const ctx = (apiVersion: number, listener: string, protocol: SecurityProtocol): RequestContext => (
-  { apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1', listener, protocol) });
+  { apiKey: 0, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1', listener, protocol) });
 
 describe('addresses by listener', () => {
   it('addressFor: the endpoint of the listener; an old registration answers PLAINTEXT listeners only', () => {

@@ -29,7 +29,7 @@ function services(store = new MemoryLogStore()): BrokerServices {
   return unitServices({ store });
 }
 
-const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
+const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') });
 
 const produceReq = (topic: string, records: Buffer, acks = 1) => ({
   transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],

@@ -6,7 +6,7 @@ import type { BrokerServices, RequestContext } from '../../../broker/src/handler
 import { newSession } from '../../../broker/src/security/session.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
 
-const ctx = (apiKey: number, apiVersion: number): RequestContext => ({ apiKey, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
+const ctx = (apiKey: number, apiVersion: number): RequestContext => ({ apiKey, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') });
 const broker = {} as BrokerServices;
 
 describe('SASL APIs on a PLAINTEXT listener', () => {

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../../broker/src/errors.js';
 import { passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../broker/src/security/sasl/credentials.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
 
-const ctx: RequestContext = { apiKey: 51, apiVersion: 0, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') };
+const ctx: RequestContext = { apiKey: 51, apiVersion: 0, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') };
 
 function upsert(name: string, mechanism: number, password: string, iterations = 4096): Record<string, unknown> {
   const salt = Buffer.from(`salt-of-${name}`);

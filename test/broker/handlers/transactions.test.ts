@@ -36,7 +36,7 @@ function services(store: MemoryLogStore, txn: TransactionServices): BrokerServic
   return unitServices({ store, txn });
 }
 
-const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
+const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') });
 
 const txnBatch = (seq: number) => buildBatch([{ key: null, value: Buffer.from('x') }], { producerId: 7, producerEpoch: 2, baseSequence: seq, transactional: true });
 

@@ -19,7 +19,7 @@ function services(): BrokerServices {
   return b;
 }
 
-const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', connectionId: 1, session: newSession(1, '127.0.0.1') });
+const ctx = (apiVersion: number): RequestContext => ({ apiKey: 0, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') });
 const batch = (n: number) => buildBatch(Array.from({ length: n }, (_, i) => ({ key: null, value: Buffer.from(`v${i}`) })));
 
 async function values(r: Registry, name: string): Promise<Array<{ labels: Record<string, string | number>; value: number }>> {

@@ -1,7 +1,11 @@
 // Unit tests of the codec engine, driven by the message definitions.
 import { describe, expect, it } from 'vitest';
 import { decode, encode, skipTaggedFields } from '../../../broker/src/protocol/codec.js';
-import { ALL_APIS, ApiVersions, Fetch, Metadata, Produce } from '../../../broker/src/protocol/messages/index.js';
+import { ALL_APIS } from '../../../broker/src/protocol/messages/index.js';
+import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
+import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
+import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
+import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { Reader } from '../../../broker/src/protocol/reader.js';
 import { Writer } from '../../../broker/src/protocol/writer.js';
 import type { FieldDef, MessageDef } from '../../../broker/src/protocol/schema.js';

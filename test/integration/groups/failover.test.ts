@@ -8,7 +8,14 @@ import { waitFor } from '../../helpers/procs.js';
 import { useBroker } from '../broker-fixture.js';
 import { WireClient } from '../../helpers/wire.js';
 import { ErrorCode } from '../../../broker/src/errors.js';
-import { DescribeGroups, FindCoordinator, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, OffsetFetch, SyncGroup } from '../../../broker/src/protocol/messages/index.js';
+import { DescribeGroups } from '../../../broker/src/protocol/messages/describe-groups.js';
+import { FindCoordinator } from '../../../broker/src/protocol/messages/find-coordinator.js';
+import { Heartbeat } from '../../../broker/src/protocol/messages/heartbeat.js';
+import { JoinGroup } from '../../../broker/src/protocol/messages/join-group.js';
+import { LeaveGroup } from '../../../broker/src/protocol/messages/leave-group.js';
+import { OffsetCommit } from '../../../broker/src/protocol/messages/offset-commit.js';
+import { OffsetFetch } from '../../../broker/src/protocol/messages/offset-fetch.js';
+import { SyncGroup } from '../../../broker/src/protocol/messages/sync-group.js';
 
 const { Kafka, logLevel } = kafkajs;
 const fx = useBroker({ args: ['--set', 'group.initial.rebalance.delay.ms=0'] });

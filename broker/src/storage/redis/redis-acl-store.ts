@@ -5,15 +5,7 @@ import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { bindingKey, parseBindingKey, type AclBinding } from '../../security/acl/model.js';
 import type { AclStore } from '../../security/acl/acl-store.js';
-import { guard, storageError } from './stream-entries.js';
-
-/** The replies of a MULTI, or its first error as STORAGE_UNAVAILABLE. */
-function replies(out: Array<[Error | null, unknown]> | null): unknown[] {
-  if (!out) throw storageError(new Error('transaction aborted'));
-  const failed = out.find(([e]) => e)?.[0];
-  if (failed) throw storageError(failed);
-  return out.map(([, v]) => v);
-}
+import { execReplies as replies, guard } from './stream-entries.js';
 
 export class RedisAclStore implements AclStore {
   private readonly k: Keys;
