@@ -369,7 +369,13 @@ export class RedisLogStore implements LogStore {
     return reply;
   }
 
-  async waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
+  async waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number, coverStored = false): Promise<{ replicas: number; aofLocal: boolean }> {
+    // WAIT and WAITAOF cover the writes of the connection they run on (Redis
+    // keeps each client's last replication offset). A batch stored over an
+    // earlier, since dropped append connection is covered by one write on
+    // this connection first: the primary's replication stream is one
+    // sequence, so confirming this write confirms every write before it.
+    if (coverStored && (replicas > 0 || aof)) await guard(this.call(tp, ['HINCRBY', this.keys.meta(tp), 'syncs', '1']));
     if (aof) {
       try {
         const [local, remote] = (await this.call(tp, ['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];
