@@ -10,19 +10,22 @@
 // into frames and keep the first frame of each (client, API, version). Then
 // kcat (librdkafka), KafkaJS and Java kafka-clients (Kafka's own tools) run a
 // fixed script of work: metadata, topic creation, produce, fetch, consumer
-// groups with offset commits, offset lookups, SASL/PLAIN. The frames and the
+// groups with offset commits, offset lookups, SASL/PLAIN, and Java's admin
+// tools (configs, quotas, SCRAM users, ACLs, groups, transactions, log dirs,
+// DeleteRecords, topic deletion). The frames and the
 // ids and leader epochs of the topics they name (Fetch v13+ names topics by
 // id; clients send the leader epoch they saw) are written to
 // test/broker/dispatch/golden/requests.json.
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { expect, it } from 'vitest';
 import { startRedis } from '../helpers/redis.js';
 import { startRunnel } from '../helpers/runnel.js';
 import { HOST, REPO_ROOT, freePort, runCommand } from '../helpers/procs.js';
-import { consumerPerf, createTopic, getOffsets, kafkaJarVersion, producerPerf } from '../helpers/java.js';
+import { consumerPerf, createTopic, getOffsets, kafkaJarVersion, producerPerf, runJava } from '../helpers/java.js';
 import { WireClient } from '../helpers/wire.js';
 import { Metadata } from '../../broker/src/protocol/messages/metadata.js';
 import { CreateTopics } from '../../broker/src/protocol/messages/create-topics.js';
@@ -30,7 +33,7 @@ import { CreateTopics } from '../../broker/src/protocol/messages/create-topics.j
 const OUT = path.join(REPO_ROOT, 'test', 'broker', 'dispatch', 'golden', 'requests.json');
 const JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-secret";';
 /** Topics the clients produce to and fetch from; created beforehand, straight on the broker (not captured). */
-const DATA_TOPICS = ['golden-kcat', 'golden-kafkajs', 'golden-java'];
+const DATA_TOPICS = ['golden-kcat', 'golden-kafkajs', 'golden-java', 'golden-txn-out'];
 
 export interface CapturedFrame {
   client: string;
@@ -85,6 +88,42 @@ async function kafkajs(body: string): Promise<void> {
   if (r.code !== 0) throw new Error(`kafkajs: ${r.code}\n${r.stderr}`);
 }
 
+/** Java's admin tools, one API or a few each; a tool that fails still sent its requests. */
+async function adminTools(bootstrap: string): Promise<void> {
+  const bs = ['--bootstrap-server', bootstrap];
+  const tool = (cls: string, args: string[]) => runJava(cls, args, { timeoutMs: 60_000 });
+  const configs = (args: string[]) => tool('org.apache.kafka.tools.ConfigCommand', [...bs, ...args]);
+  const groups = (args: string[]) => tool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [...bs, ...args]);
+  // Transactions: InitProducerId with a transactional id, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn.
+  await runJava('org.apache.kafka.tools.TransactionalMessageCopier', [
+    '--broker-list', bootstrap, '--input-topic', 'golden-java', '--input-partition', '0', '--output-topic', 'golden-txn-out',
+    '--transactional-id', 'golden-txn', '--consumer-group', 'golden-txn-group', '--transaction-size', '10', '--max-messages', '-1', '--use-group-metadata',
+  ], { timeoutMs: 60_000 });
+  await tool('org.apache.kafka.tools.TransactionsCommand', [...bs, 'list']);
+  await tool('org.apache.kafka.tools.TransactionsCommand', [...bs, 'describe', '--transactional-id', 'golden-txn']);
+  await tool('org.apache.kafka.tools.TransactionsCommand', [...bs, 'describe-producers', '--topic', 'golden-java', '--partition', '0']);
+  await tool('org.apache.kafka.tools.TopicCommand', [...bs, '--describe', '--topic', 'golden-java']);
+  await tool('org.apache.kafka.tools.TopicCommand', [...bs, '--alter', '--topic', 'golden-java-created', '--partitions', '3']);
+  await configs(['--describe', '--entity-type', 'topics', '--entity-name', 'golden-java']);
+  await configs(['--alter', '--entity-type', 'topics', '--entity-name', 'golden-java-created', '--add-config', 'retention.ms=86400000']);
+  await configs(['--alter', '--entity-type', 'clients', '--entity-name', 'golden-client', '--add-config', 'producer_byte_rate=1048576']);
+  await configs(['--describe', '--entity-type', 'clients', '--entity-name', 'golden-client']);
+  await configs(['--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]']);
+  await configs(['--describe', '--entity-type', 'users', '--entity-name', 'alice']);
+  await tool('org.apache.kafka.tools.AclCommand', [...bs, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'golden-java']);
+  await tool('org.apache.kafka.tools.AclCommand', [...bs, '--list', '--topic', 'golden-java']);
+  await tool('org.apache.kafka.tools.AclCommand', [...bs, '--remove', '--force', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'golden-java']);
+  await tool('org.apache.kafka.tools.LogDirsCommand', [...bs, '--describe', '--topic-list', 'golden-java']);
+  await groups(['--list']);
+  await groups(['--describe', '--group', 'golden-java-group']);
+  await groups(['--delete-offsets', '--group', 'golden-java-group', '--topic', 'golden-java']);
+  await groups(['--delete', '--group', 'golden-java-group']);
+  const offsets = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'golden-')), 'offsets.json');
+  fs.writeFileSync(offsets, JSON.stringify({ version: 1, partitions: [{ topic: 'golden-java', partition: 0, offset: 1 }] }));
+  await tool('org.apache.kafka.tools.DeleteRecordsCommand', [...bs, '--offset-json-file', offsets]);
+  await tool('org.apache.kafka.tools.TopicCommand', [...bs, '--delete', '--topic', 'golden-java-created']);
+}
+
 it('captures request frames of kcat, KafkaJS and Java kafka-clients', async () => {
   const redis = await startRedis({ cluster: false });
   const plainPort = await freePort();
@@ -99,6 +138,9 @@ it('captures request frames of kcat, KafkaJS and Java kafka-clients', async () =
       `advertised.listeners=PLAINTEXT://${HOST}:${plain.port},SASL_PLAINTEXT://${HOST}:${sasl.port}`,
       `sasl.jaas.config=${JAAS}`,
       'sasl.enabled.mechanisms=PLAIN',
+      // ACLs on, so the ACL APIs answer; the anonymous clients are super users.
+      'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'super.users=User:ANONYMOUS;User:admin',
     ].flatMap((s) => ['--set', s]),
   });
   const viaRelay = `${HOST}:${plain.port}`;
@@ -144,6 +186,7 @@ it('captures request frames of kcat, KafkaJS and Java kafka-clients', async () =
     await producerPerf({ bootstrap: viaRelay, topic: 'golden-java', numRecords: 3, recordSize: 16, timeoutMs: 120_000 });
     await consumerPerf({ bootstrap: viaRelay, topic: 'golden-java', numRecords: 3, group: 'golden-java-group', timeoutMs: 120_000 });
     await getOffsets(viaRelay, 'golden-java', -1);
+    await adminTools(viaRelay);
     current = 'none';
 
     const md = await direct.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });

@@ -5,8 +5,10 @@
 // FetchRequest.json); header v1 = apiKey int16, apiVersion int16,
 // correlationId int32, clientId int16-length string; header v2 adds an empty
 // tagged-field section (one 0x00 byte). Only the int32 size prefix is computed.
-// The record batch is the one kcat sent in its Produce v7 (requests.json):
-// 3 records k1:one, k2:two, k3:three, no producer id, 99 bytes.
+// They write to and read from their own topic, HAND_TOPIC, which the golden
+// test creates with a fixed id. The record batch is one kcat sent in a Produce
+// v7 during a capture (copied here once): 3 records k1:one, k2:two, k3:three,
+// no producer id, 99 bytes.
 
 /** Strips `# comments` and whitespace from annotated hex and prefixes the frame size. */
 export function frame(annotated: string): Buffer {
@@ -17,8 +19,10 @@ export function frame(annotated: string): Buffer {
 }
 
 const CLIENT = '000b 676f6c64656e2d68616e64'; // "golden-hand"
-const KCAT_TOPIC = '676f6c64656e2d6b636174'; // "golden-kcat", 11 bytes
-const JAVA_TOPIC = '676f6c64656e2d6a617661'; // "golden-java", 11 bytes
+/** The topic the hand-written requests use; its id is in Fetch v13 below. */
+export const HAND_TOPIC = { name: 'golden-hand', id: '0000feed-0000-4000-8000-000000000001' };
+const TOPIC = '676f6c64656e2d68616e64'; // "golden-hand", 11 bytes
+const KCAT_TOPIC = '676f6c64656e2d6b636174'; // "golden-kcat", 11 bytes (the captured kcat data)
 
 /** kcat's batch (see above). */
 export const KCAT_BATCH = `
@@ -40,8 +44,8 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
     hex: frame(`
       0003 0001 00000066 ${CLIENT}       # Metadata v1, correlationId 102
       00000002                           # Topics: 2 entries
+      000b ${TOPIC}                      #   Name "golden-hand"
       000b ${KCAT_TOPIC}                 #   Name "golden-kcat"
-      000b ${JAVA_TOPIC}                 #   Name "golden-java"
     `),
   },
   {
@@ -51,7 +55,7 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
       ffff                               # TransactionalId null
       0001                               # Acks 1
       00007530                           # TimeoutMs 30000
-      00000001 000b ${KCAT_TOPIC}        # TopicData: 1 entry, Name "golden-kcat"
+      00000001 000b ${TOPIC}             # TopicData: 1 entry, Name "golden-hand"
       00000001 00000000                  #   PartitionData: 1 entry, Index 0
       00000063 ${KCAT_BATCH}             #     Records: 99 bytes
     `),
@@ -63,7 +67,7 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
       00                                 # TransactionalId null (compact nullable string)
       ffff                               # Acks -1
       00007530                           # TimeoutMs 30000
-      02 0c ${KCAT_TOPIC}                # TopicData: compact array of 1, Name compact string of 11
+      02 0c ${TOPIC}                     # TopicData: compact array of 1, Name compact string of 11
       02 00000000                        #   PartitionData: 1 entry, Index 0
       64 ${KCAT_BATCH}                   #     Records: compact bytes of 99 (uvarint 100)
       00 00 00                           #   tagged fields of partition, topic, request
@@ -75,7 +79,7 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
       0001 0004 00000069 ${CLIENT}       # Fetch v4, correlationId 105
       ffffffff 00000000 00000001         # ReplicaId -1, MaxWaitMs 0, MinBytes 1
       00100000 00                        # MaxBytes 1 MiB, IsolationLevel 0 (read_uncommitted)
-      00000001 000b ${KCAT_TOPIC}        # Topics: 1 entry, Topic "golden-kcat"
+      00000001 000b ${TOPIC}             # Topics: 1 entry, Topic "golden-hand"
       00000001 00000000                  #   Partitions: 1 entry, Partition 0
       0000000000000000 00100000          #     FetchOffset 0, PartitionMaxBytes 1 MiB
     `),
@@ -88,7 +92,7 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
       00100000 01                        # MaxBytes 1 MiB, IsolationLevel 1 (read_committed)
       00000000 ffffffff                  # SessionId 0, SessionEpoch -1 (a full fetch, no session)
       02                                 # Topics: compact array of 1
-      a96b9c8976e1494c91a7094e3cdc1ce9   #   TopicId of golden-kcat (requests.json "topics")
+      0000feed000040008000000000000001   #   TopicId of golden-hand (HAND_TOPIC)
       02 00000000 ffffffff               #   Partitions: 1 entry, Partition 0, CurrentLeaderEpoch -1
       0000000000000004 ffffffff          #     FetchOffset 4 (inside the second batch), LastFetchedEpoch -1
       ffffffffffffffff 00100000          #     LogStartOffset -1, PartitionMaxBytes 1 MiB
