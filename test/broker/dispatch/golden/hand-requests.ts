@@ -1,6 +1,7 @@
-// Request frames written by hand, for versions no installed client sends
-// (kcat/librdkafka 2.0, KafkaJS 2.2 and Java kafka-clients 4.4 send the ones in
-// requests.json). Field layouts from Kafka's message definitions
+// Request frames written by hand, for versions and APIs the capture's clients
+// did not send (kcat/librdkafka 2.0, KafkaJS 2.2 and Java kafka-clients 4.4
+// sent the ones in requests.json; WriteTxnMarkers only brokers send, the
+// legacy AlterConfigs no current tool). Field layouts from Kafka's message definitions
 // (ApiVersionsRequest.json, MetadataRequest.json, ProduceRequest.json,
 // FetchRequest.json); header v1 = apiKey int16, apiVersion int16,
 // correlationId int32, clientId int16-length string; header v2 adds an empty
@@ -99,6 +100,40 @@ export const HAND_REQUESTS: Array<{ name: string; hex: Buffer }> = [
       00 00                              #   tagged fields of partition, topic
       01                                 # ForgottenTopicsData: compact array of 0
       01                                 # RackId "" (compact string)
+      00                                 # tagged fields
+    `),
+  },
+  {
+    name: 'hand OffsetForLeaderEpoch v3',
+    hex: frame(`
+      0017 0003 0000006b ${CLIENT}       # OffsetForLeaderEpoch v3 (a consumer's, ReplicaId since v3), correlationId 107
+      ffffffff                           # ReplicaId -1 (a consumer)
+      00000001 000b ${TOPIC}             # Topics: 1 entry, Topic "golden-hand"
+      00000001 00000000                  #   Partitions: 1 entry, Partition 0
+      ffffffff 00000000                  #     CurrentLeaderEpoch -1, LeaderEpoch 0
+    `),
+  },
+  {
+    name: 'hand AlterConfigs v1',
+    hex: frame(`
+      0021 0001 0000006c ${CLIENT}       # AlterConfigs v1 (legacy, replaced by IncrementalAlterConfigs), correlationId 108
+      00000001                           # Resources: 1 entry
+      02 000b ${TOPIC}                   #   ResourceType 2 (TOPIC), ResourceName "golden-hand"
+      00000001                           #   Configs: 1 entry
+      000c 726574656e74696f6e2e6d73      #     Name "retention.ms"
+      0008 3836343030303030              #     Value "86400000"
+      00                                 # ValidateOnly false
+    `),
+  },
+  {
+    name: 'hand WriteTxnMarkers v1',
+    hex: frame(`
+      001b 0001 0000006d ${CLIENT} 00    # WriteTxnMarkers v1 (flexible: header v2; only brokers send it), correlationId 109
+      02                                 # Markers: compact array of 1
+      000000000000002a 0000 00           #   ProducerId 42, ProducerEpoch 0, TransactionResult false (abort)
+      02 0c ${TOPIC}                     #   Topics: 1 entry, Name "golden-hand"
+      02 00000000 00                     #     PartitionIndexes [0]; tagged fields of the topic
+      00000000 00                        #   CoordinatorEpoch 0; tagged fields of the marker
       00                                 # tagged fields
     `),
   },
