@@ -9,6 +9,11 @@ import { logStoreContract } from './contract/log-store.contract.js';
 import { partitionContract } from './contract/partition.contract.js';
 import { groupStoreContract } from './contract/group-store.contract.js';
 import { clusterStoreContract } from './contract/cluster-store.contract.js';
+import { aclStoreContract, credentialStoreContract } from './contract/security-stores.contract.js';
+import { txnStoreContract } from './contract/txn-store.contract.js';
+import { MemoryAclStore } from '../support/memory-acl-store.js';
+import { MemoryCredentialStore } from '../support/memory-credential-store.js';
+import { MemoryTxnStore } from '../transactions/memory-txn-store.js';
 
 const opened = <S>(store: S) => async () => ({ store, close: async () => {} });
 
@@ -16,3 +21,6 @@ describe('in-memory LogStore', () => logStoreContract(async () => opened(new Mem
 describe('in-memory LogStore under a Partition', () => partitionContract(async () => opened(new MemoryLogStore())()));
 describe('in-memory GroupStore', () => groupStoreContract(async () => opened(new MemoryGroupStore())()));
 describe('in-memory ClusterStore', () => clusterStoreContract(async () => opened(new MemoryClusterStore())()));
+describe('in-memory TxnStore', () => txnStoreContract(async () => opened(new MemoryTxnStore())()));
+describe('in-memory AclStore', () => aclStoreContract(async () => opened(new MemoryAclStore())()));
+describe('in-memory CredentialStore', () => credentialStoreContract(async () => opened(new MemoryCredentialStore())()));

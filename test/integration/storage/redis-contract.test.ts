@@ -13,6 +13,11 @@ import { logStoreContract } from '../../broker/storage/contract/log-store.contra
 import { partitionContract } from '../../broker/storage/contract/partition.contract.js';
 import { groupStoreContract } from '../../broker/storage/contract/group-store.contract.js';
 import { clusterStoreContract } from '../../broker/storage/contract/cluster-store.contract.js';
+import { aclStoreContract, credentialStoreContract } from '../../broker/storage/contract/security-stores.contract.js';
+import { txnStoreContract } from '../../broker/storage/contract/txn-store.contract.js';
+import { RedisTxnStore } from '../../../broker/src/storage/redis/redis-txn-store.js';
+import { RedisAclStore } from '../../../broker/src/storage/redis/redis-acl-store.js';
+import { RedisCredentialStore } from '../../../broker/src/storage/redis/redis-credential-store.js';
 
 let redis: RedisServer;
 beforeAll(async () => { redis = await startRedis(); });
@@ -37,3 +42,9 @@ describe('Redis LogStore', () => logStoreContract(logStore));
 describe('Redis LogStore under a Partition', () => partitionContract(logStore));
 describe('Redis GroupStore', () => groupStoreContract(() => onClient((c, p) => new RedisGroupStore(c, p))));
 describe('Redis ClusterStore', () => clusterStoreContract(() => onClient((c, p) => new RedisClusterStore(c, new Keys(p)))));
+describe('Redis TxnStore', () => txnStoreContract(() => onClient((c, p) => {
+  let pid = 0; // the broker passes the log store's producer-id counter
+  return new RedisTxnStore(c, p, async () => ++pid);
+})));
+describe('Redis AclStore', () => aclStoreContract(() => onClient((c, p) => new RedisAclStore(c, p))));
+describe('Redis CredentialStore', () => credentialStoreContract(() => onClient((c, p) => new RedisCredentialStore(c, p))));
