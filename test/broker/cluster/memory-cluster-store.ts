@@ -1,7 +1,7 @@
 // In-memory ClusterStore with the Redis store's semantics: registrations and
 // leases belong to an instance; registrations expire by the caller's clock;
-// leases taken with acquireLease expire after their TTL by the wall clock (as
-// Redis' PX), unless renewed; leases a test sets in `leases` directly never
+// leases taken with acquireLease expire after their TTL (by `now`, the wall
+// clock unless a test passes its own; Redis' PX), unless renewed; leases a test sets in `leases` directly never
 // expire (tests drop them explicitly).
 import { unitKey } from '../../../broker/src/cluster/leadership.js';
 import { nodeIdOfInstance, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../../../broker/src/storage/cluster-store.js';
@@ -10,7 +10,7 @@ export class MemoryClusterStore implements ClusterStore {
   brokers = new Map<number, { info: BrokerInfo; instance: string; expiresAt: number }>();
   /** unit key -> holding instance */
   leases = new Map<string, string>();
-  /** unit key -> Date.now() at which an acquired lease lapses */
+  /** unit key -> time (by `now`) at which an acquired lease lapses */
   private readonly leaseExpiry = new Map<string, number>();
   epochs = new Map<string, number>();
   /** `<topic>/<partition>` -> leader epoch -> start offset */
@@ -20,11 +20,12 @@ export class MemoryClusterStore implements ClusterStore {
   /** Every renew/release attempt: `<op> <unit> <instance>`. */
   readonly calls: string[] = [];
   down = false;
+  constructor(private readonly now: () => number = Date.now) {}
   private check(): void { if (this.down) throw new Error('down'); }
   /** The holding instance, dropping a lease whose TTL has passed. */
   private holderOf(k: string): string | null {
     const at = this.leaseExpiry.get(k);
-    if (at !== undefined && at <= Date.now()) { this.leases.delete(k); this.leaseExpiry.delete(k); }
+    if (at !== undefined && at <= this.now()) { this.leases.delete(k); this.leaseExpiry.delete(k); }
     return this.leases.get(k) ?? null;
   }
 
@@ -49,7 +50,7 @@ export class MemoryClusterStore implements ClusterStore {
     const k = unitKey(u);
     if (this.holderOf(k) !== null) return null;
     this.leases.set(k, instance);
-    this.leaseExpiry.set(k, Date.now() + ttlMs);
+    this.leaseExpiry.set(k, this.now() + ttlMs);
     if (u.kind === 'partition') return { epoch: 0 };
     const epoch = (this.slotEpochs.get(k) ?? 0) + 1;
     this.slotEpochs.set(k, epoch);
@@ -60,7 +61,7 @@ export class MemoryClusterStore implements ClusterStore {
     const k = unitKey(u);
     this.calls.push(`renew ${k} ${instance}`);
     if (this.holderOf(k) !== instance) return false;
-    if (this.leaseExpiry.has(k)) this.leaseExpiry.set(k, Date.now() + ttlMs);
+    if (this.leaseExpiry.has(k)) this.leaseExpiry.set(k, this.now() + ttlMs);
     return true;
   }
   async releaseLease(u: LeaseUnit, instance: string) {

@@ -5,17 +5,19 @@
 import { describe, expect, it } from 'vitest';
 import type { BrokerInfo, ClusterStore, LeaseUnit } from '../../../../broker/src/storage/cluster-store.js';
 import { sleep } from '../../../helpers/procs.js';
-import { perTest, type Factory } from './harness.js';
+import { perTestOpened, type Factory } from './harness.js';
 
 const broker = (nodeId: number): BrokerInfo => ({ nodeId, host: `h${nodeId}`, port: 9000 + nodeId, rack: nodeId % 2 ? 'r1' : null, endpoints: [{ listener: 'PLAINTEXT', host: `h${nodeId}`, port: 9000 + nodeId }] });
 
 const part: LeaseUnit = { kind: 'partition', topic: 't', partition: 3 };
 const slot: LeaseUnit = { kind: 'coordinator', slot: 5 };
 /** Short enough to wait out in a test, long enough that a renew in between lands. */
-const TTL_MS = 300;
+const TTL_MS = 400;
 
 export function clusterStoreContract(open: Factory<ClusterStore>): void {
-  const store = perTest(open);
+  const opened = perTestOpened(open);
+  const store = () => opened().store;
+  const wait = (ms: number) => (opened().wait ?? sleep)(ms);
 
   describe('cluster store', () => {
     it('registrations: live until they expire (by the caller\'s clock), refused to another instance meanwhile, ordered by node id', async () => {
@@ -45,13 +47,15 @@ export function clusterStoreContract(open: Factory<ClusterStore>): void {
       await s.releaseLease(part, '2:a');
       expect((await s.leaseHolders([part]))[0]).toMatchObject({ holder: 1, instance: '1:a' });
 
-      // Renewed before it lapses, it is still held past its first TTL.
-      await sleep(TTL_MS / 2);
+      // Renewed before it lapses, it is still held past its first TTL (by
+      // TTL/4 either side of the first and the renewed expiry, whatever the
+      // delays before the renew).
+      await wait(TTL_MS / 2);
       expect(await s.renewLease(part, '1:a', TTL_MS)).toBe(true);
-      await sleep(TTL_MS * 0.75);
+      await wait(TTL_MS * 0.75);
       expect((await s.leaseHolders([part]))[0]).toMatchObject({ holder: 1, instance: '1:a' });
       // Not renewed: it lapses, the holder can no longer renew it, and another instance takes it.
-      await sleep(TTL_MS + 100);
+      await wait(TTL_MS + TTL_MS / 4);
       expect(await s.leaseHolders([part])).toEqual([{ holder: null, instance: null, epoch: 0 }]);
       expect(await s.renewLease(part, '1:a', TTL_MS)).toBe(false);
       expect(await s.acquireLease(part, '2:a', TTL_MS)).toEqual({ epoch: 0 });

@@ -9,17 +9,25 @@ import { afterEach, beforeEach } from 'vitest';
 export interface Opened<S> {
   store: S;
   close(): Promise<void>;
+  /** Lets `ms` of the store's time pass (default: real time, for stores whose clock is the server's). */
+  wait?(ms: number): Promise<void>;
 }
 
 export type Factory<S> = () => Promise<Opened<S>>;
 
 /** Opens a store for each test and closes it after. */
 export function perTest<S>(open: Factory<S>): () => S {
+  const opened = perTestOpened(open);
+  return () => opened().store;
+}
+
+/** As perTest, with the whole Opened (its `wait`). */
+export function perTestOpened<S>(open: Factory<S>): () => Opened<S> {
   let cur: Opened<S> | null = null;
   beforeEach(async () => { cur = await open(); });
   afterEach(async () => { await cur?.close(); cur = null; });
   return () => {
     if (!cur) throw new Error('store not open');
-    return cur.store;
+    return cur;
   };
 }
