@@ -27,13 +27,13 @@ import { buildHandlers } from '../../../../broker/src/handlers/registry.js';
 import { loadBrokerConfig } from '../../../../broker/src/config.js';
 import { FetchSessionCache } from '../../../../broker/src/fetch/fetch-sessions.js';
 import { newSession } from '../../../../broker/src/security/session.js';
+import { AclService } from '../../../../broker/src/security/acl/acl-service.js';
 import type { BrokerServices } from '../../../../broker/src/handlers/types.js';
 import { MemoryLogStore } from '../../support/memory-log-store.js';
 import { MemoryCredentialStore } from '../../support/memory-credential-store.js';
 import { unitServices } from '../../support/services.js';
-import { HAND_REQUESTS, HAND_TOPIC } from './hand-requests.js';
-import { AclService } from '../../../../broker/src/security/acl/acl-service.js';
 import { MemoryAclStore } from '../../support/memory-acl-store.js';
+import { HAND_REQUESTS, HAND_TOPIC } from './hand-requests.js';
 import { ANNOTATED_RESPONSES } from './annotated-responses.js';
 
 const uuids = vi.hoisted(() => ({ n: 0 }));
