@@ -420,7 +420,11 @@ export class RedisLogStore implements LogStore {
     const id = this.ownerOf(slotOfTag(key)) ?? '';
     const cached = this.replicaCounts.get(id);
     if (cached && Date.now() - cached.at < 1_000) return cached.n;
-    const info = await guard(this.nodeFor(key).info('replication'));
+    // Over the partition's append connection when there is one: the primary
+    // that will take the append, with the connection's reply deadline; no
+    // ioredis command (whose retry queue can hold a command for minutes after
+    // a failover) stands between a produce request and its answer.
+    const info = String(this.appenders ? await guard(this.call(tp, ['INFO', 'replication'])) : await guard(this.nodeFor(key).info('replication')));
     const m = /connected_slaves:(\d+)/.exec(info);
     const n = m ? Number(m[1]) : 0;
     if (n > 0) this.replicaCounts.set(id, { n, at: Date.now() });
