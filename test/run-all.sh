@@ -3,6 +3,7 @@
 #   1. test/setup/install.sh     redis, valkey (+ redis-cli, valkey-cli), kcat, python venv, Kafka jars
 #      test/setup/install-archiver.sh  S3 server (moto, If-None-Match enforced), deltalake
 #      test/setup/install-deploy-tools.sh  helm, kubeconform, hadolint, check-jsonschema (deploy/ checks)
+#      test/setup/install-chromium.sh  headless chromium (web console test)
 #   2. npm ci                    only when package-lock.json changed
 #   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
 #      tsc -p tsconfig.test.json  test/ type-checked with the product code
@@ -86,6 +87,7 @@ if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
   bash test/setup/install.sh
   bash test/setup/install-archiver.sh
   bash test/setup/install-deploy-tools.sh
+  bash test/setup/install-chromium.sh
   SUMMARY+=("install: $(elapsed "$t")")
 fi
 
