@@ -45,6 +45,17 @@ export interface TopicStatus {
   partitions: PartitionStatus[];
 }
 
+/** The archiver's summary of a topic's Delta table (published after each commit). */
+export interface LakeTable {
+  version: number;
+  /** Live data files and their bytes. */
+  files: number;
+  bytes: number;
+  lastCommitMs: number;
+  /** The table's URL. */
+  table: string;
+}
+
 export interface RedisMemory {
   node: string;
   usedMemory: number;
@@ -139,6 +150,19 @@ export async function redisMemory(store: RedisLogStore): Promise<RedisMemory[]> 
     return { node, usedMemory: num(m.used_memory, 0), usedMemoryHuman: m.used_memory_human ?? '?', maxMemory: num(m.maxmemory, 0) };
   }));
   return out.sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** The Delta table summaries the archiver published (`<prefix>:lake-tables`), by topic; unparsable entries are skipped. */
+export async function lakeTables(store: RedisLogStore): Promise<Map<string, LakeTable>> {
+  const out = new Map<string, LakeTable>();
+  for (const [topic, json] of Object.entries(await store.redis.hgetall(store.keyNames.lakeTables))) {
+    try {
+      const t = JSON.parse(json) as Partial<LakeTable>;
+      if (typeof t.version !== 'number') continue;
+      out.set(topic, { version: t.version, files: Number(t.files ?? 0), bytes: Number(t.bytes ?? 0), lastCommitMs: Number(t.lastCommitMs ?? 0), table: String(t.table ?? '') });
+    } catch { /* not a summary */ }
+  }
+  return out;
 }
 
 /**
