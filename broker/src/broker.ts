@@ -34,7 +34,7 @@ import { startHttp } from '../../common/http/http-server.js';
 import { HttpConfigError, httpsOptions } from '../../common/http/http-settings.js';
 import { brokerHttpSettings } from './http/broker-http.js';
 import { consoleData } from './http/console/data.js';
-import { registerConsole } from './http/console/routes.js';
+import { consoleRoutes } from './http/console/routes.js';
 import { observeBroker } from './http/broker-metrics.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { Leadership } from './cluster/leadership.js';
@@ -186,10 +186,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
   const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connections() }) : () => undefined;
   // The web console (read-only) shares the endpoint, its authentication and TLS.
-  const consoleRoutes = config.httpConsoleEnable
-    ? (app: Parameters<typeof registerConsole>[0]) => registerConsole(app, consoleData({ store, groups: groupStore, liveGroupState: (g) => groups.loadedGroup(g)?.state }))
-    : undefined;
-  const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics, routes: consoleRoutes }).catch(async (e: unknown) => {
+  const routes = consoleRoutes(config, () => consoleData({ store, groups: groupStore, liveGroupState: (g) => groups.loadedGroup(g)?.state }));
+  const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics, routes }).catch(async (e: unknown) => {
     // e.g. the port is taken: nothing else has started yet but the listener and the leases
     stopSampler();
     await server.close();

@@ -22,6 +22,11 @@ function send(reply: FastifyReply, body: string, status = 200): FastifyReply {
     .send(body);
 }
 
+/** The routes the HTTP endpoint mounts: the console when http.console.enable is true, else none. */
+export function consoleRoutes(config: { httpConsoleEnable: boolean }, data: () => ConsoleData): ((app: FastifyInstance) => void) | undefined {
+  return config.httpConsoleEnable ? (app) => registerConsole(app, data()) : undefined;
+}
+
 export function registerConsole(app: FastifyInstance, data: ConsoleData): void {
   app.get('/', async (_req, reply) => reply.redirect('/console'));
   app.get('/console/style.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_CSS));
