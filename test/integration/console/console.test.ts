@@ -14,9 +14,8 @@ import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../../broker/src/http/console/format.js';
-import { OffsetCommit } from '../../../broker/src/protocol/messages/offset-commit.js';
 import { dumpDom, screenshot } from '../../helpers/chromium.js';
-import { WireClient } from '../../helpers/wire.js';
+import { commitSimpleOffsets } from '../../helpers/wire.js';
 import { freePort, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
@@ -67,18 +66,9 @@ beforeAll(async () => {
     ],
   });
   await producer.disconnect();
-  // Offsets committed as a simple (memberless) group commits them: OffsetCommit v8, generation -1.
-  const wire = await WireClient.connect(broker.port);
-  const commit = async (groupId: string, topic: string, offsets: number[]): Promise<void> => {
-    const r = await wire.request(OffsetCommit, 8, {
-      groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
-      topics: [{ name: topic, partitions: offsets.map((o, p) => ({ partitionIndex: p, committedOffset: o, committedLeaderEpoch: -1, committedMetadata: '' })) }],
-    });
-    expect(r.topics[0].partitions.map((x: { errorCode: number }) => x.errorCode)).toEqual(offsets.map(() => 0));
-  };
-  await commit(GROUP, TOPIC, COMMITTED);
-  await commit(XSS_GROUP, BROWSE, [1]);
-  wire.close();
+  // Offsets committed as a simple (memberless) group commits them.
+  expect(await commitSimpleOffsets(broker.port, GROUP, TOPIC, COMMITTED)).toEqual([0, 0, 0]);
+  expect(await commitSimpleOffsets(broker.port, XSS_GROUP, BROWSE, [1])).toEqual([0]);
   // A live member: reads from the committed offsets and never commits (the lag stays produced - committed).
   consumer = kafka().consumer({ groupId: GROUP, sessionTimeout: 10_000, maxWaitTimeInMs: 1000 });
   await consumer.connect();
