@@ -13,7 +13,7 @@ table { border-collapse: collapse; background: #fff; margin-bottom: 8px; }
 th, td { border: 1px solid #dde1e8; padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.lag { font-weight: 600; color: #a4330d; }
+.lag { font-weight: 600; color: #a4330d; }
 pre { margin: 0; white-space: pre-wrap; word-break: break-all; font: 12px/1.35 ui-monospace, monospace; max-width: 70ch; }
 .binary { color: #7a4b00; }
 .muted { color: #6b7385; }

@@ -17,7 +17,7 @@ function topic(v: TopicView): Html {
     cell(p.partition), cell(p.leader === null ? 'none' : p.leader), cell(p.logStartOffset), cell(p.logEndOffset), cell(formatBytes(v.bytes[p.partition] ?? 0)),
     cell(p.archivedOffset), cell(p.lakeLagRecords), html`<a href="/console/messages?topic=${q(t.name)}&amp;partition=${p.partition}">last records</a>`,
   ]);
-  return html`<section id="t-${t.name}"><h2>${t.name} <span class="muted">(${t.partitions.length} partitions)</span></h2>
+  return html`<section id="t-${t.name}"><h2>${t.name} <span class="muted">(${t.partitions.length} partition${t.partitions.length === 1 ? '' : 's'})</span></h2>
 ${table(['partition', 'leader', 'log start', 'high watermark', 'bytes in Redis', 'archived watermark', 'lake lag', ''], rows, new Set([0, 1, 2, 3, 4, 5, 6]))}${lake(v)}</section>`;
 }
 
