@@ -14,6 +14,9 @@ import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../../broker/src/http/console/format.js';
+import { luaSource } from '../../../broker/src/storage/redis/lua.js';
+import { Keys } from '../../../common/keys.js';
+import { openRedis } from '../../../common/redis/connect.js';
 import { dumpDom, screenshot } from '../../helpers/chromium.js';
 import { commitSimpleOffsets } from '../../helpers/wire.js';
 import { freePort, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
@@ -154,6 +157,16 @@ describe('web console in headless chromium', () => {
     expect(lakeLine).toContain(`${d.files} files, ${formatBytes(d.bytes)}, last commit`);
     expect(lakeLine).toMatch(/last commit \d{4}-\d\d-\d\dT/);
     await archiver!.stop(10_000); // done: its polling only competes with the browser for CPU
+    // The published summary only moves forward: an older version's summary (a slower archiver) is refused.
+    const { client } = await openRedis(redis.url);
+    try {
+      const publish = (v: number) => client.eval(luaSource('publish-lake-table'), 1, new Keys('rn').lakeTables, TOPIC, String(v), JSON.stringify({ version: v, files: 99, bytes: 1, lastCommitMs: 0, table: 'x' }));
+      expect(await publish(d.version - 1)).toBe(0);
+      expect(await publish(d.version)).toBe(0);
+      expect(text(section(await (await fetch(`${base}/console/topics`)).text(), `t-${TOPIC}`))).toContain(`Delta version ${d.version}, ${d.files} files`);
+    } finally {
+      client.disconnect();
+    }
     // Internal topics are hidden unless asked for.
     expect(dom).not.toContain('id="t-__consumer_offsets"');
     await screenshot(`${base}/console/topics`, path.join(process.env.RUNNEL_CONSOLE_SCREENSHOTS ?? lake, 'console-topics.png'), 1200, 760);
