@@ -49,7 +49,9 @@ export function registerConsole(app: FastifyInstance, data: ConsoleData): void {
     }
     const { n, browse } = parsed;
     if (!browse) return send(reply, chooserPage(n));
-    const d = await data.records(browse.topic, browse.partition, n);
+    // A stored batch that does not decode (RN4003 territory) is named, not a bare 500.
+    const d = await data.records(browse.topic, browse.partition, n).catch((e: unknown) => e as Error);
+    if (d instanceof Error) return send(reply, errorPage(500, `${browse.topic}/${browse.partition}: ${d.message}`), 500);
     if (!d) return send(reply, errorPage(404, `no partition ${browse.partition} of topic ${browse.topic}`), 404);
     return send(reply, messagesPage(browse.topic, n, d));
   });

@@ -31,6 +31,7 @@ const data: ConsoleData = {
   groups: async () => [group],
   records: async (topic, p, n) => {
     requested.push([topic, p, n]);
+    if (topic === 'bad') throw new Error('record batch CRC-32C mismatch');
     return topic === 't' && p === 0 ? { partition, records: [{ offset: 8, timestampMs: 0, timestampType: 0, key: Buffer.from(EVIL), value: Buffer.from('{"x":1}'), headers: [{ key: EVIL, value: null }] }] } : null;
   },
 };
@@ -93,5 +94,8 @@ describe('console routes', () => {
     expect((await fetch(`${url}/console/group`)).status).toBe(400);
     expect((await fetch(`${url}/console/group?id=other`)).status).toBe(404);
     expect(requested).toEqual([['t', 0, 5], ['t', 1, 20]]);
+    const broken = await fetch(`${url}/console/messages?topic=bad`);
+    expect(broken.status).toBe(500);
+    expect(await broken.text()).toContain('bad/0: record batch CRC-32C mismatch');
   });
 });
