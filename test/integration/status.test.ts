@@ -33,7 +33,7 @@ const status = async (extra: string[] = []): Promise<{ code: number | null; stdo
   runCommand(process.execPath, [RUNNEL_CLI, 'status', '--redis', redis.url, ...extra], { timeoutMs: 30_000 });
 
 describe('runnel status', () => {
-  it('reports brokers, partition leaders, log ends, lake lag, group lag and redis memory', async () => {
+  it('reports brokers, partition leaders, log ends, lake lag and redis memory', async () => {
     const sent = [3, 1, 0, 5];
     for (let p = 0; p < PARTITIONS; p++) {
       if (sent[p] === 0) continue;
