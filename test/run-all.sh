@@ -3,6 +3,7 @@
 #   1. test/setup/install.sh     redis, valkey (+ redis-cli, valkey-cli), kcat, python venv, Kafka jars
 #      test/setup/install-archiver.sh  S3 server (moto, If-None-Match enforced), deltalake
 #      test/setup/install-deploy-tools.sh  helm, kubeconform, hadolint, check-jsonschema (deploy/ checks)
+#      test/setup/install-chromium.sh  headless chromium (web console test)
 #   2. npm ci                    only when package-lock.json changed
 #   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
 #      tsc -p tsconfig.test.json  test/ type-checked with the product code
@@ -54,7 +55,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # Java tools, the archiver's crash points, group membership churn) run once, on
 # redis-server, not again on valkey-server (the suite would pass 25 minutes otherwise).
 # Protocol-level suites (config validation, CLI, wire limits, client interop,
-# the Kafka applications, security, quotas, metrics) do not touch what differs
+# the Kafka applications, security, quotas, metrics, the web console) do not touch what differs
 # between the servers either, nor do the broker-level restart, key-namespace
 # and lease-failover suites (the storage suites prove the server's side).
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
@@ -64,7 +65,8 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts'
   --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts'
   --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
-  --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts')
+  --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
+  --exclude 'test/integration/console/**')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 
@@ -86,6 +88,7 @@ if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
   bash test/setup/install.sh
   bash test/setup/install-archiver.sh
   bash test/setup/install-deploy-tools.sh
+  bash test/setup/install-chromium.sh
   SUMMARY+=("install: $(elapsed "$t")")
 fi
 
