@@ -212,11 +212,10 @@ describe.skipIf(!haveSpecs)(`message definitions match the Kafka specs (${specDi
 
 describe.skipIf(haveSpecs)('message definitions vs Kafka specs', () => {
   const missing = `Kafka message specs not found at ${specDirs.join(' or ')}`;
-  it.runIf(inCi)(`CI=true: ${missing}`, () => {
-    expect.fail(`${missing}: CI must run the spec check (copy shared/ beside the clone)`);
-  });
-  it.skipIf(inCi)(`skipped: ${missing}`, () => {
+  it(inCi ? `CI=true: fails when the specs are missing` : 'skips with a note when the specs are missing', (ctx) => {
+    if (inCi) expect.fail(`${missing}: CI must run the spec check (copy shared/ beside the clone)`);
     // eslint-disable-next-line no-console
     console.warn(`spec-check skipped: ${missing}`);
+    ctx.skip(missing);
   });
 });
