@@ -8,8 +8,10 @@
 # A `node` on PATH of major 26 or newer is used as it is. Otherwise a pinned
 # Node 26 (the npm registry's node-linux-<arch> package: the official binary)
 # and a pinned npm are fetched once into ROOT/.cache/node/, checked against
-# the sha512 below, and put first on PATH. Needs curl or wget, tar and
-# sha512sum; Linux x64 or arm64. Bump a version together with its sums.
+# the sha512 below, and put first on PATH, with node-gyp's nodedir at its
+# headers (node-gyp builds addons such as zstd-napi against them instead of
+# downloading headers). Needs curl or wget, tar and sha512sum; Linux x64 or
+# arm64. Bump a version together with its sums.
 RUNNEL_NODE_MAJOR=26
 RUNNEL_NODE_VERSION=26.12.1
 RUNNEL_NPM_VERSION=11.21.2
@@ -38,7 +40,7 @@ runnel_use_node_lts() {
   have="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
   if [ "$have" -ge "$RUNNEL_NODE_MAJOR" ] 2>/dev/null; then return 0; fi
   local dir="$root/.cache/node/node-v$RUNNEL_NODE_VERSION-npm-v$RUNNEL_NPM_VERSION"
-  if [ ! -x "$dir/bin/node" ] || [ ! -e "$dir/bin/npm" ]; then
+  if [ ! -x "$dir/bin/node" ] || [ ! -e "$dir/bin/npm" ] || [ ! -f "$dir/include/node/node_api.h" ]; then
     local arch sum
     case "$(uname -s)-$(uname -m)" in
       Linux-x86_64) arch=x64; sum="$RUNNEL_NODE_SHA512_x64" ;;
@@ -50,7 +52,7 @@ runnel_use_node_lts() {
     rm -rf "$tmp" && mkdir -p "$tmp/bin" "$tmp/lib/node_modules/npm" || return 1
     if ! _runnel_fetch "$RUNNEL_NPM_REGISTRY/node-linux-$arch/-/node-linux-$arch-$RUNNEL_NODE_VERSION.tgz" "$sum" "$tmp/node.tgz" \
        || ! _runnel_fetch "$RUNNEL_NPM_REGISTRY/npm/-/npm-$RUNNEL_NPM_VERSION.tgz" "$RUNNEL_NPM_SHA512" "$tmp/npm.tgz" \
-       || ! tar -xzf "$tmp/node.tgz" -C "$tmp" --strip-components=1 package/bin/node package/LICENSE \
+       || ! tar -xzf "$tmp/node.tgz" -C "$tmp" --strip-components=1 package/bin/node package/LICENSE package/include \
        || ! tar -xzf "$tmp/npm.tgz" -C "$tmp/lib/node_modules/npm" --strip-components=1 \
        || ! "$tmp/bin/node" --version >/dev/null; then
       rm -rf "$tmp"; _runnel_node_log "could not install Node $RUNNEL_NODE_VERSION"; return 1
@@ -62,4 +64,5 @@ runnel_use_node_lts() {
     rm -rf "$dir" && mv "$tmp" "$dir" || return 1
   fi
   export PATH="$dir/bin:$PATH"
+  export npm_package_config_node_gyp_nodedir="$dir"
 }
