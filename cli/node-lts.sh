@@ -7,18 +7,19 @@
 #
 # A `node` on PATH of major 26 or newer is used as it is. Otherwise a pinned
 # Node 26 (the npm registry's node-linux-<arch> package: the official binary)
-# and a pinned npm are fetched once into ROOT/.cache/node/, checked against
-# the sha512 below, and put first on PATH, with node-gyp's nodedir at its
-# headers (node-gyp builds addons such as zstd-napi against them instead of
-# downloading headers). Needs curl or wget, tar and sha512sum; Linux x64 or
-# arm64. Bump a version together with its sums.
+# and a pinned npm (the one Node 20.20 ships, so `npm ci` behaves as before)
+# are fetched once into ROOT/.cache/node/, checked against the sha512 below,
+# and put first on PATH, with node-gyp's nodedir at its headers (node-gyp
+# builds addons such as zstd-napi against them instead of downloading
+# headers). Needs curl or wget, tar and sha512sum; Linux x64 or arm64. Bump a
+# version together with its sums.
 RUNNEL_NODE_MAJOR=26
 RUNNEL_NODE_VERSION=26.12.1
-RUNNEL_NPM_VERSION=11.21.2
+RUNNEL_NPM_VERSION=11.19.1
 # sha512 of the registry tarballs (the `dist.integrity` npm prints, in hex).
 RUNNEL_NODE_SHA512_x64=8e4e4b3009a01e53e53cc5a9b14ad23aa35a1191bed7550d777e61590fa9e7f5c669e956b93a89ebd21c032ff9c6d3cf37877965104d38607a80b30287690bf4
 RUNNEL_NODE_SHA512_arm64=f0ec6ce98eeb0dc2ae7d520cff36114b0cad8f8e963ab664ef21422d328372cd7b6c18c0783f47300aa8f7b84c7cccb1a3322e7744b8bd90ace5607fde26af35
-RUNNEL_NPM_SHA512=ec73c0a64f807e53146af4ac78bd4f9ba0a762a3081e4e77c7e2a6ba1aa64c3a8f9233cc8312294cf713aac13dd4428dc3880504957d7e75e249d1a6d435eaf4
+RUNNEL_NPM_SHA512=cedb312b1b7f92421a02cfb68b4194e88f8346651dacd6acc5364a25ef5309d4a32b19616a1ff8aff865e7280c0fa5c0835a99f5cd93368991e2a80ec9da75d2
 RUNNEL_NPM_REGISTRY="${RUNNEL_NPM_REGISTRY:-https://registry.npmjs.org}"
 
 _runnel_node_log() { printf '[runnel] %s\n' "$*" >&2; }
