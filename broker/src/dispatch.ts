@@ -196,7 +196,7 @@ function responseHeaderVersion(api: ApiDef, v: number): number {
 /** A response with every top-level ErrorCode set to `code` and every list empty. */
 export function errorBody(api: ApiDef, _version: number, code: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const visit = (fields: FieldDef[], o: Record<string, unknown>): void => {
+  const visit = (fields: readonly FieldDef[], o: Record<string, unknown>): void => {
     for (const f of fields) {
       if (f.name === 'ErrorCode') o[camel(f.name)] = code;
     }

@@ -6,7 +6,7 @@ import { ErrorCode, type KafkaErrorCode } from '../errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import { tpKey } from '../transactions/txn-metadata.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeCluster, authorizedNames } from './authorize.js';
 
 interface Topic { name: string; partitions: number[] }
@@ -43,7 +43,7 @@ async function addOne(b: BrokerServices, id: string, producerId: number, produce
   return answer();
 }
 
-export const addPartitionsToTxnHandler: Handler = {
+export const addPartitionsToTxnHandler: HandlerOf<typeof AddPartitionsToTxn> = {
   api: AddPartitionsToTxn,
   minVersion: 0,
   maxVersion: 5,

@@ -1,11 +1,11 @@
 import { AlterClientQuotas } from '../protocol/messages/alter-client-quotas.js';
 import { ErrorCode } from '../errors.js';
 import type { QuotaAlteration } from '../quotas/quota-service.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /** AlterClientQuotas (kafka-configs --alter --add-config producer_byte_rate=... --entity-type users|clients). */
-export const alterClientQuotasHandler: Handler = {
+export const alterClientQuotasHandler: HandlerOf<typeof AlterClientQuotas> = {
   api: AlterClientQuotas,
   minVersion: 0,
   maxVersion: 1,

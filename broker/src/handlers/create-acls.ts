@@ -3,12 +3,12 @@ import { ErrorCode } from '../errors.js';
 import { creationProblem, type AclBinding } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
 interface Creation { resourceType: number; resourceName: string; resourcePatternType: number; principal: string; host: string; operation: number; permissionType: number }
 
 /** CreateAcls: stores the valid creations, answers each one; needs ALTER on the cluster. */
-export const createAclsHandler: Handler = {
+export const createAclsHandler: HandlerOf<typeof CreateAcls> = {
   api: CreateAcls,
   minVersion: 0,
   maxVersion: 3,

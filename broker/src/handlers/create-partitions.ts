@@ -2,11 +2,11 @@ import { CreatePartitions } from '../protocol/messages/create-partitions.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const createPartitionsHandler: Handler = {
+export const createPartitionsHandler: HandlerOf<typeof CreatePartitions> = {
   api: CreatePartitions,
   minVersion: 0,
   maxVersion: 3,

@@ -1,10 +1,10 @@
 import { DeleteGroups } from '../protocol/messages/delete-groups.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const deleteGroupsHandler: Handler = {
+export const deleteGroupsHandler: HandlerOf<typeof DeleteGroups> = {
   api: DeleteGroups,
   minVersion: 0,
   maxVersion: 2,

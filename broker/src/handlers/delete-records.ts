@@ -1,11 +1,11 @@
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const deleteRecordsHandler: Handler = {
+export const deleteRecordsHandler: HandlerOf<typeof DeleteRecords> = {
   api: DeleteRecords,
   minVersion: 0,
   maxVersion: 2,

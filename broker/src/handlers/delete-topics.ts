@@ -3,11 +3,11 @@ import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const deleteTopicsHandler: Handler = {
+export const deleteTopicsHandler: HandlerOf<typeof DeleteTopics> = {
   api: DeleteTopics,
   minVersion: 1,
   maxVersion: 6,

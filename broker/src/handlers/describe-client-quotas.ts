@@ -1,11 +1,11 @@
 import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
 import { ErrorCode } from '../errors.js';
 import type { FilterComponent } from '../quotas/entities.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /** DescribeClientQuotas (kafka-configs --describe --entity-type users|clients|ips). */
-export const describeClientQuotasHandler: Handler = {
+export const describeClientQuotasHandler: HandlerOf<typeof DescribeClientQuotas> = {
   api: DescribeClientQuotas,
   minVersion: 0,
   maxVersion: 1,

@@ -1,14 +1,14 @@
 import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizedOperations as operationsOn } from './authorize.js';
 
 /** What a group supports (Kafka's AclOperation codes): READ, DELETE, DESCRIBE. */
 const GROUP_OPERATIONS = [Op.READ, Op.DELETE, Op.DESCRIBE];
 const OMITTED = -2147483648;
 
-export const describeGroupsHandler: Handler = {
+export const describeGroupsHandler: HandlerOf<typeof DescribeGroups> = {
   api: DescribeGroups,
   minVersion: 0,
   maxVersion: 5,

@@ -1,6 +1,6 @@
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /**
@@ -8,7 +8,7 @@ import { Op, authorizeCluster } from './authorize.js';
  * Partition sizes are the streams' MEMORY USAGE, for the partitions this
  * broker leads (Kafka reports the replicas a broker hosts).
  */
-export const describeLogDirsHandler: Handler = {
+export const describeLogDirsHandler: HandlerOf<typeof DescribeLogDirs> = {
   api: DescribeLogDirs,
   minVersion: 1,
   maxVersion: 4,

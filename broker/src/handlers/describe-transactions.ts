@@ -1,10 +1,10 @@
 import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
 import { ErrorCode } from '../errors.js';
 import { txnCoordinatorFor } from './txn-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const describeTransactionsHandler: Handler = {
+export const describeTransactionsHandler: HandlerOf<typeof DescribeTransactions> = {
   api: DescribeTransactions,
   minVersion: 0,
   maxVersion: 0,

@@ -2,10 +2,10 @@ import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../errors.js';
 import type { JoinResult } from '../groups/group.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const joinGroupHandler: Handler = {
+export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
   api: JoinGroup,
   minVersion: 0,
   maxVersion: 9,

@@ -2,10 +2,10 @@ import { LeaveGroup } from '../protocol/messages/leave-group.js';
 import { ErrorCode } from '../errors.js';
 import type { MemberRef } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const leaveGroupHandler: Handler = {
+export const leaveGroupHandler: HandlerOf<typeof LeaveGroup> = {
   api: LeaveGroup,
   minVersion: 0,
   maxVersion: 5,

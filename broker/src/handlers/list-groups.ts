@@ -1,10 +1,10 @@
 import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../errors.js';
 import { groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
-export const listGroupsHandler: Handler = {
+export const listGroupsHandler: HandlerOf<typeof ListGroups> = {
   api: ListGroups,
   minVersion: 0,
   maxVersion: 4,

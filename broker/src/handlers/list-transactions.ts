@@ -1,11 +1,11 @@
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../errors.js';
 import { TXN_STATES } from '../transactions/txn-metadata.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 /** ListTransactions: each broker answers for the coordinator slots it holds (admin clients ask every broker). */
-export const listTransactionsHandler: Handler = {
+export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {
   api: ListTransactions,
   minVersion: 0,
   maxVersion: 1,

@@ -2,12 +2,12 @@ import { OffsetCommit } from '../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string | null }
 
-export const offsetCommitHandler: Handler = {
+export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   api: OffsetCommit,
   minVersion: 0,
   maxVersion: 8,

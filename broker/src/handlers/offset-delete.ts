@@ -1,10 +1,10 @@
 import { OffsetDelete } from '../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const offsetDeleteHandler: Handler = {
+export const offsetDeleteHandler: HandlerOf<typeof OffsetDelete> = {
   api: OffsetDelete,
   minVersion: 0,
   maxVersion: 0,

@@ -2,7 +2,7 @@ import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { BrokerServices, Handler, RequestContext } from './types.js';
+import type { BrokerServices, HandlerOf, RequestContext } from './types.js';
 import { Op, Resource, authorize, authorizedNames } from './authorize.js';
 
 type ReqTopics = Array<{ name: string; partitionIndexes: number[] }> | null;
@@ -44,7 +44,7 @@ async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: strin
   }
 }
 
-export const offsetFetchHandler: Handler = {
+export const offsetFetchHandler: HandlerOf<typeof OffsetFetch> = {
   api: OffsetFetch,
   minVersion: 0,
   maxVersion: 8,

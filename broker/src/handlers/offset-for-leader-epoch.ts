@@ -1,9 +1,9 @@
 import { OffsetForLeaderEpoch } from '../protocol/messages/offset-for-leader-epoch.js';
 import { ErrorCode, KafkaError } from '../errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
-export const offsetForLeaderEpochHandler: Handler = {
+export const offsetForLeaderEpochHandler: HandlerOf<typeof OffsetForLeaderEpoch> = {
   api: OffsetForLeaderEpoch,
   minVersion: 2,
   maxVersion: 4,

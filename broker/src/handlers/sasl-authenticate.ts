@@ -4,9 +4,9 @@
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../errors.js';
 import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
-export const saslAuthenticateHandler: Handler = {
+export const saslAuthenticateHandler: HandlerOf<typeof SaslAuthenticate> = {
   api: SaslAuthenticate,
   minVersion: 0,
   maxVersion: 2,

@@ -3,9 +3,9 @@
 // requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
 import { ErrorCode } from '../errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
-export const saslHandshakeHandler: Handler = {
+export const saslHandshakeHandler: HandlerOf<typeof SaslHandshake> = {
   api: SaslHandshake,
   minVersion: 0,
   maxVersion: 1,

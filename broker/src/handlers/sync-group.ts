@@ -1,10 +1,10 @@
 import { SyncGroup } from '../protocol/messages/sync-group.js';
 import { ErrorCode } from '../errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const syncGroupHandler: Handler = {
+export const syncGroupHandler: HandlerOf<typeof SyncGroup> = {
   api: SyncGroup,
   minVersion: 0,
   maxVersion: 5,

@@ -5,12 +5,12 @@ import { TxnOffsetCommit } from '../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }
 
-export const txnOffsetCommitHandler: Handler = {
+export const txnOffsetCommitHandler: HandlerOf<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,
   minVersion: 0,
   maxVersion: 4,

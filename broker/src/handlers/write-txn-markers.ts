@@ -11,7 +11,7 @@ import { ErrorCode } from '../errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 interface MarkerReq {
@@ -22,7 +22,7 @@ interface MarkerReq {
   coordinatorEpoch: number;
 }
 
-export const writeTxnMarkersHandler: Handler = {
+export const writeTxnMarkersHandler: HandlerOf<typeof WriteTxnMarkers> = {
   api: WriteTxnMarkers,
   minVersion: 0,
   maxVersion: 1,
