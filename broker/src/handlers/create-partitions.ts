@@ -12,7 +12,7 @@ export const createPartitionsHandler: HandlerOf<typeof CreatePartitions> = {
   maxVersion: 3,
   async handle(req, ctx, b) {
     const results = [];
-    for (const rt of req.topics as Array<{ name: string; count: number }>) {
+    for (const rt of req.topics) {
       const result = (errorCode: number, errorMessage: string | null) => ({ name: rt.name, errorCode, errorMessage });
       // Kafka: ALTER on the topic.
       if (!authorize(ctx, b, Op.ALTER, Resource.TOPIC, rt.name)) {

@@ -9,7 +9,7 @@ export const deleteGroupsHandler: HandlerOf<typeof DeleteGroups> = {
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx, b) {
-    const results = await Promise.all((req.groupsNames as string[]).map(async (groupId) => {
+    const results = await Promise.all(req.groupsNames.map(async (groupId) => {
       if (!authorize(ctx, b, Op.DELETE, Resource.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }; // Kafka: DELETE on the group
       if (!coordinatesGroup(b, groupId)) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
       try {

@@ -14,7 +14,7 @@ export const deleteTopicsHandler: HandlerOf<typeof DeleteTopics> = {
   async handle(req, ctx, b) {
     const wanted: Array<{ name: string | null; topicId: string }> = ctx.apiVersion >= 6
       ? req.topics
-      : (req.topicNames as string[]).map((name) => ({ name, topicId: ZERO_UUID }));
+      : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses = [];
     for (const w of wanted) {
       let t: TopicRecord | null = null;

@@ -13,7 +13,7 @@ export const describeClientQuotasHandler: HandlerOf<typeof DescribeClientQuotas>
     // Kafka: DESCRIBE_CONFIGS on the cluster.
     if (!authorizeCluster(ctx, b, Op.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
     if (!b.quotas) return { throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'quotas are not available', entries: null };
-    const found = await b.quotas.describe(req.components as FilterComponent[], req.strict as boolean);
+    const found = await b.quotas.describe(req.components, req.strict);
     if ('errorCode' in found) return { throttleTimeMs: 0, errorCode: found.errorCode, errorMessage: found.message, entries: null };
     return {
       throttleTimeMs: 0,

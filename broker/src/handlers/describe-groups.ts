@@ -14,7 +14,7 @@ export const describeGroupsHandler: HandlerOf<typeof DescribeGroups> = {
   maxVersion: 5,
   async handle(req, ctx, b) {
     const withOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations;
-    const groups = await Promise.all((req.groups as string[]).map(async (groupId) => {
+    const groups = await Promise.all(req.groups.map(async (groupId) => {
       // v3+: the operations the principal may perform on the group, when asked (all of them with authorization off).
       const authorizedOperations = withOperations ? operationsOn(ctx, b, Resource.GROUP, groupId, GROUP_OPERATIONS) : OMITTED;
       const failed = (errorCode: number) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations });

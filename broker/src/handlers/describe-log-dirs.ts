@@ -15,7 +15,7 @@ export const describeLogDirsHandler: HandlerOf<typeof DescribeLogDirs> = {
   async handle(req, ctx, b) {
     // Kafka: DESCRIBE on the cluster, else no log dir at all.
     if (!authorizeCluster(ctx, b, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
-    const wanted = req.topics as Array<{ topic: string; partitions: number[] }> | null;
+    const wanted = req.topics;
     const all = await b.log.allTopics();
     const selected = wanted === null
       ? all.map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitions }, (_, i) => i) }))

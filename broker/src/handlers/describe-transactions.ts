@@ -9,7 +9,7 @@ export const describeTransactionsHandler: HandlerOf<typeof DescribeTransactions>
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, b) {
-    const ids = req.transactionalIds as string[];
+    const ids = req.transactionalIds;
     const states = await Promise.all(ids.map(async (id) => {
       const none = (errorCode: number) => ({ errorCode, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] });
       if (!authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, id)) return none(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED); // Kafka: DESCRIBE on the id

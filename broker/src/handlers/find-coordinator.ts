@@ -32,8 +32,8 @@ export const findCoordinatorHandler: HandlerOf<typeof FindCoordinator> = {
       return lookup(b, key, keyType, ctx.session);
     };
     if (ctx.apiVersion >= 4) {
-      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...find(key) })) };
+      return { throttleTimeMs: 0, coordinators: req.coordinatorKeys.map((key) => ({ key, ...find(key) })) };
     }
-    return { throttleTimeMs: 0, ...find(req.key as string) };
+    return { throttleTimeMs: 0, ...find(req.key) };
   },
 };

@@ -36,7 +36,7 @@ export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
         // v0 has no rebalance timeout: the session timeout doubles as one.
         rebalanceTimeoutMs: v >= 1 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
         protocolType: req.protocolType,
-        protocols: (req.protocols as Array<{ name: string; metadata: Buffer }>).map((p) => ({ name: p.name, metadata: p.metadata })),
+        protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
         clientId: ctx.clientId ?? '',
         // Kafka reports the peer as "/<address>" (DescribeGroups).
         clientHost: `/${ctx.session.clientAddress}`,

@@ -10,7 +10,7 @@ export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {
   minVersion: 0,
   maxVersion: 1,
   async handle(req, ctx, b) {
-    const filters = req.stateFilters as string[];
+    const filters = req.stateFilters;
     const unknown = filters.filter((s) => !(TXN_STATES as readonly string[]).includes(s));
     const reply = (errorCode: number, list: Array<{ transactionalId: string; producerId: number; state: string }>) => ({
       throttleTimeMs: 0, errorCode, unknownStateFilters: unknown,
@@ -20,7 +20,7 @@ export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {
     const known = filters.filter((s) => !unknown.includes(s));
     // Only unknown filters: nothing can match.
     if (filters.length > 0 && known.length === 0) return reply(ErrorCode.NONE, []);
-    const list = await b.transactions.list(known, req.producerIdFilters as number[], ctx.apiVersion >= 1 ? req.durationFilter : -1);
+    const list = await b.transactions.list(known, req.producerIdFilters, ctx.apiVersion >= 1 ? req.durationFilter : -1);
     // Kafka lists only the ids the principal may DESCRIBE.
     return reply(ErrorCode.NONE, list.filter((x) => authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, x.transactionalId)));
   },

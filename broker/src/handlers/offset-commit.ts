@@ -5,7 +5,6 @@ import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string | null }
 
 export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   api: OffsetCommit,
@@ -13,7 +12,7 @@ export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   maxVersion: 8,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
-    const topics = req.topics as Array<{ name: string; partitions: ReqPartition[] }>;
+    const topics = req.topics;
     // One result slot per requested partition, in request order.
     const codes: number[][] = topics.map((t) => t.partitions.map(() => ErrorCode.NONE));
     const respond = () => ({

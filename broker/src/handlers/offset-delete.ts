@@ -9,7 +9,7 @@ export const offsetDeleteHandler: HandlerOf<typeof OffsetDelete> = {
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, b) {
-    const topics = req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number }> }>;
+    const topics = req.topics;
     const groupError = (errorCode: number) => ({ errorCode, throttleTimeMs: 0, topics: [] });
     // Kafka: DELETE on the group, READ on each topic.
     if (!authorize(ctx, b, Op.DELETE, Resource.GROUP, req.groupId)) return groupError(ErrorCode.GROUP_AUTHORIZATION_FAILED);

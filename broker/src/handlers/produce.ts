@@ -36,7 +36,7 @@ export const produceHandler: HandlerOf<typeof Produce> = {
     // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
     const txnDenied = req.transactionalId != null && !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId);
     const responses = [];
-    for (const td of req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }>) {
+    for (const td of req.topicData) {
       const topicDenied = !authorize(ctx, b, Op.WRITE, Resource.TOPIC, td.name);
       const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
       const results = await Promise.all(td.partitionData.map((pd) => {

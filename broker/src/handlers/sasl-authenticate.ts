@@ -14,6 +14,6 @@ export const saslAuthenticateHandler: HandlerOf<typeof SaslAuthenticate> = {
     if (!ctx.sasl) {
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: AUTHENTICATE_AFTER_SUCCESS, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
     }
-    return ctx.sasl.authenticate(req.authBytes as Buffer, ctx.apiVersion);
+    return ctx.sasl.authenticate(req.authBytes, ctx.apiVersion);
   },
 };

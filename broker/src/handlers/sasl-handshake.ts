@@ -11,6 +11,6 @@ export const saslHandshakeHandler: HandlerOf<typeof SaslHandshake> = {
   maxVersion: 1,
   async handle(req, ctx) {
     if (!ctx.sasl) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
-    return ctx.sasl.handshake(req.mechanism as string, ctx.apiVersion);
+    return ctx.sasl.handshake(req.mechanism, ctx.apiVersion);
   },
 };

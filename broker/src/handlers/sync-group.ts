@@ -21,7 +21,7 @@ export const syncGroupHandler: HandlerOf<typeof SyncGroup> = {
         groupInstanceId: v >= 3 ? req.groupInstanceId : null,
         protocolType: v >= 5 ? req.protocolType : null,
         protocolName: v >= 5 ? req.protocolName : null,
-        assignments: (req.assignments as Array<{ memberId: string; assignment: Buffer }>).map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
+        assignments: req.assignments.map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
       });
       return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
     } catch (e) {

@@ -8,7 +8,6 @@ import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }
 
 export const txnOffsetCommitHandler: HandlerOf<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,
@@ -16,7 +15,7 @@ export const txnOffsetCommitHandler: HandlerOf<typeof TxnOffsetCommit> = {
   maxVersion: 4,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
-    const topics = req.topics as Array<{ name: string; partitions: ReqPartition[] }>;
+    const topics = req.topics;
     const codes: number[][] = topics.map((t) => t.partitions.map(() => ErrorCode.NONE));
     const respond = () => ({
       throttleTimeMs: 0,

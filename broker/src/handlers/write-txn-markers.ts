@@ -14,14 +14,6 @@ import { writeMarkerHere } from '../transactions/local-marker.js';
 import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
-interface MarkerReq {
-  producerId: number;
-  producerEpoch: number;
-  transactionResult: boolean;
-  topics: Array<{ name: string; partitionIndexes: number[] }>;
-  coordinatorEpoch: number;
-}
-
 export const writeTxnMarkersHandler: HandlerOf<typeof WriteTxnMarkers> = {
   api: WriteTxnMarkers,
   minVersion: 0,
@@ -30,7 +22,7 @@ export const writeTxnMarkersHandler: HandlerOf<typeof WriteTxnMarkers> = {
     const markers = [];
     // Kafka: CLUSTER_ACTION on the cluster (brokers and admins only); every partition fails without it.
     const allowed = authorizeCluster(ctx, b, Op.CLUSTER_ACTION);
-    for (const m of req.markers as MarkerReq[]) {
+    for (const m of req.markers) {
       const marker: TxnMarker = { producerId: m.producerId, producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch };
       const topics = [];
       for (const t of m.topics) {
