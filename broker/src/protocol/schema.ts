@@ -43,12 +43,20 @@ export interface FieldOptions {
   readonly default?: unknown;
 }
 
-/** A FieldDef whose type records its name, type, versions and which options it has (the values stay data). */
-export type Field<N extends string, T extends string, V extends string, O extends FieldOptions, Fs extends readonly FieldDef[] | undefined> =
-  FieldDef & { readonly name: N; readonly type: T; readonly versions: V; readonly fields: Fs }
-  & (O extends { nullable: string } ? { readonly nullableVersions: string } : { readonly nullableVersions?: undefined })
-  & (O extends { tagged: string } ? { readonly taggedVersions: string } : { readonly taggedVersions?: undefined })
-  & (O extends { default: unknown } ? { readonly default: O['default'] } : { readonly default?: undefined });
+/**
+ * A FieldDef whose type records its name, type, versions, sub-fields and which
+ * options it has (typed.ts reads them; the option values stay data). An
+ * option the field lacks is typed undefined, as reading it gives.
+ */
+export interface Field<N extends string, T extends string, V extends string, O extends FieldOptions, Fs extends readonly FieldDef[] | undefined> extends FieldDef {
+  readonly name: N;
+  readonly type: T;
+  readonly versions: V;
+  readonly fields: Fs;
+  readonly nullableVersions: O extends { nullable: string } ? string : undefined;
+  readonly taggedVersions: O extends { tagged: string } ? string : undefined;
+  readonly default: O extends { default: unknown } ? O['default'] : undefined;
+}
 
 /** The definition a field's options describe (the one place the option names map to Kafka's). */
 function field(name: string, type: string, versions: string, opts: FieldOptions, fields: readonly FieldDef[] | undefined): FieldDef {

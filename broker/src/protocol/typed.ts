@@ -35,7 +35,7 @@ type EncodablePrimitive<T extends string> =
   : T extends 'records' ? Uint8Array | readonly Buffer[] | null
   : never;
 
-type Nullable<F extends FieldDef> = F extends { readonly nullableVersions: string } ? null : never;
+type Nullable<F extends FieldDef> = F['nullableVersions'] extends string ? null : never;
 
 type DecodedElement<T extends string, Fs> =
   T extends PrimitiveType ? DecodedPrimitive<T> : Fs extends readonly FieldDef[] ? DecodedFields<Fs> : never;
@@ -54,7 +54,7 @@ type EncodableValue<F extends FieldDef> =
 /** Whether encode() needs the field: every version has it and nothing else supplies it. */
 type Needed<F extends FieldDef> =
   F['versions'] extends '0+'
-    ? F extends { readonly taggedVersions: string } ? false : F extends { readonly default: unknown } ? false : true
+    ? F['taggedVersions'] extends string ? false : F extends { readonly default: undefined } ? true : false
     : false;
 
 export type DecodedFields<Fs extends readonly FieldDef[]> = {
