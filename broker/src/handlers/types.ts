@@ -50,7 +50,7 @@ export interface RequestContext {
   sasl?: SaslAuthenticator;
 }
 
-/** What every handler has, whatever its API: the registry's and the dispatcher's view. */
+/** The fields every handler has, whatever its API. */
 interface HandlerBase<A extends ApiDef> {
   api: A;
   /** Advertised range; must lie within the definition's validVersions. */

@@ -8,11 +8,11 @@
 // and not sent) with their default. int64 is a JS number (reader.ts),
 // bytes a Buffer, records a Buffer or null (its default), uuid a string.
 //
-// Encodable: what encode() accepts. Any field left undefined is written as
-// its default, so the type asks only for the fields every version carries
-// with no default of their own (versions '0+', not tagged, no `default`);
-// the others are optional. int64 may be a bigint, records a list of stored
-// batches written back to back.
+// Encodable: what encode() accepts. encode() writes any field left undefined
+// as its default; the type still asks for the fields every version carries
+// with no default of their own (versions '0+', not tagged, no `default`), so
+// a handler cannot leave one out by mistake, and makes the others optional.
+// int64 may be a bigint, records a list of stored batches written back to back.
 import type { ApiDef, FieldDef, MessageDef, PrimitiveType } from './schema.js';
 
 type Numeric = 'int8' | 'int16' | 'int32' | 'uint16' | 'float64';
