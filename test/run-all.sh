@@ -57,7 +57,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # redis-server, not again on valkey-server (the suite would pass 25 minutes otherwise).
 # Protocol-level suites (config validation, CLI, wire limits, client interop,
 # the Kafka applications, security, quotas, metrics, the web console) do not touch what differs
-# between the servers either, nor do the broker-level restart, key-namespace
+# between the servers either, nor do the broker-level restart, key-namespace,
 # lease-failover and transaction-coordinator-failover suites (the storage
 # suites, the store contract and partition-side prove the server's side).
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
