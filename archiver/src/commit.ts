@@ -7,7 +7,7 @@
 // one its batches continue from. Otherwise the commit is abandoned and the
 // partition restarts from the txn version in the log.
 import { randomUUID } from 'node:crypto';
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import type { ArchiverContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import type { Action, AddFile } from './delta/actions.js';

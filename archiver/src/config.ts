@@ -1,7 +1,7 @@
 // Every setting of the archiver process, with its environment variable and default.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { parseClientAuth, type HttpSettings, type HttpSettingsInput } from '../../common/http/http-settings.js';
 import type { RedisTlsSettings } from '../../common/redis/tls-options.js';
 

@@ -1,6 +1,6 @@
 // Which partitions this process archives: topics registered in Redis, the archiver
 // group, rendezvous assignment, and the partition leases (see lease.ts).
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { publishArchived } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import { appIdOf, parsePlacement } from './keys.js';

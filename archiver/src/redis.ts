@@ -3,7 +3,7 @@
 // RUNNEL_REDIS_URL may be a seed list; its user and password (ACL) and the
 // RUNNEL_REDIS_TLS_* settings apply to every node.
 import type { ConnectionOptions } from 'node:tls';
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { openRedis, type RedisClient } from '../../common/redis/connect.js';
 import { RedisUrlError } from '../../common/redis/endpoints.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';

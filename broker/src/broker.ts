@@ -18,7 +18,7 @@ import { connectFailureReason } from './redis-errors.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
-import { RunnelError } from './errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';

@@ -7,7 +7,7 @@
 //   (`log.dirs`, `num.io.threads`, `process.roles`, ...): accepted, listed in
 //   one warning line;
 // - anything else: refused with RN3001 and the closest known key.
-import { RunnelError } from './errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { OAUTHBEARER_KEYS } from './security/sasl/oauthbearer-settings.js';
 
 /** Kafka keys that are another name of a Runnel setting. */

@@ -3,7 +3,7 @@
 // (RUNNEL_ + upper-snake key, e.g. RUNNEL_NUM_PARTITIONS) < command-line flags.
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { RunnelError } from './errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { authorizerEnabled } from './security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';

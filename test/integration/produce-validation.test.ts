@@ -7,7 +7,7 @@ import { Produce } from '../../broker/src/protocol/messages/produce.js';
 import { Fetch } from '../../broker/src/protocol/messages/fetch.js';
 import { CreateTopics } from '../../broker/src/protocol/messages/create-topics.js';
 import { ListOffsets } from '../../broker/src/protocol/messages/list-offsets.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { Codec } from '../../common/record-batch/layout.js';
 import { compress } from '../../common/record-batch/compress.js';
 import { encodeBatch } from '../../archiver/src/records/encode.js';

@@ -1,5 +1,5 @@
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Handler } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type TlsOptions } from 'node:tls';
 import type { SslSettings } from '../config-listeners.js';
-import { RunnelError } from '../errors.js';
+import { RunnelError } from '../../../common/errors.js';
 import type { Logger } from '../logger.js';
 
 /** What a TLS listener applies to each new connection. */

@@ -10,7 +10,7 @@
 // KAFKA-19673); INVALID_PARTITIONS stays for counts below 1. Runnel answers
 // its limits the same way.
 import type { BrokerConfig } from '../config.js';
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { createLogger } from '../logger.js';
 import type { TopicRecord } from '../storage/log-store.js';
 

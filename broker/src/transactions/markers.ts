@@ -1,7 +1,7 @@
 // Completing a decided transaction: one marker per partition, retried until
 // every partition has it, then the Complete* state. Kafka's
 // TransactionMarkerChannelManager does the same with its queues per broker.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from '../groups/clock.js';
 import type { MarkerWriter, TxnMarker } from './types.js';

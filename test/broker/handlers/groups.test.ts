@@ -6,7 +6,7 @@ import { loadBrokerConfig } from '../../../broker/src/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
 import { decode, encode } from '../../../broker/src/protocol/codec.js';
 import { Reader } from '../../../broker/src/protocol/reader.js';

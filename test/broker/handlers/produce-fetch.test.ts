@@ -7,7 +7,7 @@ import { fetchHandler } from '../../../broker/src/handlers/fetch.js';
 import { listOffsetsHandler } from '../../../broker/src/handlers/list-offsets.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
 import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { unitServices } from '../support/services.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';

@@ -10,7 +10,7 @@ import type { BrokerServices, RequestContext } from '../../../broker/src/handler
 import type { TransactionServices, TxnMarker } from '../../../broker/src/transactions/types.js';
 import type { TopicPartition } from '../../../broker/src/storage/log-store.js';
 import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode, type KafkaErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../../../broker/src/log/internal-topics.js';
 import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';

@@ -15,7 +15,7 @@ import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.
 import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
 import { SaslHandshake } from '../../../broker/src/protocol/messages/sasl-handshake.js';
 import { SaslAuthenticate } from '../../../broker/src/protocol/messages/sasl-authenticate.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { WireClient } from '../../helpers/wire.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
 import { newSession } from '../../../broker/src/security/session.js';

@@ -8,7 +8,7 @@
 // is no unsecured (unsigned token) validator: the JWKS endpoint is required.
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RunnelError } from '../../errors.js';
+import { RunnelError } from '../../../../common/errors.js';
 import type { JwtValidation } from './jwt.js';
 
 /** The OAUTHBEARER keys read, with Kafka's defaults. */
