@@ -8,7 +8,7 @@ import { openRedis, type RedisClient } from '../../common/redis/connect.js';
 import { RedisUrlError } from '../../common/redis/endpoints.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
 import { redisTlsSettings, type ArchiverConfig } from './config.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../../common/logger/logger.js';
 
 /**
  * Connects. Settings that cannot work (a bad URL, redis.tls.* without

@@ -13,7 +13,7 @@ import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
-import { createLogger, redactSecrets, type Logger } from './logger.js';
+import { createLogger, redactSecrets, type Logger } from '../../common/logger/logger.js';
 import { connectFailureReason } from './redis-errors.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';

@@ -5,7 +5,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } f
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { RunnelError } from '../../common/errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../../common/logger/logger.js';
 
 const CANDIDATES = ['redis-server', 'valkey-server'];
 

@@ -13,7 +13,7 @@
 // A coordinator slot lease comes with the slot's coordinator epoch, which
 // fences the group writes of a coordinator that lost the slot.
 import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { claimNodeId } from './registration.js';
 import { rendezvous } from './rendezvous.js';
 

@@ -6,7 +6,7 @@
 // logged and never fails the commit (a monitor then misses one update, which
 // the group's next commit of that partition repairs).
 import { ErrorCode } from '../../../common/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { LogManager } from '../log/log-manager.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import { parseOffsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';

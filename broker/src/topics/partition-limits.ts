@@ -11,7 +11,7 @@
 // its limits the same way.
 import type { BrokerConfig } from '../config.js';
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import type { TopicRecord } from '../storage/log-store.js';
 
 export interface LimitError { code: KafkaErrorCode; message: string }

@@ -3,7 +3,7 @@
 // WriteTxnMarkers (api key 27) over the Kafka protocol. The leader of a
 // `__consumer_offsets` partition is its coordinator slot's holder.
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { BrokerAddress, BrokerClient } from './broker-client.js';

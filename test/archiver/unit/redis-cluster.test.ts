@@ -12,7 +12,7 @@ import { loadConfig, redisTlsSettings, type ArchiverConfig } from '../../../arch
 import type { ArchiverContext } from '../../../archiver/src/context.js';
 import { Keys, parsePlacement } from '../../../archiver/src/keys.js';
 import { Leases } from '../../../archiver/src/lease.js';
-import type { Logger } from '../../../archiver/src/log.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { Membership } from '../../../archiver/src/membership.js';
 import { emptyStats } from '../../../archiver/src/metrics.js';
 import { pollOnce, refreshLogEnds } from '../../../archiver/src/reader.js';

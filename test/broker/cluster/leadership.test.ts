@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Leadership, describeUnits, ranges, unitKey } from '../../../broker/src/cluster/leadership.js';
 import { rendezvous } from '../../../broker/src/cluster/rendezvous.js';
 import type { LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
 
 const units: LeaseUnit[] = Array.from({ length: 20 }, (_, i) => ({ kind: 'partition', topic: 't', partition: i }));

@@ -6,7 +6,7 @@ import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { fetchHandler } from '../../../broker/src/handlers/fetch.js';
 import { listOffsetsHandler } from '../../../broker/src/handlers/list-offsets.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { unitServices } from '../support/services.js';

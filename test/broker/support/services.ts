@@ -5,7 +5,7 @@
 import { loadBrokerConfig } from '../../../broker/src/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
 import type { BrokerServices } from '../../../broker/src/handlers/types.js';

@@ -4,7 +4,7 @@
 // missing records.
 import type { Redis } from 'ioredis';
 import { RunnelError } from '../../../../common/errors.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../../common/logger/logger.js';
 import { isCluster, type RedisClient } from '../../../../common/redis/connect.js';
 import { KEY_LAYOUT_VERSION, UPGRADABLE_LAYOUTS, type Keys } from './keys.js';
 
