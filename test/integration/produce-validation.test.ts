@@ -10,7 +10,7 @@ import { ListOffsets } from '../../broker/src/protocol/messages/list-offsets.js'
 import { ErrorCode } from '../../common/errors.js';
 import { Codec } from '../../common/record-batch/layout.js';
 import { compress } from '../../common/record-batch/compress.js';
-import { encodeBatch } from '../../archiver/src/records/encode.js';
+import { encodeBatch } from '../helpers/encode-batch.js';
 import { WireClient } from '../helpers/wire.js';
 import { buildBatch, recordsSection, withHeader, withRecordsSection, type TestRecord } from '../helpers/batches.js';
 import { startTarget, type Target } from '../helpers/target.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Codec } from '../../../common/record-batch/layout.js';
-import { encodeBatch } from '../../../archiver/src/records/encode.js';
+import { encodeBatch } from '../../helpers/encode-batch.js';
 import { compactFiles, encodeDataFiles, readParquetTable } from '../../../archiver/src/parquet/jobs.js';
 import { deltaStats } from '../../../archiver/src/parquet/columns.js';
 import { LocalStore } from '../../../archiver/src/storage/local.js';
