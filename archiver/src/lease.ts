@@ -1,8 +1,9 @@
 // Partition leases and archiver membership.
 //
 // Membership: sorted set `rn:archivers`, member = archiver id, score = expiry (ms).
-// Assignment: rendezvous hashing of `<topic>/<partition>` over live members, so
-// archivers split partitions evenly and a dead one's share moves to the others.
+// Assignment: rendezvous hashing of `<topic>/<partition>` over live members
+// (common/rendezvous.ts), so archivers split partitions evenly and a dead one's
+// share moves to the others.
 // Lease: `SET rn:p:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
 // with a compare-and-pexpire script, released with compare-and-delete. The lease
 // only avoids wasted work: exactly-once comes from the Delta txn check at commit.
@@ -10,26 +11,11 @@
 // Redis Cluster: every command and script here touches one key (the MULTI of
 // the heartbeat only `rn:archivers`), so each runs on the shard of its key;
 // renewals are one command per lease, sent together (see reader.ts).
-import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../common/redis/connect.js';
 import type { Keys } from './keys.js';
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-
-export function rendezvousOwner(members: string[], item: string): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1n;
-  for (const m of members) {
-    const h = createHash('sha1').update(m).update('\0').update(item).digest();
-    const score = h.readBigUInt64BE(0);
-    if (score > bestScore || (score === bestScore && best !== undefined && m < best)) {
-      bestScore = score;
-      best = m;
-    }
-  }
-  return best;
-}
 
 export class Leases {
   /** `redis` is read on every call: the archiver connects after constructing its parts. */
