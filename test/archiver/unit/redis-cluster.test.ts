@@ -100,6 +100,11 @@ class FakeCluster {
     return (this.streams.get(k) ?? []).slice(-1);
   }
 
+  /** ioredis scripts (common/lease/lease.ts): the named command runs the script as EVAL would. */
+  defineCommand(name: string, d: { numberOfKeys: number; lua: string }) {
+    (this as unknown as Record<string, unknown>)[name] = async (...args: string[]) => this.eval(d.lua, d.numberOfKeys, ...args);
+  }
+
   async eval(script: string, n: number, ...args: string[]) {
     const keys = args.slice(0, n);
     this.record('eval', keys);
@@ -111,8 +116,8 @@ class FakeCluster {
       if (cur === undefined || Number(cur) < Number(args[n])) h.set('archived', args[n]!);
       return 1;
     }
-    if (script.includes('pexpire')) return this.strings.get(k!) === args[n] ? 1 : 0;
-    if (script.includes("'del'")) return this.strings.get(k!) === args[n] && this.strings.delete(k!) ? 1 : 0;
+    if (/'pexpire'/i.test(script)) return this.strings.get(k!) === args[n] ? 1 : 0;
+    if (/'del'/i.test(script)) return this.strings.get(k!) === args[n] && this.strings.delete(k!) ? 1 : 0;
     throw new Error('unknown script');
   }
 
