@@ -6,8 +6,8 @@ import type { ConnectionOptions } from 'node:tls';
 import { RunnelError } from '../../common/errors.js';
 import { openRedis, type RedisClient } from '../../common/redis/connect.js';
 import { RedisUrlError } from '../../common/redis/endpoints.js';
-import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
-import { redisTlsSettings, type ArchiverConfig } from './config.js';
+import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
+import type { ArchiverConfig } from './config.js';
 import type { Logger } from '../../common/logger/logger.js';
 
 /**
