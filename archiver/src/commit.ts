@@ -8,6 +8,7 @@
 // partition restarts from the txn version in the log.
 import { randomUUID } from 'node:crypto';
 import { RunnelError } from '../../common/errors.js';
+import { luaSource } from '../../common/redis/lua.js';
 import type { ArchiverContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import type { Action, AddFile } from './delta/actions.js';
@@ -17,9 +18,7 @@ import type { PartState, TopicArchiver } from './topic-state.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
-const PUBLISH_ARCHIVED = `local c = redis.call('hget', KEYS[1], 'archived')
-if (not c) or tonumber(c) < tonumber(ARGV[1]) then redis.call('hset', KEYS[1], 'archived', ARGV[1]) return 1 end
-return 0`;
+const PUBLISH_ARCHIVED = luaSource(new URL('./lua/', import.meta.url), 'publish-archived');
 
 /**
  * Raise each partition's `archived` watermark in Redis to `v` (never lowers it).
