@@ -4,28 +4,30 @@
 // renewed with compare-and-PEXPIRE, released with compare-and-DEL (the .lua
 // scripts beside this file), so only the holder extends or ends its lease.
 // Every command touches one key: Redis Cluster safe.
+import { createHash } from 'node:crypto';
 import type { RedisClient } from '../redis/connect.js';
 import { luaSource } from '../redis/lua.js';
 
 const here = new URL('./', import.meta.url);
-const RENEW_LUA = luaSource(here, 'renew-lease');
-const RELEASE_LUA = luaSource(here, 'release-lease');
+const RENEW = script(luaSource(here, 'renew-lease'));
+const RELEASE = script(luaSource(here, 'release-lease'));
 
-interface LeaseScripts {
-  renewLease(key: string, holder: string, ttlMs: string): Promise<number>;
-  releaseLease(key: string, holder: string): Promise<number>;
+function script(lua: string): { lua: string; sha: string } {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
-/** Clients the scripts are defined on (EVALSHA, loaded on first use). */
-const defined = new WeakSet<object>();
-
-function scripts(redis: RedisClient): LeaseScripts {
-  if (!defined.has(redis)) {
-    redis.defineCommand('renewLease', { numberOfKeys: 1, lua: RENEW_LUA });
-    redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LUA });
-    defined.add(redis);
+/**
+ * Runs a one-key script by EVALSHA, and by EVAL when the server does not have
+ * it yet (NOSCRIPT), as ioredis's defineCommand does; plain commands, so they
+ * go into the client's auto-pipeline like any other.
+ */
+async function run(redis: RedisClient, s: { lua: string; sha: string }, key: string, ...args: string[]): Promise<number> {
+  try {
+    return Number(await redis.evalsha(s.sha, 1, key, ...args));
+  } catch (e) {
+    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+    return Number(await redis.eval(s.lua, 1, key, ...args));
   }
-  return redis as unknown as LeaseScripts;
 }
 
 /** Takes the lease if nobody holds it; true when taken by this call. */
@@ -35,10 +37,10 @@ export async function takeLease(redis: RedisClient, key: string, holder: string,
 
 /** Extends the lease to ttlMs from now if `holder` still holds it; false when it is lost. */
 export async function renewLease(redis: RedisClient, key: string, holder: string, ttlMs: number): Promise<boolean> {
-  return Number(await scripts(redis).renewLease(key, holder, String(ttlMs))) === 1;
+  return (await run(redis, RENEW, key, holder, String(ttlMs))) === 1;
 }
 
 /** Ends the lease if `holder` holds it; false when it was not held by `holder`. */
 export async function releaseLease(redis: RedisClient, key: string, holder: string): Promise<boolean> {
-  return Number(await scripts(redis).releaseLease(key, holder)) === 1;
+  return (await run(redis, RELEASE, key, holder)) === 1;
 }

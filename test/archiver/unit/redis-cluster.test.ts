@@ -101,9 +101,10 @@ class FakeCluster {
     return (this.streams.get(k) ?? []).slice(-1);
   }
 
-  /** ioredis scripts (common/lease/lease.ts): the named command runs the script as EVAL would. */
-  defineCommand(name: string, d: { numberOfKeys: number; lua: string }) {
-    (this as unknown as Record<string, unknown>)[name] = async (...args: string[]) => this.eval(d.lua, d.numberOfKeys, ...args);
+  /** No script is loaded: common/lease/lease.ts then sends it by EVAL. */
+  async evalsha(_sha: string, n: number, ...args: string[]) {
+    this.record('evalsha', args.slice(0, n));
+    throw new Error('NOSCRIPT No matching script. Please use EVAL.');
   }
 
   async eval(script: string, n: number, ...args: string[]) {
