@@ -20,7 +20,7 @@ commands:
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
   placement  per Redis primary: the partitions it holds and their bytes
-  status     brokers, partition leaders and log ends, lake lag, Redis memory
+  status     brokers, partition leaders and log ends, lake lag, group lag, Redis memory
 `;
 
 const COMMAND_USAGE: Record<string, () => string> = {
@@ -28,7 +28,7 @@ const COMMAND_USAGE: Record<string, () => string> = {
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
   placement: () => `usage: runnel placement [--json] [broker options]\n\nPer Redis primary: the partitions it holds and their bytes (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of a table\n${brokerFlagsUsage()}`,
-  status: () => `usage: runnel status [--json] [broker options]\n\nLive brokers; per partition its leader, leader epoch, log end and archived offset (lake lag);\nRedis memory per primary (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of tables\n${brokerFlagsUsage()}`,
+  status: () => `usage: runnel status [--json] [--verbose] [broker options]\n\nLive brokers; per partition its leader, leader epoch, log end and archived offset (lake lag);\nconsumer groups and their lag; Redis memory per primary (needs --redis or redis.url).\n\noptions:\n  --json                   JSON instead of tables\n  -V, --verbose            also each group's committed offset and lag per partition\n${brokerFlagsUsage()}`,
 };
 
 class UsageError extends Error {}
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'status') {
-    parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' } });
+    parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'V' } });
     const { statusCommand } = await import('./status.js');
     await statusCommand(rest);
     return;

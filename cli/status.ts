@@ -1,6 +1,7 @@
-// `runnel status [--json] [broker flags]`: live brokers, every partition's
-// leader, leader epoch, log end and archived offset (lake lag), and Redis
-// memory per primary, read from the same Redis the brokers use.
+// `runnel status [--json] [--verbose] [broker flags]`: live brokers, every
+// partition's leader, leader epoch, log end and archived offset (lake lag),
+// consumer groups with their total lag (per partition with --verbose), and
+// Redis memory per primary, read from the same Redis the brokers use.
 import { loadBrokerConfig } from '../broker/src/config.js';
 import { statusReport, type StatusReport } from '../broker/src/storage/redis/status-report.js';
 import { storeFromConfig } from './placement.js';
@@ -11,7 +12,7 @@ function table(header: string[], rows: string[][], right: Set<number> = new Set(
   return [line(header), ...rows.map(line)];
 }
 
-export function statusText(r: StatusReport): string {
+export function statusText(r: StatusReport, verbose = false): string {
   const out: string[] = [];
   const live = r.brokers.filter((b) => b.live);
   const led = new Map<number, number>();
@@ -31,6 +32,19 @@ export function statusText(r: StatusReport): string {
   }
   out.push(...table(['topic', 'partition', 'leader', 'epoch', 'log start', 'log end', 'archived', 'lake lag'], rows, new Set([1, 2, 3, 4, 5, 6, 7])).map((l) => `  ${l}`));
   out.push('');
+  out.push(`groups (${r.groups.length})`);
+  out.push(...table(['group', 'state', 'members', 'partitions', 'lag'], r.groups.map((g) => [
+    g.groupId, g.state, String(g.members.length), String(g.partitions.length), String(g.totalLag),
+  ]), new Set([2, 3, 4])).map((l) => `  ${l}`));
+  if (verbose && r.groups.some((g) => g.partitions.length > 0)) {
+    out.push('');
+    out.push('group lag per partition');
+    out.push(...table(['group', 'topic', 'partition', 'committed', 'log end', 'lag', 'client'], r.groups.flatMap((g) => g.partitions.map((p) => [
+      g.groupId, p.topic, String(p.partition), p.committedOffset === null ? '-' : String(p.committedOffset),
+      p.logEndOffset === null ? '-' : String(p.logEndOffset), p.lag === null ? '-' : String(p.lag), p.clientId ?? '-',
+    ])), new Set([2, 3, 4, 5])).map((l) => `  ${l}`));
+  }
+  out.push('');
   out.push(`redis${r.cluster ? ' cluster' : ''} memory (${r.redis.length} primar${r.redis.length === 1 ? 'y' : 'ies'})`);
   out.push(...table(['primary', 'used', 'maxmemory'], r.redis.map((m) => [m.node, m.usedMemoryHuman, m.maxMemory ? String(m.maxMemory) : 'unlimited']), new Set([1, 2])).map((l) => `  ${l}`));
   return `${out.join('\n')}\n`;
@@ -38,11 +52,12 @@ export function statusText(r: StatusReport): string {
 
 export async function statusCommand(args: string[]): Promise<void> {
   const json = args.includes('--json');
-  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => a !== '--json')), 'status');
+  const verbose = args.includes('--verbose') || args.includes('-V');
+  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => a !== '--json' && a !== '--verbose' && a !== '-V')), 'status');
   try {
     await store.connect();
     const report = await statusReport(store);
-    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report));
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report, verbose));
   } finally {
     await store.close();
   }

@@ -83,6 +83,8 @@ export class Keys {
   get brokerLeases(): string { return `${this.prefix}:broker-leases`; }
   get groupIndex(): string { return `${this.prefix}:groups`; }
   get archivers(): string { return `${this.prefix}:archivers`; }
+  /** Summary of each topic's Delta table, published by the archiver: topic -> JSON. */
+  get lakeTables(): string { return `${this.prefix}:lake-tables`; }
   /** SASL/SCRAM credentials: `<mechanism>:<user>` -> Kafka's `salt=..,stored_key=..,server_key=..,iterations=..`. */
   get scramCredentials(): string { return `${this.prefix}:scram-credentials`; }
 

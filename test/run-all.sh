@@ -3,7 +3,9 @@
 #   1. test/setup/install.sh     redis, valkey (+ redis-cli, valkey-cli), kcat, python venv, Kafka jars
 #      test/setup/install-archiver.sh  S3 server (moto, If-None-Match enforced), deltalake
 #      test/setup/install-deploy-tools.sh  helm, kubeconform, hadolint, check-jsonschema (deploy/ checks)
-#   2. npm ci                    only when package-lock.json changed
+#      test/setup/install-chromium.sh  headless chromium (web console test)
+#      cli/node-lts.sh           Node.js 26 (Active LTS) first on PATH; fetched once into .cache/node if older
+#   2. npm ci                    only when package-lock.json (or the Node major) changed
 #   3. npm run build             dist/ (the integration tests run dist/cli/runnel.js)
 #      tsc -p tsconfig.test.json  test/ type-checked with the product code
 # then the phases (RUNNEL_TEST_PHASES, default "unit redis valkey cluster bench"):
@@ -54,7 +56,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # Java tools, the archiver's crash points, group membership churn) run once, on
 # redis-server, not again on valkey-server (the suite would pass 25 minutes otherwise).
 # Protocol-level suites (config validation, CLI, wire limits, client interop,
-# the Kafka applications, security, quotas, metrics) do not touch what differs
+# the Kafka applications, security, quotas, metrics, the web console) do not touch what differs
 # between the servers either, nor do the broker-level restart, key-namespace
 # and lease-failover suites (the storage suites prove the server's side).
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
@@ -64,7 +66,8 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts'
   --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts'
   --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
-  --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts')
+  --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
+  --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 
@@ -86,12 +89,25 @@ if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
   bash test/setup/install.sh
   bash test/setup/install-archiver.sh
   bash test/setup/install-deploy-tools.sh
+  bash test/setup/install-chromium.sh
   SUMMARY+=("install: $(elapsed "$t")")
 fi
 
+# Node.js 26, the Active LTS, runs everything below (npm, tsc, vitest, the
+# brokers and tools the tests spawn with process.execPath): the node on PATH
+# when it is 26 or newer, else a pinned one fetched once into .cache/node.
+step "node (cli/node-lts.sh)"
+t=$(date +%s)
+# shellcheck source=../cli/node-lts.sh
+source cli/node-lts.sh
+runnel_use_node_lts "$ROOT"
+echo "node $(node --version) ($(command -v node)), npm $(npm --version)"
+SUMMARY+=("node $(node --version): $(elapsed "$t")")
+
 step "npm dependencies"
 t=$(date +%s)
-lock_hash="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)"
+# Keyed on the Node major too: a new Node reinstalls (native addons, engines).
+lock_hash="$( (cat package.json package-lock.json 2>/dev/null; node -p 'process.versions.node.split(".")[0]') | sha256sum | cut -d' ' -f1)"
 stamp=node_modules/.runnel-npm-stamp
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
   echo "node_modules up to date"

@@ -18,7 +18,8 @@ import type { PartState, TopicArchiver } from './topic-state.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
-const PUBLISH_ARCHIVED = luaSource(new URL('./lua/', import.meta.url), 'publish-archived');
+const LUA = new URL('./lua/', import.meta.url);
+const PUBLISH_ARCHIVED = luaSource(LUA, 'publish-archived');
 
 /**
  * Raise each partition's `archived` watermark in Redis to `v` (never lowers it).
@@ -30,6 +31,30 @@ export async function publishArchived(ctx: ArchiverContext, topic: string, items
   const r = await Promise.allSettled(items.map(async (it) => ctx.redis.eval(PUBLISH_ARCHIVED, 1, ctx.keys.meta(topic, it.p), String(it.v))));
   const failed = r.find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+const PUBLISH_LAKE_TABLE = luaSource(LUA, 'publish-lake-table');
+
+/**
+ * Publishes the summary of the topic's Delta table (version, live files and
+ * their bytes, last commit time) to `<prefix>:lake-tables`, where the broker's
+ * web console reads it. One key, one script: Redis Cluster safe. A summary of
+ * an older version never replaces a newer one.
+ */
+export async function publishTable(ctx: ArchiverContext, t: TopicArchiver): Promise<void> {
+  const st = t.table.state;
+  if (st.version < 0) return;
+  let bytes = 0;
+  let newestFile = 0;
+  for (const f of st.files.values()) {
+    bytes += f.size;
+    newestFile = Math.max(newestFile, f.modificationTime);
+  }
+  const summary = {
+    version: st.version, files: st.files.size, bytes, lastCommitMs: st.lastCommitMs ?? newestFile,
+    table: `${ctx.store.url.replace(/\/+$/, '')}/${t.topic}`,
+  };
+  await ctx.redis.eval(PUBLISH_LAKE_TABLE, 1, ctx.keys.lakeTables(), t.topic, String(st.version), JSON.stringify(summary));
 }
 
 /** Drop the buffer and restart every partition from its txn version in the table log. */
@@ -143,6 +168,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
     }
     ctx.log.info('committed', { table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic, version: outcome.version, files: files.length, records });
     await publishArchived(ctx, t.topic, published).catch((e) => ctx.log.warn('cannot publish archived offsets', { err: e as Error }));
+    await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic: t.topic, err: e as Error }));
     await maybeCheckpoint(ctx, t, outcome.version);
   } catch (e) {
     ctx.stats.errors++;

@@ -33,6 +33,8 @@ export class Keys {
   /** The broker's aborted-transaction index of the partition. */
   aborted(topic: string, p: number): string { return this.k.aborted({ topic, partition: p }); }
   members(): string { return this.k.archivers; }
+  /** Summaries of the topics' Delta tables (read by the broker's web console). */
+  lakeTables(): string { return this.k.lakeTables; }
 }
 
 /**

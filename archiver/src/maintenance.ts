@@ -1,6 +1,6 @@
 // Table maintenance: OPTIMIZE (compact small files) and VACUUM (delete unreferenced files).
 import { randomUUID } from 'node:crypto';
-import { maybeCheckpoint } from './commit.js';
+import { maybeCheckpoint, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import type { Action, AddFile } from './delta/actions.js';
 import { deltaStats } from './parquet/columns.js';
@@ -79,6 +79,7 @@ export async function optimize(ctx: ArchiverContext, t: TopicArchiver): Promise<
         compacted += g.length;
         ctx.stats.compactions++;
         ctx.log.info('optimized', { topic: t.topic, date, files: g.length, into: add.size, version: outcome.version });
+        await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic: t.topic, err: e as Error }));
         await maybeCheckpoint(ctx, t, outcome.version);
       } else {
         await ctx.store.delete(`${t.topic}/${add.path}`).catch(() => {});

@@ -1,7 +1,7 @@
 // Which partitions this process archives: topics registered in Redis, the archiver
 // group, rendezvous assignment, and the partition leases (see lease.ts).
 import { RunnelError } from '../../common/errors.js';
-import { publishArchived } from './commit.js';
+import { publishArchived, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import { appIdOf, parsePlacement } from './keys.js';
 import { rendezvousMember } from '../../common/rendezvous.js';
@@ -161,7 +161,8 @@ export class Membership {
     const t = this.topic(topic);
     await t.withLock(async () => {
       if (ctx.stopping) return;
-      if (!t.loaded) {
+      const fresh = !t.loaded;
+      if (fresh) {
         await t.table.load();
         t.loaded = true;
       } else {
@@ -176,6 +177,8 @@ export class Membership {
           `table ${topic} belongs to topic id ${tableTopicId}, the topic now has id ${topicId} (re-created?): archive it to another lake path or remove the old table`,
         );
       }
+      // a restarted archiver publishes the table it found (the console shows it before the next commit)
+      if (fresh) await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic, err: e as Error }));
       const v = t.table.state.txns.get(appIdOf(topic, p))?.version ?? -1;
       t.parts.set(p, { partition: p, committed: v, base: v, last: v, epoch: 0, logEnd: null, pendingTs: [], stalled: false });
       if (v >= 0) await publishArchived(ctx, topic, [{ p, v }]).catch((e) => ctx.log.warn('cannot publish archived offset', { topic, partition: p, err: e as Error }));

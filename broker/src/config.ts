@@ -67,6 +67,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   httpSslKeyPassword: string;
   httpSslTruststoreLocation: string;
   httpSslClientAuth: string;
+  /** The read-only web console at /console on the HTTP endpoint (broker/src/http/console). */
+  httpConsoleEnable: boolean;
   /** Consumer groups (Kafka's names; see groups/coordinator.ts). */
   groupInitialRebalanceDelayMs: number;
   groupMinSessionTimeoutMs: number;
@@ -185,6 +187,7 @@ const SETTINGS: Setting[] = [
   { key: 'http.ssl.key.password', field: 'httpSslKeyPassword', kind: 'string', default: '' },
   { key: 'http.ssl.truststore.location', field: 'httpSslTruststoreLocation', kind: 'string', default: '' },
   { key: 'http.ssl.client.auth', field: 'httpSslClientAuth', kind: 'string', default: 'none' },
+  { key: 'http.console.enable', field: 'httpConsoleEnable', kind: 'bool', default: 'true' },
   { key: 'group.initial.rebalance.delay.ms', field: 'groupInitialRebalanceDelayMs', kind: 'int', default: '3000' },
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },

@@ -13,6 +13,8 @@ export interface HttpProbes {
   ready(): Promise<boolean>;
   /** What /metrics exposes. */
   registry: Registry;
+  /** More GET routes of the process (the broker's web console), behind the same authentication and TLS. */
+  routes?: (app: FastifyInstance) => void;
 }
 
 export interface RunningHttp {
@@ -69,6 +71,7 @@ export async function startHttp(settings: HttpSettings, probes: HttpProbes): Pro
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable' });
   });
   app.get('/metrics', async (_req, reply) => reply.type(probes.registry.contentType).send(await probes.registry.metrics()));
+  probes.routes?.(app);
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;

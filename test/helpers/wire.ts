@@ -92,3 +92,22 @@ export class WireClient {
     this.sock.destroy();
   }
 }
+
+/**
+ * Commits `offsets` (index = partition) of one topic for a group without
+ * members (OffsetCommit v8, generation -1, as a simple consumer does), on the
+ * broker at `port` (its coordinator). Resolves with the per-partition error codes.
+ */
+export async function commitSimpleOffsets(port: number, groupId: string, topic: string, offsets: number[]): Promise<number[]> {
+  const { OffsetCommit } = await import('../../broker/src/protocol/messages/offset-commit.js');
+  const c = await WireClient.connect(port);
+  try {
+    const r = await c.request(OffsetCommit, 8, {
+      groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: topic, partitions: offsets.map((o, p) => ({ partitionIndex: p, committedOffset: o, committedLeaderEpoch: -1, committedMetadata: '' })) }],
+    });
+    return (r.topics[0].partitions as Array<{ errorCode: number }>).map((x) => x.errorCode);
+  } finally {
+    c.close();
+  }
+}

@@ -1,8 +1,10 @@
 // The README quick start as a user runs it, in a fresh folder: `runnel broker`
 // (embedded Redis under ./data), produce with kcat, `runnel archiver` with no
 // Redis and no lake given (it finds ./data/redis.url and writes ./data/lake),
-// then delta-rs reads every record within seconds. Also: the archiver's /ready
-// is 503 while the lake or Redis cannot be reached.
+// then delta-rs reads every record within seconds, and the README's Polars SQL
+// query (the block marked `<!-- test: quickstart/query -->`, read from README.md
+// and run as written with the test venv's python3) reports them. Also: the
+// archiver's /ready is 503 while the lake or Redis cannot be reached.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +32,23 @@ function spawnCli(name: string, args: string[], cwd: string, env: NodeJS.Process
   const p = spawnManaged(name, process.execPath, [cli, ...args], { cwd, env });
   procs.push(p);
   return p;
+}
+
+/** The README's query of the archived topic, exactly as README.md shows it. */
+function readmeQuery(): string {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const m = /<!-- test: quickstart\/query[^>]*-->\n```sh\n([\s\S]*?)\n```/.exec(readme);
+  if (!m) throw new Error('README.md has no block marked <!-- test: quickstart/query -->');
+  return m[1]!;
+}
+
+/** A printed Polars frame as its header and data rows (cells between │ and ┆). */
+function polarsTable(out: string): { header: string[]; rows: string[][] } {
+  const lines = out.split('\n').map((l) => l.trim());
+  const cells = (l: string) => l.slice(1, -1).split('┆').map((c) => c.trim());
+  const top = lines.findIndex((l) => l.startsWith('┌'));
+  const body = lines.findIndex((l) => l.startsWith('╞'));
+  return { header: top < 0 ? [] : cells(lines[top + 1]!), rows: body < 0 ? [] : lines.slice(body + 1).filter((l) => l.startsWith('│')).map(cells) };
 }
 
 async function readyStatus(port: number): Promise<number> {
@@ -69,6 +88,14 @@ describe('README quick start', () => {
     const log = fs.readFileSync(archiver.logFile, 'utf8');
     expect(log).toMatch(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*"msg":"using the embedded redis of the broker in the data folder"/);
     expect(log).toMatch(/"level":"info",.*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":\d+,"msg":"committed"/);
+
+    // The README's SQL query of the archived topic: the record count and the last record.
+    const env = { ...process.env, PATH: `${path.join(REPO_ROOT, '.cache', 'venv', 'bin')}:${process.env.PATH}` };
+    const q = await runCommand('bash', ['-euo', 'pipefail', '-c', readmeQuery()], { cwd, env, timeoutMs: 60_000 });
+    expect(q.code, q.stderr).toBe(0);
+    const result = polarsTable(q.stdout);
+    expect(result.header, q.stdout).toEqual(['records', 'offset', 'key', 'value']);
+    expect(result.rows, q.stdout).toEqual([[String(n), String(n - 1), `k${n - 1}`, `v${n - 1}`]]);
 
     await archiver.stop(15_000);
     await broker.stop(15_000);

@@ -1,7 +1,8 @@
 // `runnel status` against a live Redis and two brokers: the registered
 // brokers, every partition's leader (one of them), the log end offsets of what
-// kcat produced, the archived offset and lake lag, and Redis memory; the
-// table prints too. Also: a broker's start-up log has one leadership summary
+// kcat produced, the archived offset and lake lag, consumer groups with their
+// lag (log end - committed; per partition with --verbose), and Redis memory;
+// the table prints too. Also: a broker's start-up log has one leadership summary
 // line per tick instead of one line per unit.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { Keys } from '../../common/keys.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { runCommand, waitFor } from '../helpers/procs.js';
+import { commitSimpleOffsets } from '../helpers/wire.js';
 import type { StatusReport } from '../../broker/src/storage/redis/status-report.js';
 
 const PARTITIONS = 4;
@@ -39,6 +41,11 @@ describe('runnel status', () => {
       const r = await runCommand('kcat', ['-b', brokers[0]!.bootstrap, '-P', '-t', 'st', '-p', String(p), '-K:'], { input: lines, timeoutMs: 30_000 });
       expect(r.code, r.stderr).toBe(0);
     }
+    // A group's committed offsets (through whichever broker coordinates it): lag = log end - committed.
+    await waitFor('offsets committed', async () => {
+      const codes = await Promise.all(brokers.map((b) => commitSimpleOffsets(b.port, 'st-group', 'st', [1, 1, 0, 2])));
+      return codes.some((c) => c.every((e) => e === 0));
+    }, { timeoutMs: 10_000, intervalMs: 200 });
     let report: StatusReport | null = null;
     // Leadership settles within a few ticks once both brokers see each other.
     await waitFor('every partition led', async () => {
@@ -76,11 +83,21 @@ describe('runnel status', () => {
       expect(p3).toMatchObject({ archivedOffset: 1, lakeLagRecords: 3, logEndOffset: 5 });
     }
 
-    const human = await status();
+    const g = rep.groups.find((x) => x.groupId === 'st-group')!;
+    expect(g).toMatchObject({ state: 'Empty', members: [], totalLag: (3 - 1) + (1 - 1) + (0 - 0) + (5 - 2) });
+    expect(g.partitions.map((p) => [p.partition, p.committedOffset, p.logEndOffset, p.lag])).toEqual([[0, 1, 3, 2], [1, 1, 1, 0], [2, 0, 0, 0], [3, 2, 5, 3]]);
+    const human = await status(['--verbose']);
     expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/\n {2}group\s+state\s+members\s+partitions\s+lag\n {2}st-group\s+Empty\s+0\s+4\s+5\n/);
+    expect(human.stdout).toMatch(/group\s+topic\s+partition\s+committed\s+log end\s+lag\s+client/);
+    for (const [p, c, end, lag] of [[0, 1, 3, 2], [1, 1, 1, 0], [2, 0, 0, 0], [3, 2, 5, 3]]) {
+      expect(human.stdout).toMatch(new RegExp(`\\n {2}st-group\\s+st\\s+${p}\\s+${c}\\s+${end}\\s+${lag}\\s+-\\n`));
+    }
+
     expect(human.stdout).toMatch(/^brokers \(2 live\)/);
     expect(human.stdout).toMatch(/topic\s+partition\s+leader\s+epoch\s+log start\s+log end\s+archived\s+lake lag/);
     for (const p of st.partitions) expect(human.stdout).toMatch(new RegExp(`\\n\\s+st\\s+${p.partition}\\s+[12]\\s+\\d+\\s+0\\s+${sent[p.partition]}\\s`));
+    expect(human.stdout).toMatch(/groups \(1\)\n/);
     expect(human.stdout).toMatch(/memory \(\d primar/);
     expect(human.stdout).toMatch(/used/);
   });
@@ -89,6 +106,7 @@ describe('runnel status', () => {
     const help = await runCommand(process.execPath, [RUNNEL_CLI, 'status', '--help'], { timeoutMs: 20_000 });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--json/);
+    expect(help.stdout).toMatch(/-V, --verbose/);
     expect(help.stdout).toMatch(/--redis/);
   });
 });

@@ -6,7 +6,8 @@
 #     CLIs drive the Redis Cluster tests (--cluster create/reshard/...).
 #     Service auto-start is suppressed / undone: tests start their own servers
 #     on free ports.
-#   - Python venv at .cache/venv with confluent-kafka, deltalake, pyarrow.
+#   - Python venv at .cache/venv with confluent-kafka, deltalake, pyarrow, polars
+#     (polars: the README quick start's query of the archived topic).
 #   - Apache Kafka 4.x jars (tools, clients, broker + runtime deps + log4j2
 #     binding) in .cache/java/lib, via Maven and test/setup/java/pom.xml.
 #
@@ -21,7 +22,7 @@ CACHE="$ROOT/.cache"
 mkdir -p "$CACHE"
 
 # Pinned versions. Bump here; the stamps make the next run reinstall.
-PY_REQS=(confluent-kafka==2.16.1 deltalake==1.6.6 pyarrow==26.0.1)
+PY_REQS=(confluent-kafka==2.16.1 deltalake==1.6.6 pyarrow==26.0.1 polars==2.1.0)
 POM="$ROOT/test/setup/java/pom.xml"
 
 log() { printf '[install] %s\n' "$*" >&2; }
@@ -134,7 +135,7 @@ install_python() {
   local venv="$CACHE/venv" stamp="$CACHE/venv/.runnel-stamp"
   local want="${PY_REQS[*]}"
   if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-     && "$venv/bin/python" -c 'import confluent_kafka, deltalake, pyarrow' 2>/dev/null; then
+     && "$venv/bin/python" -c 'import confluent_kafka, deltalake, pyarrow, polars' 2>/dev/null; then
     log "python venv: present ($want)"
     return 0
   fi
@@ -148,7 +149,7 @@ install_python() {
   log "python venv: pip install $want"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${PY_REQS[@]}" \
     || die "pip install failed"
-  "$venv/bin/python" -c 'import confluent_kafka, deltalake, pyarrow' \
+  "$venv/bin/python" -c 'import confluent_kafka, deltalake, pyarrow, polars' \
     || die "python packages do not import"
   echo "$want" >"$stamp"
   log "python venv: ok"

@@ -8,6 +8,8 @@ export class TableState {
   readonly txns = new Map<string, Txn>();
   readonly files = new Map<string, AddFile>();
   readonly tombstones = new Map<string, RemoveFile>();
+  /** commitInfo.timestamp of the newest commit applied, null when only a checkpoint was read. */
+  lastCommitMs: number | null = null;
 
   apply(actions: Action[], version: number) {
     for (const a of actions) {
@@ -23,6 +25,8 @@ export class TableState {
         this.protocol = a.protocol;
       } else if ('metaData' in a && a.metaData) {
         this.metaData = a.metaData;
+      } else if ('commitInfo' in a && a.commitInfo) {
+        this.lastCommitMs = a.commitInfo.timestamp;
       }
     }
     this.version = version;

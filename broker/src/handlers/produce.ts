@@ -144,6 +144,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
   // consumers until WAIT/WAITAOF confirms them (the high watermark follows durability).
   const waits = acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof);
   const pending: PendingAppend[] = [];
+  let duplicate = false;
   try {
     let first: PartitionResult | null = null;
     for (const batch of batches) {
@@ -152,6 +153,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
       gate = null;
       const out = await appending;
       if (out.pending) pending.push(out.pending);
+      if (out.duplicate) duplicate = true;
       if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
       first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
     }
@@ -162,7 +164,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
       // store before its next append: otherwise the producer's retry would be
       // answered as a duplicate of a batch the promoted replica never got.
       try {
-        const w = await b.store.waitReplicas(p.tp, minIsr - 1, b.config.acksAllWaitAof, timeout);
+        const w = await b.store.waitReplicas(p.tp, minIsr - 1, b.config.acksAllWaitAof, timeout, duplicate);
         if (w.replicas < minIsr - 1) {
           p.invalidate();
           return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);

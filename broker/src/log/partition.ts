@@ -21,6 +21,8 @@ export interface AppendOutcome {
   logAppendTime: number;
   /** Set when visibility was deferred: call settle() once the acks level's durability is confirmed. */
   pending: PendingAppend | null;
+  /** The batch was stored before (an idempotent retry answered with its first offset). */
+  duplicate?: true;
 }
 
 export interface AppendOptions {
@@ -166,7 +168,7 @@ export class Partition {
     const h = readHeader(batch);
     const now = Date.now();
     const seq = this.producers.check(h, now);
-    if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1, pending: null };
+    if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1, pending: null, duplicate: true };
     if (seq.kind === 'error') return { errorCode: seq.code, errorMessage: seq.message, baseOffset: -1, logAppendTime: -1, pending: null };
 
     const base = this.nextOffset;

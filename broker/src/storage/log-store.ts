@@ -147,8 +147,14 @@ export interface LogStore {
   // ---- cluster
   nextProducerId(): Promise<number>;
   clusterId(): Promise<string>;
-  /** Waits for `replicas` Redis replicas (and optionally the local AOF) to confirm prior writes. */
-  waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }>;
+  /**
+   * Waits for `replicas` Redis replicas (and optionally the local AOF) to
+   * confirm prior writes to the partition. `coverStored`: the write to cover
+   * may have gone over an earlier connection (a retried batch answered as a
+   * duplicate of one stored before a reconnect), so the wait must cover
+   * everything the partition's primary holds, not only this connection's writes.
+   */
+  waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number, coverStored?: boolean): Promise<{ replicas: number; aofLocal: boolean }>;
   /** Replicas connected to the Redis primary that holds the partition. */
   connectedReplicas(tp: TopicPartition): Promise<number>;
   close(): Promise<void>;

@@ -1,6 +1,8 @@
 // In-memory ClusterStore with the Redis store's semantics: registrations and
 // leases belong to an instance; registrations expire by the caller's clock;
-// leases never expire unless dropped (tests drop them explicitly).
+// leases taken with acquireLease expire after their TTL (by `now`, the wall
+// clock unless a test passes its own; Redis' PX), unless renewed; leases a test sets in `leases` directly never
+// expire (tests drop them explicitly).
 import { unitKey } from '../../../broker/src/cluster/leadership.js';
 import { nodeIdOfInstance, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../../../broker/src/storage/cluster-store.js';
 
@@ -8,13 +10,24 @@ export class MemoryClusterStore implements ClusterStore {
   brokers = new Map<number, { info: BrokerInfo; instance: string; expiresAt: number }>();
   /** unit key -> holding instance */
   leases = new Map<string, string>();
+  /** unit key -> time (by `now`) at which an acquired lease lapses */
+  private readonly leaseExpiry = new Map<string, number>();
   epochs = new Map<string, number>();
+  /** `<topic>/<partition>` -> leader epoch -> start offset */
+  private readonly history = new Map<string, Map<number, number>>();
   /** unit key -> coordinator epoch (bumped with every coordinator lease taken) */
   slotEpochs = new Map<string, number>();
   /** Every renew/release attempt: `<op> <unit> <instance>`. */
   readonly calls: string[] = [];
   down = false;
+  constructor(private readonly now: () => number = Date.now) {}
   private check(): void { if (this.down) throw new Error('down'); }
+  /** The holding instance, dropping a lease whose TTL has passed. */
+  private holderOf(k: string): string | null {
+    const at = this.leaseExpiry.get(k);
+    if (at !== undefined && at <= this.now()) { this.leases.delete(k); this.leaseExpiry.delete(k); }
+    return this.leases.get(k) ?? null;
+  }
 
   async registerBroker(info: BrokerInfo, instance: string, expiresAt: number, now: number): Promise<RegisterResult> {
     this.check();
@@ -24,34 +37,43 @@ export class MemoryClusterStore implements ClusterStore {
     return { ok: true };
   }
   async unregisterBroker(id: number, instance: string) { if (this.brokers.get(id)?.instance === instance) this.brokers.delete(id); }
-  async liveBrokers(now: number) { this.check(); return [...this.brokers.values()].filter((b) => b.expiresAt > now).map((b) => b.info); }
+  async liveBrokers(now: number) { this.check(); return [...this.brokers.values()].filter((b) => b.expiresAt > now).map((b) => b.info).sort((a, b) => a.nodeId - b.nodeId); }
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     this.check();
     return units.map((u) => {
-      const instance = this.leases.get(unitKey(u)) ?? null;
+      const instance = this.holderOf(unitKey(u));
       return { holder: instance === null ? null : nodeIdOfInstance(instance), instance, epoch: this.epochs.get(unitKey(u)) ?? 0 };
     });
   }
-  async acquireLease(u: LeaseUnit, instance: string) {
+  async acquireLease(u: LeaseUnit, instance: string, ttlMs: number) {
     this.check();
     const k = unitKey(u);
-    if (this.leases.has(k)) return null;
+    if (this.holderOf(k) !== null) return null;
     this.leases.set(k, instance);
+    this.leaseExpiry.set(k, this.now() + ttlMs);
     if (u.kind === 'partition') return { epoch: 0 };
     const epoch = (this.slotEpochs.get(k) ?? 0) + 1;
     this.slotEpochs.set(k, epoch);
     return { epoch };
   }
-  async renewLease(u: LeaseUnit, instance: string) {
+  async renewLease(u: LeaseUnit, instance: string, ttlMs: number) {
     this.check();
-    this.calls.push(`renew ${unitKey(u)} ${instance}`);
-    return this.leases.get(unitKey(u)) === instance;
+    const k = unitKey(u);
+    this.calls.push(`renew ${k} ${instance}`);
+    if (this.holderOf(k) !== instance) return false;
+    if (this.leaseExpiry.has(k)) this.leaseExpiry.set(k, this.now() + ttlMs);
+    return true;
   }
   async releaseLease(u: LeaseUnit, instance: string) {
     this.calls.push(`release ${unitKey(u)} ${instance}`);
-    if (this.leases.get(unitKey(u)) === instance) this.leases.delete(unitKey(u));
+    if (this.holderOf(unitKey(u)) === instance) { this.leases.delete(unitKey(u)); this.leaseExpiry.delete(unitKey(u)); }
   }
   async bumpLeaderEpoch(t: string, p: number) { const k = `p:${t}/${p}`; const e = (this.epochs.get(k) ?? 0) + 1; this.epochs.set(k, e); return e; }
-  async recordEpochStart() {}
-  async epochHistory() { return new Map<number, number>(); }
+  async recordEpochStart(t: string, p: number, epoch: number, startOffset: number) {
+    const k = `${t}/${p}`;
+    let h = this.history.get(k);
+    if (!h) this.history.set(k, (h = new Map()));
+    h.set(epoch, startOffset);
+  }
+  async epochHistory(t: string, p: number) { return new Map(this.history.get(`${t}/${p}`) ?? []); }
 }

@@ -8,11 +8,14 @@ export class MemoryAclStore implements AclStore {
 
   async version(): Promise<number> { return this.changes; }
   async load(): Promise<{ version: number; bindings: AclBinding[] }> { return { version: this.changes, bindings: [...this.bindings.values()] }; }
+  /** As the Redis store: a call without bindings writes nothing and keeps the version. */
   async add(bindings: readonly AclBinding[]): Promise<void> {
+    if (bindings.length === 0) return;
     for (const b of bindings) this.bindings.set(bindingKey(b), b);
     this.changes++;
   }
   async remove(bindings: readonly AclBinding[]): Promise<AclBinding[]> {
+    if (bindings.length === 0) return [];
     const gone = bindings.filter((b) => this.bindings.delete(bindingKey(b)));
     this.changes++;
     return gone;

@@ -48,6 +48,7 @@ export class MemoryGroupStore implements GroupStore {
 
   async commitOffsets(groupId: string, offsets: Map<OffsetKey, CommittedOffset>, epoch: number): Promise<void> {
     this.check();
+    if (offsets.size === 0) return; // as the Redis store: no write, no fence, no index entry
     this.fence(groupId, epoch, true);
     let m = this.offsets.get(groupId);
     if (!m) this.offsets.set(groupId, (m = new Map()));
@@ -57,6 +58,7 @@ export class MemoryGroupStore implements GroupStore {
 
   async deleteOffsets(groupId: string, keys: OffsetKey[], epoch: number): Promise<void> {
     this.check();
+    if (keys.length === 0) return;
     this.fence(groupId, epoch, true);
     for (const k of keys) this.offsets.get(groupId)?.delete(k);
   }

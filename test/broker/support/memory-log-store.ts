@@ -72,11 +72,20 @@ export class MemoryLogStore implements LogStore {
     const p = this.part(tp);
     return p.compacted.length ? [...p.compacted.map(({ baseOffset, bytes }) => ({ baseOffset, bytes })), ...p.batches] : p.batches;
   }
-  async read(tp: TopicPartition, offset: number, count: number) {
-    const bs = this.all(tp);
+  /** The batch of `bs` containing `offset` (or the last one before it) and the following ones, at most `count`. */
+  private static from(bs: StoredBatch[], offset: number, count: number): StoredBatch[] {
     let i = bs.findIndex((b) => b.baseOffset > offset);
     if (i === -1) i = bs.length;
-    return bs.slice(Math.max(0, i - 1), Math.max(0, i - 1) + count).filter((b, j) => j > 0 || b.baseOffset <= offset || i - 1 < 0);
+    const start = Math.max(0, i - 1);
+    return bs.slice(start, start + count);
+  }
+  /** As log-reads.ts: the log, unless the offset lies below it; then the compacted prefix. A read never mixes the two. */
+  async read(tp: TopicPartition, offset: number, count: number) {
+    const p = this.part(tp);
+    const log = MemoryLogStore.from(p.batches, offset, count);
+    if (log.length > 0 && log[0]!.baseOffset <= offset) return log;
+    const compacted = MemoryLogStore.from(p.compacted, offset, count).map(({ baseOffset, bytes }) => ({ baseOffset, bytes }));
+    return compacted.some((b) => b.baseOffset + b.bytes.readInt32BE(23) >= offset) ? compacted : log;
   }
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
     return this.all(tp).filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
@@ -90,11 +99,13 @@ export class MemoryLogStore implements LogStore {
     return this.part(tp).aborted.filter((a) => a.lastOffset >= from).sort((a, b) => a.lastOffset - b.lastOffset).slice(0, limit);
   }
   async lastAbortedOffset(tp: TopicPartition) { return this.part(tp).aborted.reduce((m, a) => Math.max(m, a.lastOffset), -1); }
+  /** Both streams, as the Redis store's two XTRIMs. */
   async trimBefore(tp: TopicPartition, min: number) {
     const p = this.part(tp);
-    const before = p.batches.length;
+    const before = p.batches.length + p.compacted.length;
     p.batches = p.batches.filter((b) => b.baseOffset >= min);
-    return before - p.batches.length;
+    p.compacted = p.compacted.filter((b) => b.baseOffset >= min);
+    return before - p.batches.length - p.compacted.length;
   }
   async sizeBytes(tp: TopicPartition) { return this.all(tp).reduce((n, b) => n + b.bytes.length, 0); }
 

@@ -10,7 +10,7 @@ export interface PrimaryPlacement {
 }
 
 export async function placementReport(seeds: string): Promise<{ cluster: boolean; primaries: PrimaryPlacement[] }> {
-  const r = await runCommand('node', [RUNNEL_CLI, 'placement', '--redis', seeds, '--json'], { timeoutMs: 60_000 });
+  const r = await runCommand(process.execPath, [RUNNEL_CLI, 'placement', '--redis', seeds, '--json'], { timeoutMs: 60_000 });
   if (r.code !== 0) throw new Error(`runnel placement failed (${r.code}): ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout) as { cluster: boolean; primaries: PrimaryPlacement[] };
 }

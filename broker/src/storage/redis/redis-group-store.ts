@@ -57,6 +57,38 @@ function record(flat: unknown): Record<string, string> {
   return out;
 }
 
+/** A group's `:meta` and `:offsets` hashes as the coordinator sees them. */
+function parseGroup(groupId: string, meta: Record<string, string>, offs: Record<string, string>): LoadedGroup {
+  const offsets = new Map<OffsetKey, CommittedOffset>();
+  for (const [k, json] of Object.entries(offs)) {
+    const o = JSON.parse(json) as CommittedOffset;
+    offsets.set(k, { offset: o.offset, leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '', commitTimestamp: o.commitTimestamp ?? 0 });
+  }
+  if (meta.generation === undefined) return { group: null, offsets };
+  const members = (JSON.parse(meta.members ?? '[]') as MemberJson[]).map((m): StoredMember => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId ?? null,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    sessionTimeoutMs: m.sessionTimeoutMs,
+    rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+    metadata: Buffer.from(m.metadata, 'base64'),
+    assignment: Buffer.from(m.assignment, 'base64'),
+  }));
+  return {
+    group: {
+      groupId,
+      protocolType: meta.protocolType ?? null,
+      protocolName: meta.protocolName ?? null,
+      generation: Number(meta.generation),
+      leader: meta.leader ?? null,
+      stateTimestamp: Number(meta.stateTimestamp ?? 0),
+      members,
+    },
+    offsets,
+  };
+}
+
 export class RedisGroupStore implements GroupStore, TxnOffsetStore {
   readonly keys: GroupKeys;
   private readonly redis: GroupRedis;
@@ -79,36 +111,20 @@ export class RedisGroupStore implements GroupStore, TxnOffsetStore {
   async load(groupId: string, epoch: number): Promise<LoadedGroup> {
     const r = await guard(this.redis.groupLoad(this.keys.meta(groupId), this.keys.offsets(groupId), String(epoch)));
     if (r[0] !== 1) throw new CoordinatorFencedError(groupId, epoch, Number(r[1]));
-    const meta = record(r[1]);
-    const offs = record(r[2]);
-    const offsets = new Map<OffsetKey, CommittedOffset>();
-    for (const [k, json] of Object.entries(offs)) {
-      const o = JSON.parse(json) as CommittedOffset;
-      offsets.set(k, { offset: o.offset, leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '', commitTimestamp: o.commitTimestamp ?? 0 });
-    }
-    if (meta.generation === undefined) return { group: null, offsets };
-    const members = (JSON.parse(meta.members ?? '[]') as MemberJson[]).map((m): StoredMember => ({
-      memberId: m.memberId,
-      groupInstanceId: m.groupInstanceId ?? null,
-      clientId: m.clientId,
-      clientHost: m.clientHost,
-      sessionTimeoutMs: m.sessionTimeoutMs,
-      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-      metadata: Buffer.from(m.metadata, 'base64'),
-      assignment: Buffer.from(m.assignment, 'base64'),
-    }));
-    return {
-      group: {
-        groupId,
-        protocolType: meta.protocolType ?? null,
-        protocolName: meta.protocolName ?? null,
-        generation: Number(meta.generation),
-        leader: meta.leader ?? null,
-        stateTimestamp: Number(meta.stateTimestamp ?? 0),
-        members,
-      },
-      offsets,
-    };
+    return parseGroup(groupId, record(r[1]), record(r[2]));
+  }
+
+  /**
+   * The group as stored, read without the load script: no coordinator epoch
+   * is recorded, so a reader (`runnel status`, the web console) never fences
+   * the group's coordinator. Two reads of one hash tag.
+   */
+  async peek(groupId: string): Promise<LoadedGroup> {
+    const [meta, offsets] = await Promise.all([
+      guard(this.redis.hgetall(this.keys.meta(groupId))),
+      guard(this.redis.hgetall(this.keys.offsets(groupId))),
+    ]);
+    return parseGroup(groupId, meta, offsets);
   }
 
   async saveGroup(g: StoredGroup, epoch: number): Promise<void> {

@@ -369,7 +369,13 @@ export class RedisLogStore implements LogStore {
     return reply;
   }
 
-  async waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number): Promise<{ replicas: number; aofLocal: boolean }> {
+  async waitReplicas(tp: TopicPartition, replicas: number, aof: boolean, timeoutMs: number, coverStored = false): Promise<{ replicas: number; aofLocal: boolean }> {
+    // WAIT and WAITAOF cover the writes of the connection they run on (Redis
+    // keeps each client's last replication offset). A batch stored over an
+    // earlier, since dropped append connection is covered by one write on
+    // this connection first: the primary's replication stream is one
+    // sequence, so confirming this write confirms every write before it.
+    if (coverStored && (replicas > 0 || aof)) await guard(this.call(tp, ['HINCRBY', this.keys.meta(tp), 'syncs', '1']));
     if (aof) {
       try {
         const [local, remote] = (await this.call(tp, ['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];
@@ -414,7 +420,11 @@ export class RedisLogStore implements LogStore {
     const id = this.ownerOf(slotOfTag(key)) ?? '';
     const cached = this.replicaCounts.get(id);
     if (cached && Date.now() - cached.at < 1_000) return cached.n;
-    const info = await guard(this.nodeFor(key).info('replication'));
+    // Over the partition's append connection when there is one: the primary
+    // that will take the append, with the connection's reply deadline; no
+    // ioredis command (whose retry queue can hold a command for minutes after
+    // a failover) stands between a produce request and its answer.
+    const info = String(this.appenders ? await guard(this.call(tp, ['INFO', 'replication'])) : await guard(this.nodeFor(key).info('replication')));
     const m = /connected_slaves:(\d+)/.exec(info);
     const n = m ? Number(m[1]) : 0;
     if (n > 0) this.replicaCounts.set(id, { n, at: Date.now() });

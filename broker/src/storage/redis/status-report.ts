@@ -1,10 +1,14 @@
-// Read-only cluster status for `runnel status`: broker registrations, each
-// partition's leader, epoch, log end and archived offset, and Redis memory per
-// primary. Partition keys come from the store's key builder, which learns
+// Read-only cluster status for `runnel status` and the web console: broker
+// registrations, each partition's leader, epoch, log end and archived offset,
+// consumer groups with their lag, and Redis memory per primary. Partition keys come from the store's key builder, which learns
 // every topic's placement from its record (listTopics), never by hand.
 import { isCluster } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance } from '../cluster-store.js';
 import type { RedisLogStore } from './redis-log-store.js';
+import { RedisGroupStore } from './redis-group-store.js';
+import { groupLag, type GroupLag } from '../../groups/group-lag.js';
+
+export type { GroupLag } from '../../groups/group-lag.js';
 
 export interface BrokerStatus {
   nodeId: number;
@@ -41,6 +45,17 @@ export interface TopicStatus {
   partitions: PartitionStatus[];
 }
 
+/** The archiver's summary of a topic's Delta table (published after each commit). */
+export interface LakeTable {
+  version: number;
+  /** Live data files and their bytes. */
+  files: number;
+  bytes: number;
+  lastCommitMs: number;
+  /** The table's URL. */
+  table: string;
+}
+
 export interface RedisMemory {
   node: string;
   usedMemory: number;
@@ -53,6 +68,8 @@ export interface StatusReport {
   time: number;
   brokers: BrokerStatus[];
   topics: TopicStatus[];
+  /** Consumer groups (by id) with their committed offsets and lag. */
+  groups: GroupLag[];
   redis: RedisMemory[];
 }
 
@@ -135,7 +152,33 @@ export async function redisMemory(store: RedisLogStore): Promise<RedisMemory[]> 
   return out.sort((a, b) => a.node.localeCompare(b.node));
 }
 
+/** The Delta table summaries the archiver published (`<prefix>:lake-tables`), by topic; unparsable entries are skipped. */
+export async function lakeTables(store: RedisLogStore): Promise<Map<string, LakeTable>> {
+  const out = new Map<string, LakeTable>();
+  for (const [topic, json] of Object.entries(await store.redis.hgetall(store.keyNames.lakeTables))) {
+    try {
+      const t = JSON.parse(json) as Partial<LakeTable>;
+      if (typeof t.version !== 'number') continue;
+      out.set(topic, { version: t.version, files: Number(t.files ?? 0), bytes: Number(t.bytes ?? 0), lastCommitMs: Number(t.lastCommitMs ?? 0), table: String(t.table ?? '') });
+    } catch { /* not a summary */ }
+  }
+  return out;
+}
+
+/**
+ * Every stored group (in id order) with its lag against the log ends in
+ * `topics`. Reads the group keys without the coordinator's load script, so
+ * no coordinator is fenced by a reader.
+ */
+export async function groupStatus(store: RedisLogStore, topics: TopicStatus[], groups = new RedisGroupStore(store.redis, store.keyNames.prefix)): Promise<GroupLag[]> {
+  const ends = new Map<string, number>();
+  for (const t of topics) for (const p of t.partitions) ends.set(`${t.name}/${p.partition}`, p.logEndOffset);
+  const ids = (await groups.listGroupIds()).sort();
+  return Promise.all(ids.map(async (id) => groupLag(id, await groups.peek(id), (topic, partition) => ends.get(`${topic}/${partition}`) ?? null)));
+}
+
 export async function statusReport(store: RedisLogStore, now = Date.now()): Promise<StatusReport> {
   const [brokers, topics, redis] = await Promise.all([brokerStatus(store, now), topicStatus(store), redisMemory(store)]);
-  return { cluster: store.cluster, time: now, brokers, topics, redis };
+  const groups = await groupStatus(store, topics);
+  return { cluster: store.cluster, time: now, brokers, topics, groups, redis };
 }

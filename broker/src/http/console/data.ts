@@ -1,0 +1,68 @@
+// What the console pages show, read through the same read-only status reads
+// as `runnel status` (storage/redis/status-report.ts, which owns the keys) and
+// the domain LogStore. The pages get plain data: they never touch Redis.
+import type { LogStore } from '../../storage/log-store.js';
+import type { RedisLogStore } from '../../storage/redis/redis-log-store.js';
+import type { RedisGroupStore } from '../../storage/redis/redis-group-store.js';
+import {
+  brokerStatus, groupStatus, lakeTables, topicStatus,
+  type BrokerStatus, type GroupLag, type LakeTable, type PartitionStatus, type TopicStatus,
+} from '../../storage/redis/status-report.js';
+import { lastRecords, type ConsoleRecord } from './records.js';
+
+export interface TopicView {
+  status: TopicStatus;
+  /** Bytes the log holds in Redis, per partition. */
+  bytes: number[];
+  /** The archiver's published Delta table summary; null when the topic was never archived. */
+  lake: LakeTable | null;
+}
+
+export interface PartitionRecords {
+  partition: PartitionStatus;
+  records: ConsoleRecord[];
+}
+
+export interface ConsoleData {
+  cluster(): Promise<{ time: number; brokers: BrokerStatus[]; topics: TopicStatus[] }>;
+  topics(): Promise<TopicView[]>;
+  groups(): Promise<GroupLag[]>;
+  /** The partition and its last `n` records; null when the topic or partition does not exist. */
+  records(topic: string, partition: number, n: number): Promise<PartitionRecords | null>;
+}
+
+export interface ConsoleSources {
+  store: RedisLogStore;
+  groups: RedisGroupStore;
+  /** The live state of a group this broker coordinates and has loaded (e.g. PreparingRebalance), else undefined. */
+  liveGroupState?: (groupId: string) => string | undefined;
+}
+
+export function consoleData(src: ConsoleSources): ConsoleData {
+  const log: LogStore = src.store;
+  return {
+    async cluster() {
+      const time = Date.now();
+      const [brokers, topics] = await Promise.all([brokerStatus(src.store, time), topicStatus(src.store)]);
+      return { time, brokers, topics };
+    },
+    async topics() {
+      const [topics, lake] = await Promise.all([topicStatus(src.store), lakeTables(src.store)]);
+      return Promise.all(topics.map(async (status) => ({
+        status,
+        bytes: await Promise.all(status.partitions.map((p) => log.sizeBytes({ topic: p.topic, partition: p.partition }))),
+        lake: lake.get(status.name) ?? null,
+      })));
+    },
+    async groups() {
+      const groups = await groupStatus(src.store, await topicStatus(src.store), src.groups);
+      return groups.map((g) => ({ ...g, state: src.liveGroupState?.(g.groupId) ?? g.state }));
+    },
+    async records(topic, partition, n) {
+      const t = (await topicStatus(src.store)).find((x) => x.name === topic);
+      const p = t?.partitions[partition];
+      if (!p) return null;
+      return { partition: p, records: await lastRecords(log, { topic, partition }, p.logEndOffset, p.logStartOffset, n) };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// The web console's GET routes on the HTTP endpoint (read-only: nothing here
+// writes). Mounted by the broker when http.console.enable is true; the
+// endpoint's authentication and TLS (common/http) apply to every route. Pages
+// carry a Content-Security-Policy that allows no script and only the
+// console's own stylesheet, a second guard behind the escaping in html.ts.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ConsoleData } from './data.js';
+import { clusterPage } from './pages/cluster.js';
+import { groupPage, groupsPage } from './pages/groups.js';
+import { chooserPage, errorPage, messagesPage } from './pages/messages.js';
+import { topicsPage } from './pages/topics.js';
+import { BadQuery, parseBrowseQuery } from './query.js';
+import { CONSOLE_CSS } from './style.js';
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+type Query = Record<string, string | string[] | undefined>;
+
+function send(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8')
+    .header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store')
+    .send(body);
+}
+
+/** The routes the HTTP endpoint mounts: the console when http.console.enable is true, else none. */
+export function consoleRoutes(config: { httpConsoleEnable: boolean }, data: () => ConsoleData): ((app: FastifyInstance) => void) | undefined {
+  return config.httpConsoleEnable ? (app) => registerConsole(app, data()) : undefined;
+}
+
+export function registerConsole(app: FastifyInstance, data: ConsoleData): void {
+  app.get('/', async (_req, reply) => reply.redirect('/console'));
+  app.get('/console/style.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_CSS));
+  app.get('/console', async (_req, reply) => send(reply, clusterPage(await data.cluster())));
+  app.get('/console/topics', async (req, reply) => send(reply, topicsPage(await data.topics(), (req.query as Query).internal === '1')));
+  app.get('/console/groups', async (_req, reply) => send(reply, groupsPage(await data.groups())));
+  app.get('/console/group', async (req, reply) => {
+    const id = (req.query as Query).id;
+    if (typeof id !== 'string') return send(reply, errorPage(400, 'id must name one consumer group'), 400);
+    const g = (await data.groups()).find((x) => x.groupId === id);
+    return g ? send(reply, groupPage(g)) : send(reply, errorPage(404, `no consumer group ${id}`), 404);
+  });
+  app.get('/console/messages', async (req, reply) => {
+    let parsed: ReturnType<typeof parseBrowseQuery>;
+    try {
+      parsed = parseBrowseQuery(req.query as Query);
+    } catch (e) {
+      if (e instanceof BadQuery) return send(reply, errorPage(400, e.message), 400);
+      throw e;
+    }
+    const { n, browse } = parsed;
+    if (!browse) return send(reply, chooserPage(n));
+    // A stored batch that does not decode (RN4003 territory) is named, not a bare 500.
+    const d = await data.records(browse.topic, browse.partition, n).catch((e: unknown) => e as Error);
+    if (d instanceof Error) return send(reply, errorPage(500, `${browse.topic}/${browse.partition}: ${d.message}`), 500);
+    if (!d) return send(reply, errorPage(404, `no partition ${browse.partition} of topic ${browse.topic}`), 404);
+    return send(reply, messagesPage(browse.topic, n, d));
+  });
+}
