@@ -116,7 +116,7 @@ export class Dispatcher {
     }
 
     const api = handler.api;
-    let req: Record<string, any>;
+    let req: Record<string, unknown>;
     let ctx: RequestContext;
     const started = performance.now();
     try {
@@ -128,7 +128,7 @@ export class Dispatcher {
       throw e;
     }
 
-    let res: Record<string, any> | null;
+    let res: Record<string, unknown> | null;
     // Request time for request_percentage: decoding plus the handler's synchronous
     // part, the thread time a request can be charged with here. Its waits (Redis,
     // a rebalance, a long poll) occupy no thread and are not counted, as in Kafka.
@@ -196,7 +196,7 @@ function responseHeaderVersion(api: ApiDef, v: number): number {
 /** A response with every top-level ErrorCode set to `code` and every list empty. */
 export function errorBody(api: ApiDef, _version: number, code: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const visit = (fields: FieldDef[], o: Record<string, unknown>): void => {
+  const visit = (fields: readonly FieldDef[], o: Record<string, unknown>): void => {
     for (const f of fields) {
       if (f.name === 'ErrorCode') o[camel(f.name)] = code;
     }

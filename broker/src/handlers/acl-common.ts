@@ -3,6 +3,8 @@
 import type { AclService } from '../security/acl/acl-service.js';
 import type { AclBinding, AclFilter } from '../security/acl/model.js';
 import type { BrokerServices } from './types.js';
+import type { DescribeAcls } from '../protocol/messages/describe-acls.js';
+import type { RequestOf } from '../protocol/typed.js';
 
 /** Kafka's message with SECURITY_DISABLED when no authorizer is configured. */
 export const NO_AUTHORIZER = 'No Authorizer is configured.';
@@ -12,8 +14,11 @@ export function aclsOn(b: BrokerServices): AclService | null {
   return b.acls?.enabled ? b.acls : null;
 }
 
+/** DescribeAcls' request, each DeleteAcls filter: the same fields (acl-fields.ts aclFilterFields). */
+export type AclFilterRequest = RequestOf<typeof DescribeAcls>;
+
 /** DescribeAcls / DeleteAcls filter fields (both requests spell them alike). */
-export function filterOf(r: Record<string, any>): AclFilter {
+export function filterOf(r: AclFilterRequest): AclFilter {
   return {
     resourceType: r.resourceTypeFilter, resourceName: r.resourceNameFilter, patternType: r.patternTypeFilter,
     principal: r.principalFilter, host: r.hostFilter, operation: r.operation, permissionType: r.permissionType,

@@ -1,11 +1,11 @@
 import { ErrorCode } from '../../../common/errors.js';
 import { AddOffsetsToTxn } from '../protocol/messages/add-offsets-to-txn.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 /** AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the transaction (its marker completes the TxnOffsetCommits). */
-export const addOffsetsToTxnHandler: Handler = {
+export const addOffsetsToTxnHandler: HandlerOf<typeof AddOffsetsToTxn> = {
   api: AddOffsetsToTxn,
   minVersion: 0,
   maxVersion: 4,

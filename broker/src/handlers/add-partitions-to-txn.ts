@@ -6,10 +6,12 @@ import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import { tpKey } from '../transactions/txn-metadata.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
+import type { Element, RequestOf } from '../protocol/typed.js';
 import { Op, Resource, authorize, authorizeCluster, authorizedNames } from './authorize.js';
 
-interface Topic { name: string; partitions: number[] }
+/** A topic and its partitions as both request forms name them (v3AndBelowTopics, each transaction's topics). */
+type Topic = Element<RequestOf<typeof AddPartitionsToTxn>['v3AndBelowTopics']>;
 
 type TopicResult = { name: string; resultsByPartition: Array<{ partitionIndex: number; partitionErrorCode: number }> };
 
@@ -43,7 +45,7 @@ async function addOne(b: BrokerServices, id: string, producerId: number, produce
   return answer();
 }
 
-export const addPartitionsToTxnHandler: Handler = {
+export const addPartitionsToTxnHandler: HandlerOf<typeof AddPartitionsToTxn> = {
   api: AddPartitionsToTxn,
   minVersion: 0,
   maxVersion: 5,
@@ -51,14 +53,14 @@ export const addPartitionsToTxnHandler: Handler = {
     const v = ctx.apiVersion;
     if (v <= 3) {
       const id: string = req.v3AndBelowTransactionalId;
-      const names = (req.v3AndBelowTopics as Topic[]).map((t) => t.name);
+      const names = req.v3AndBelowTopics.map((t) => t.name);
       const writable = authorizedNames(ctx, b, Op.WRITE, Resource.TOPIC, names);
       const refused = { transactionalId: !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, id), topics: new Set(names.filter((n) => !writable.has(n))) };
       return { throttleTimeMs: 0, resultsByTopicV3AndBelow: await addOne(b, id, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, req.v3AndBelowTopics, false, v, refused) };
     }
     // v4+ come from brokers (KIP-890 verification): CLUSTER_ACTION on the cluster.
     if (!authorizeCluster(ctx, b, Op.CLUSTER_ACTION)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, resultsByTransaction: [] };
-    const txns = req.transactions as Array<{ transactionalId: string; producerId: number; producerEpoch: number; verifyOnly: boolean; topics: Topic[] }>;
+    const txns = req.transactions;
     const results = await Promise.all(txns.map(async (x) => ({
       transactionalId: x.transactionalId,
       topicResults: await addOne(b, x.transactionalId, x.producerId, x.producerEpoch, x.topics, x.verifyOnly, v),

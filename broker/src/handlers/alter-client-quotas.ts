@@ -1,22 +1,22 @@
 import { AlterClientQuotas } from '../protocol/messages/alter-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { QuotaAlteration } from '../quotas/quota-service.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /** AlterClientQuotas (kafka-configs --alter --add-config producer_byte_rate=... --entity-type users|clients). */
-export const alterClientQuotasHandler: Handler = {
+export const alterClientQuotasHandler: HandlerOf<typeof AlterClientQuotas> = {
   api: AlterClientQuotas,
   minVersion: 0,
   maxVersion: 1,
   async handle(req, ctx, b) {
-    const entries = req.entries as QuotaAlteration[];
+    const entries = req.entries;
     // Kafka: ALTER_CONFIGS on the cluster.
     const denied = !authorizeCluster(ctx, b, Op.ALTER_CONFIGS);
     const results = denied
       ? entries.map(() => ({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, message: null }))
       : b.quotas
-      ? await b.quotas.alter(entries, req.validateOnly as boolean)
+      ? await b.quotas.alter(entries, req.validateOnly)
       : entries.map(() => ({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: 'quotas are not available' }));
     return {
       throttleTimeMs: 0,

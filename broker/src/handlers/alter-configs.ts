@@ -4,18 +4,21 @@ import { ErrorCode } from '../../../common/errors.js';
 import { applyListOp, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './config-resources.js';
 import { Op } from './authorize.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
 const OP_SET = 0;
 const OP_DELETE = 1;
 const OP_APPEND = 2;
 const OP_SUBTRACT = 3;
 
-interface Change { name: string; value: string | null; configOperation?: number }
-interface Resource { resourceType: number; resourceName: string; configs: Change[] }
+/** A resource of either request: AlterConfigs' configs carry no operation (each is a SET). */
+type Resource = Element<RequestOf<typeof AlterConfigs>['resources']> | Element<RequestOf<typeof IncrementalAlterConfigs>['resources']>;
+/** One resource's answer (both responses spell it alike). */
+type ResourceAnswer = Element<ResponseOf<typeof AlterConfigs>['responses']> & Element<ResponseOf<typeof IncrementalAlterConfigs>['responses']>;
 
 /** Applies config changes to a topic; `replace` is the legacy AlterConfigs semantics (unset everything not named). */
-async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean, replace: boolean): Promise<Record<string, unknown>> {
+async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean, replace: boolean): Promise<ResourceAnswer> {
   const head = { resourceType: r.resourceType, resourceName: r.resourceName };
   const fail = (errorCode: number, errorMessage: string) => ({ ...head, errorCode, errorMessage });
   if (r.resourceType !== ResourceType.TOPIC) return fail(ErrorCode.INVALID_REQUEST, 'Only topic configs can be altered');
@@ -23,7 +26,7 @@ async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean,
   if (!t) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${r.resourceName}' does not exist.`);
   const next: Record<string, string> = replace ? {} : { ...t.configs };
   for (const c of r.configs) {
-    const op = c.configOperation ?? OP_SET;
+    const op = 'configOperation' in c ? c.configOperation : OP_SET;
     if (op === OP_DELETE) {
       const problem = validateTopicConfig(c.name, null);
       if (problem) return fail(ErrorCode.INVALID_CONFIG, problem);
@@ -47,13 +50,13 @@ async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean,
   return { ...head, errorCode: ErrorCode.NONE, errorMessage: null };
 }
 
-export const alterConfigsHandler: Handler = {
+export const alterConfigsHandler: HandlerOf<typeof AlterConfigs> = {
   api: AlterConfigs,
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx, b) {
     const responses = [];
-    for (const r of req.resources as Resource[]) {
+    for (const r of req.resources) {
       const denied = configAccessDenied(ctx, b, Op.ALTER_CONFIGS, r);
       responses.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied } : await alterTopic(b, r, req.validateOnly, true));
     }
@@ -61,13 +64,13 @@ export const alterConfigsHandler: Handler = {
   },
 };
 
-export const incrementalAlterConfigsHandler: Handler = {
+export const incrementalAlterConfigsHandler: HandlerOf<typeof IncrementalAlterConfigs> = {
   api: IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
   async handle(req, ctx, b) {
     const responses = [];
-    for (const r of req.resources as Resource[]) {
+    for (const r of req.resources) {
       const denied = configAccessDenied(ctx, b, Op.ALTER_CONFIGS, r);
       responses.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied } : await alterTopic(b, r, req.validateOnly, false));
     }

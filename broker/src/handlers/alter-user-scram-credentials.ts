@@ -12,23 +12,21 @@
 import { AlterUserScramCredentials } from '../protocol/messages/alter-user-scram-credentials.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { credentialFromSaltedPassword, scramMechanismByType, type ScramCredential, type ScramMechanism } from '../security/sasl/credentials.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { ResponseOf } from '../protocol/typed.js';
 import { Op, authorizeCluster } from './authorize.js';
 
-interface Deletion { name: string; mechanism: number }
-interface Upsertion extends Deletion { iterations: number; salt: Buffer; saltedPassword: Buffer }
 interface Outcome { errorCode: number; errorMessage: string | null }
 
 const OK: Outcome = { errorCode: ErrorCode.NONE, errorMessage: null };
 const fail = (errorCode: number, errorMessage: string | null): Outcome => ({ errorCode, errorMessage });
 
-export const alterUserScramCredentialsHandler: Handler = {
+export const alterUserScramCredentialsHandler: HandlerOf<typeof AlterUserScramCredentials> = {
   api: AlterUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, broker) {
-    const deletions = req.deletions as Deletion[];
-    const upsertions = req.upsertions as Upsertion[];
+    const { deletions, upsertions } = req;
     const users = [...new Set([...deletions, ...upsertions].map((x) => x.name))];
     const outcome = new Map<string, Outcome>();
     if (!authorizeCluster(ctx, broker, Op.ALTER)) {
@@ -79,6 +77,6 @@ function validName(name: string): Outcome | null {
   return name === '' ? fail(ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty') : null;
 }
 
-function response(users: Iterable<string>, outcome: Map<string, Outcome>): Record<string, unknown> {
+function response(users: Iterable<string>, outcome: Map<string, Outcome>): ResponseOf<typeof AlterUserScramCredentials> {
   return { throttleTimeMs: 0, results: [...users].map((user) => ({ user, ...(outcome.get(user) ?? OK) })) };
 }

@@ -3,6 +3,11 @@ import { leaseUnitOf } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices } from './types.js';
+import type { Metadata } from '../protocol/messages/metadata.js';
+import type { Element, ResponseOf } from '../protocol/typed.js';
+
+/** One partition of a Metadata answer. */
+export type PartitionMetadata = Element<Element<ResponseOf<typeof Metadata>['topics']>['partitions']>;
 import { addressFor } from '../cluster/endpoints.js';
 import type { Session } from '../security/session.js';
 
@@ -27,7 +32,7 @@ export function controllerId(b: BrokerServices): number {
  * not on brokers, so the only honest replica list is the leader itself;
  * durability across hosts is Redis replication (see min.insync.replicas).
  */
-export function partitionMetadata(b: BrokerServices, t: TopicRecord, p: number, on: ListenerOf & { apiVersion: number }): Record<string, unknown> {
+export function partitionMetadata(b: BrokerServices, t: TopicRecord, p: number, on: ListenerOf & { apiVersion: number }): PartitionMetadata {
   // `__consumer_offsets` partition p is led by the coordinator of slot p.
   const unit = leaseUnitOf({ topic: t.name, partition: p });
   const leader = b.cluster.leaderOf(unit);

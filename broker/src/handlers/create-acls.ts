@@ -3,17 +3,16 @@ import { ErrorCode } from '../../../common/errors.js';
 import { creationProblem, type AclBinding } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
-interface Creation { resourceType: number; resourceName: string; resourcePatternType: number; principal: string; host: string; operation: number; permissionType: number }
 
 /** CreateAcls: stores the valid creations, answers each one; needs ALTER on the cluster. */
-export const createAclsHandler: Handler = {
+export const createAclsHandler: HandlerOf<typeof CreateAcls> = {
   api: CreateAcls,
   minVersion: 0,
   maxVersion: 3,
   async handle(req, ctx, b) {
-    const creations = req.creations as Creation[];
+    const creations = req.creations;
     const all = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, results: creations.map(() => ({ errorCode, errorMessage })) });
     if (!authorizeCluster(ctx, b, Op.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.');
     const acls = aclsOn(b);

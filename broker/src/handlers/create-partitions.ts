@@ -2,17 +2,17 @@ import { CreatePartitions } from '../protocol/messages/create-partitions.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const createPartitionsHandler: Handler = {
+export const createPartitionsHandler: HandlerOf<typeof CreatePartitions> = {
   api: CreatePartitions,
   minVersion: 0,
   maxVersion: 3,
   async handle(req, ctx, b) {
     const results = [];
-    for (const rt of req.topics as Array<{ name: string; count: number }>) {
+    for (const rt of req.topics) {
       const result = (errorCode: number, errorMessage: string | null) => ({ name: rt.name, errorCode, errorMessage });
       // Kafka: ALTER on the topic.
       if (!authorize(ctx, b, Op.ALTER, Resource.TOPIC, rt.name)) {

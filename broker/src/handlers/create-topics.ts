@@ -2,19 +2,15 @@ import { CreateTopics } from '../protocol/messages/create-topics.js';
 import { ErrorCode, KafkaError, codeName } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { liveBrokerCount } from './cluster-view.js';
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
-interface CreatableTopic {
-  name: string;
-  numPartitions: number;
-  replicationFactor: number;
-  assignments: Array<{ partitionIndex: number; brokerIds: number[] }>;
-  configs: Array<{ name: string; value: string | null }>;
-}
+type CreatableTopic = Element<RequestOf<typeof CreateTopics>['topics']>;
+type TopicAnswer = Element<ResponseOf<typeof CreateTopics>['topics']>;
 
-export const createTopicsHandler: Handler = {
+export const createTopicsHandler: HandlerOf<typeof CreateTopics> = {
   api: CreateTopics,
   minVersion: 2,
   maxVersion: 7,
@@ -22,7 +18,7 @@ export const createTopicsHandler: Handler = {
     const topics = [];
     // Kafka: CREATE on the cluster allows every topic, else CREATE on each topic.
     const onCluster = authorizeCluster(ctx, b, Op.CREATE);
-    for (const t of req.topics as CreatableTopic[]) {
+    for (const t of req.topics) {
       const access = { create: onCluster || authorize(ctx, b, Op.CREATE, Resource.TOPIC, t.name), describeConfigs: authorize(ctx, b, Op.DESCRIBE_CONFIGS, Resource.TOPIC, t.name) };
       topics.push(await createOne(b, t, req.validateOnly, access));
     }
@@ -33,7 +29,7 @@ export const createTopicsHandler: Handler = {
 /** What the principal may do with the topic: create it; see its configs in the answer (Kafka: DESCRIBE_CONFIGS, else topicConfigErrorCode). */
 interface Access { create: boolean; describeConfigs: boolean }
 
-async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean, access: Access): Promise<Record<string, unknown>> {
+async function createOne(b: BrokerServices, t: CreatableTopic, validateOnly: boolean, access: Access): Promise<TopicAnswer> {
   const err = (code: number, msg: string) => ({ name: t.name, errorCode: code, errorMessage: msg, numPartitions: -1, replicationFactor: -1, configs: [] });
   if (!access.create) return err(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
   const nameError = validateTopicName(t.name);

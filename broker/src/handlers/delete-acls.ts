@@ -3,15 +3,15 @@ import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
 /** DeleteAcls: removes every ACL some filter matches and answers, per filter, those it matched; needs ALTER on the cluster. */
-export const deleteAclsHandler: Handler = {
+export const deleteAclsHandler: HandlerOf<typeof DeleteAcls> = {
   api: DeleteAcls,
   minVersion: 0,
   maxVersion: 3,
   async handle(req, ctx, b) {
-    const filters = (req.filters as Array<Record<string, any>>).map(filterOf);
+    const filters = req.filters.map(filterOf);
     const all = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, filterResults: filters.map(() => ({ errorCode, errorMessage, matchingAcls: [] })) });
     if (!authorizeCluster(ctx, b, Op.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.');
     const acls = aclsOn(b);

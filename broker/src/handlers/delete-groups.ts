@@ -1,15 +1,15 @@
 import { DeleteGroups } from '../protocol/messages/delete-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const deleteGroupsHandler: Handler = {
+export const deleteGroupsHandler: HandlerOf<typeof DeleteGroups> = {
   api: DeleteGroups,
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx, b) {
-    const results = await Promise.all((req.groupsNames as string[]).map(async (groupId) => {
+    const results = await Promise.all(req.groupsNames.map(async (groupId) => {
       if (!authorize(ctx, b, Op.DELETE, Resource.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }; // Kafka: DELETE on the group
       if (!coordinatesGroup(b, groupId)) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
       try {

@@ -1,21 +1,24 @@
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { Element, ResponseOf } from '../protocol/typed.js';
+
+type PartitionAnswer = Element<Element<ResponseOf<typeof DeleteRecords>['topics']>['partitions']>;
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const deleteRecordsHandler: Handler = {
+export const deleteRecordsHandler: HandlerOf<typeof DeleteRecords> = {
   api: DeleteRecords,
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx, b) {
     const topics = [];
-    for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; offset: number }> }>) {
+    for (const rt of req.topics) {
       const partitions = [];
       const allowed = authorize(ctx, b, Op.DELETE, Resource.TOPIC, rt.name); // Kafka: DELETE on the topic
       for (const rp of rt.partitions) {
-        const out = { partitionIndex: rp.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.NONE as number };
+        const out: PartitionAnswer = { partitionIndex: rp.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.NONE };
         try {
           if (!allowed) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           // Kafka (ReplicaManager): "Cannot delete records of internal topic".

@@ -3,18 +3,18 @@ import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
-export const deleteTopicsHandler: Handler = {
+export const deleteTopicsHandler: HandlerOf<typeof DeleteTopics> = {
   api: DeleteTopics,
   minVersion: 1,
   maxVersion: 6,
   async handle(req, ctx, b) {
     const wanted: Array<{ name: string | null; topicId: string }> = ctx.apiVersion >= 6
       ? req.topics
-      : (req.topicNames as string[]).map((name) => ({ name, topicId: ZERO_UUID }));
+      : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses = [];
     for (const w of wanted) {
       let t: TopicRecord | null = null;

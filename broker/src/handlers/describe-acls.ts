@@ -3,12 +3,15 @@ import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { ResponseOf } from '../protocol/typed.js';
 
-const answer = (errorCode: number, errorMessage: string | null, resources: unknown[] = []) => ({ throttleTimeMs: 0, errorCode, errorMessage, resources });
+type Answer = ResponseOf<typeof DescribeAcls>;
+
+const answer = (errorCode: number, errorMessage: string | null, resources: Answer['resources'] = []): Answer => ({ throttleTimeMs: 0, errorCode, errorMessage, resources });
 
 /** DescribeAcls: the stored ACLs matching one filter, grouped by resource pattern; needs DESCRIBE on the cluster. */
-export const describeAclsHandler: Handler = {
+export const describeAclsHandler: HandlerOf<typeof DescribeAcls> = {
   api: DescribeAcls,
   minVersion: 0,
   maxVersion: 3,
@@ -19,7 +22,7 @@ export const describeAclsHandler: Handler = {
     const filter = filterOf(req);
     const problem = filterProblem(filter);
     if (problem) return answer(ErrorCode.INVALID_REQUEST, problem);
-    const byResource = new Map<string, { resourceType: number; resourceName: string; patternType: number; acls: unknown[] }>();
+    const byResource = new Map<string, { resourceType: number; resourceName: string; patternType: number; acls: Array<ReturnType<typeof entryOf>> }>();
     for (const a of await acls.describe(filter)) {
       const key = JSON.stringify([a.resourceType, a.resourceName, a.patternType]);
       let r = byResource.get(key);

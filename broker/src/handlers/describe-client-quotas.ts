@@ -1,11 +1,11 @@
 import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FilterComponent } from '../quotas/entities.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /** DescribeClientQuotas (kafka-configs --describe --entity-type users|clients|ips). */
-export const describeClientQuotasHandler: Handler = {
+export const describeClientQuotasHandler: HandlerOf<typeof DescribeClientQuotas> = {
   api: DescribeClientQuotas,
   minVersion: 0,
   maxVersion: 1,
@@ -13,7 +13,7 @@ export const describeClientQuotasHandler: Handler = {
     // Kafka: DESCRIBE_CONFIGS on the cluster.
     if (!authorizeCluster(ctx, b, Op.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
     if (!b.quotas) return { throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'quotas are not available', entries: null };
-    const found = await b.quotas.describe(req.components as FilterComponent[], req.strict as boolean);
+    const found = await b.quotas.describe(req.components, req.strict);
     if ('errorCode' in found) return { throttleTimeMs: 0, errorCode: found.errorCode, errorMessage: found.message, entries: null };
     return {
       throttleTimeMs: 0,

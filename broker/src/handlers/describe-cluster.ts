@@ -1,7 +1,7 @@
 import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { brokerList, controllerId } from './cluster-view.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorizedOperations } from './authorize.js';
 import { CLUSTER_NAME } from '../security/acl/model.js';
 
@@ -10,7 +10,7 @@ const CLUSTER_OPERATIONS = [Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, O
 
 const ENDPOINT_BROKERS = 1;
 
-export const describeClusterHandler: Handler = {
+export const describeClusterHandler: HandlerOf<typeof DescribeCluster> = {
   api: DescribeCluster,
   minVersion: 0,
   maxVersion: 1,

@@ -4,17 +4,19 @@ import { brokerConfigEntries } from '../config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './config-resources.js';
 import { Op } from './authorize.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
-interface Resource { resourceType: number; resourceName: string; configurationKeys: string[] | null; }
+type Resource = Element<RequestOf<typeof DescribeConfigs>['resources']>;
+type ResourceAnswer = Element<ResponseOf<typeof DescribeConfigs>['results']>;
 
-export const describeConfigsHandler: Handler = {
+export const describeConfigsHandler: HandlerOf<typeof DescribeConfigs> = {
   api: DescribeConfigs,
   minVersion: 1,
   maxVersion: 4,
   async handle(req, ctx, b) {
     const results = [];
-    for (const r of req.resources as Resource[]) {
+    for (const r of req.resources) {
       const denied = configAccessDenied(ctx, b, Op.DESCRIBE_CONFIGS, r);
       results.push(denied ? { resourceType: r.resourceType, resourceName: r.resourceName, ...denied, configs: [] } : await describe(b, r, req.includeSynonyms, req.includeDocumentation));
     }
@@ -22,7 +24,7 @@ export const describeConfigsHandler: Handler = {
   },
 };
 
-async function describe(b: BrokerServices, r: Resource, synonyms: boolean, docs: boolean): Promise<Record<string, unknown>> {
+async function describe(b: BrokerServices, r: Resource, synonyms: boolean, docs: boolean): Promise<ResourceAnswer> {
   const head = { resourceType: r.resourceType, resourceName: r.resourceName };
   const wanted = (name: string): boolean => r.configurationKeys === null || r.configurationKeys.includes(name);
   if (r.resourceType === ResourceType.TOPIC) {

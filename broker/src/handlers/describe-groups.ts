@@ -1,20 +1,20 @@
 import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizedOperations as operationsOn } from './authorize.js';
 
 /** What a group supports (Kafka's AclOperation codes): READ, DELETE, DESCRIBE. */
 const GROUP_OPERATIONS = [Op.READ, Op.DELETE, Op.DESCRIBE];
 const OMITTED = -2147483648;
 
-export const describeGroupsHandler: Handler = {
+export const describeGroupsHandler: HandlerOf<typeof DescribeGroups> = {
   api: DescribeGroups,
   minVersion: 0,
   maxVersion: 5,
   async handle(req, ctx, b) {
     const withOperations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations;
-    const groups = await Promise.all((req.groups as string[]).map(async (groupId) => {
+    const groups = await Promise.all(req.groups.map(async (groupId) => {
       // v3+: the operations the principal may perform on the group, when asked (all of them with authorization off).
       const authorizedOperations = withOperations ? operationsOn(ctx, b, Resource.GROUP, groupId, GROUP_OPERATIONS) : OMITTED;
       const failed = (errorCode: number) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations });

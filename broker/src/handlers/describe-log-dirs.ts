@@ -1,6 +1,6 @@
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
 /**
@@ -8,14 +8,14 @@ import { Op, authorizeCluster } from './authorize.js';
  * Partition sizes are the streams' MEMORY USAGE, for the partitions this
  * broker leads (Kafka reports the replicas a broker hosts).
  */
-export const describeLogDirsHandler: Handler = {
+export const describeLogDirsHandler: HandlerOf<typeof DescribeLogDirs> = {
   api: DescribeLogDirs,
   minVersion: 1,
   maxVersion: 4,
   async handle(req, ctx, b) {
     // Kafka: DESCRIBE on the cluster, else no log dir at all.
     if (!authorizeCluster(ctx, b, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
-    const wanted = req.topics as Array<{ topic: string; partitions: number[] }> | null;
+    const wanted = req.topics;
     const all = await b.log.allTopics();
     const selected = wanted === null
       ? all.map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitions }, (_, i) => i) }))

@@ -1,20 +1,23 @@
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { Element, ResponseOf } from '../protocol/typed.js';
+
+type PartitionAnswer = Element<Element<ResponseOf<typeof DescribeProducers>['topics']>['partitions']>;
 import { Op, Resource, authorize } from './authorize.js';
 
 /** Idempotent and transactional producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
-export const describeProducersHandler: Handler = {
+export const describeProducersHandler: HandlerOf<typeof DescribeProducers> = {
   api: DescribeProducers,
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, b) {
     const topics = [];
-    for (const rt of req.topics as Array<{ name: string; partitionIndexes: number[] }>) {
+    for (const rt of req.topics) {
       const partitions = [];
       const allowed = authorize(ctx, b, Op.READ, Resource.TOPIC, rt.name); // Kafka: READ on the topic
       for (const index of rt.partitionIndexes) {
-        const out = { partitionIndex: index, errorCode: ErrorCode.NONE as number, errorMessage: null as string | null, activeProducers: [] as unknown[] };
+        const out: PartitionAnswer = { partitionIndex: index, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers: [] };
         try {
           if (!allowed) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const p = await b.log.partition(rt.name, index);

@@ -1,15 +1,15 @@
 import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { txnCoordinatorFor } from './txn-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const describeTransactionsHandler: Handler = {
+export const describeTransactionsHandler: HandlerOf<typeof DescribeTransactions> = {
   api: DescribeTransactions,
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, b) {
-    const ids = req.transactionalIds as string[];
+    const ids = req.transactionalIds;
     const states = await Promise.all(ids.map(async (id) => {
       const none = (errorCode: number) => ({ errorCode, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] });
       if (!authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, id)) return none(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED); // Kafka: DESCRIBE on the id

@@ -5,18 +5,18 @@
 // Authorization: DESCRIBE on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for the request.
 import { DescribeUserScramCredentials } from '../protocol/messages/describe-user-scram-credentials.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
-export const describeUserScramCredentialsHandler: Handler = {
+export const describeUserScramCredentialsHandler: HandlerOf<typeof DescribeUserScramCredentials> = {
   api: DescribeUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, broker) {
     if (!authorizeCluster(ctx, broker, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
-    if (!broker.credentials) return { errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'SCRAM credentials are not available', results: [] };
+    if (!broker.credentials) return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'SCRAM credentials are not available', results: [] };
     const stored = await broker.credentials.list();
-    const asked = (req.users as Array<{ name: string }> | null) ?? [];
+    const asked = req.users ?? [];
     // user -> named more than once
     const users = new Map<string, boolean>();
     if (asked.length === 0) for (const u of stored.keys()) users.set(u, false);

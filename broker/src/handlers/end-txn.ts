@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../../common/errors.js';
 import { EndTxn } from '../protocol/messages/end-txn.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 /**
@@ -9,7 +9,7 @@ import { Op, Resource, authorize } from './authorize.js';
  * the markers are written or being retried. v5 (KIP-890 part 2, an epoch bump
  * per transaction) is not offered.
  */
-export const endTxnHandler: Handler = {
+export const endTxnHandler: HandlerOf<typeof EndTxn> = {
   api: EndTxn,
   minVersion: 0,
   maxVersion: 4,

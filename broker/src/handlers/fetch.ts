@@ -2,19 +2,22 @@ import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { Element, ResponseOf } from '../protocol/typed.js';
 import { quotaUser } from '../quotas/request-throttle.js';
 import { Op, Resource, authorize } from './authorize.js';
 import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
-interface FetchPartitionReq { partition: number; currentLeaderEpoch: number; fetchOffset: number; partitionMaxBytes: number }
-interface FetchTopicReq { topic: string; topicId: string; partitions: FetchPartitionReq[] }
-interface ForgottenTopicReq { topic: string; topicId: string; partitions: number[] }
+type FetchTopicAnswer = Element<ResponseOf<typeof Fetch>['responses']>;
+/** One partition's answer as it is built: every mark set, records the stored batches (written back to back). */
+type PartitionAnswer = Element<FetchTopicAnswer['partitions']> & {
+  errorCode: number; highWatermark: number; lastStableOffset: number; logStartOffset: number; records: Buffer[];
+};
 
 interface Slot {
   req: FetchTarget;
   partition: Partition | null;
-  out: Record<string, unknown>;
+  out: PartitionAnswer;
   bytes: number;
   /** The topic's max.message.bytes: the most one stored batch of it can hold. */
   maxBatchBytes: number;
@@ -29,7 +32,7 @@ export const READ_COMMITTED = 1;
 
 const keyOf = (topicOrId: string, partition: number): string => `${topicOrId}\u0000${partition}`;
 
-export const fetchHandler: Handler = {
+export const fetchHandler: HandlerOf<typeof Fetch> = {
   api: Fetch,
   minVersion: 4,
   maxVersion: 16,
@@ -41,14 +44,14 @@ export const fetchHandler: Handler = {
     // first position. Reading it once per mention would multiply the memory a
     // single request costs by the number of mentions.
     const requested = new Map<string, FetchTarget>();
-    for (const rt of req.topics as FetchTopicReq[]) {
+    for (const rt of req.topics) {
       for (const rp of rt.partitions) {
         const key = keyOf(byId ? rt.topicId : rt.topic, rp.partition);
         if (!requested.has(key)) requested.set(key, { key, topic: rt.topic ?? '', topicId: rt.topicId ?? '', partition: rp.partition, fetchOffset: rp.fetchOffset, partitionMaxBytes: rp.partitionMaxBytes, currentLeaderEpoch: rp.currentLeaderEpoch });
       }
     }
     const wanted = [...requested.values()];
-    const forgotten = ((req.forgottenTopicsData ?? []) as ForgottenTopicReq[]).flatMap((ft) => ft.partitions.map((p) => keyOf(byId ? ft.topicId : ft.topic, p)));
+    const forgotten = req.forgottenTopicsData.flatMap((ft) => ft.partitions.map((p) => keyOf(byId ? ft.topicId : ft.topic, p)));
     const sessions = b.fetchSessions;
     const fc: FetchContext = sessions
       ? sessions.newContext(ctx.apiVersion, req.sessionId ?? 0, req.sessionEpoch ?? FINAL_EPOCH, wanted, forgotten, Date.now())
@@ -69,7 +72,7 @@ export const fetchHandler: Handler = {
         topicsSeen.set(topicKey, t);
         denied.set(topicKey, (t !== null || !byId) && !authorize(ctx, b, Op.READ, Resource.TOPIC, t?.name ?? target.topic));
       }
-      const out: Record<string, unknown> = { partitionIndex: target.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
+      const out: PartitionAnswer = { partitionIndex: target.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
       const slot: Slot = { req: target, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
       if (denied.get(topicKey)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
       else if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -132,16 +135,16 @@ export const fetchHandler: Handler = {
 
 function outcomeOf(s: Slot): PartitionOutcome {
   return {
-    errorCode: s.out.errorCode as number,
-    highWatermark: s.out.highWatermark as number,
-    logStartOffset: s.out.logStartOffset as number,
-    hasRecords: (s.out.records as Buffer[]).length > 0,
+    errorCode: s.out.errorCode,
+    highWatermark: s.out.highWatermark,
+    logStartOffset: s.out.logStartOffset,
+    hasRecords: s.out.records.length > 0,
   };
 }
 
 /** Response topics: consecutive partitions of one topic share an entry (Kafka's FetchResponse.of). */
-function byTopic(slots: Slot[], byId: boolean, topics: Map<string, TopicRecord | null>): Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> {
-  const out: Array<{ topic: string; topicId: string; partitions: Record<string, unknown>[] }> = [];
+function byTopic(slots: Slot[], byId: boolean, topics: Map<string, TopicRecord | null>): FetchTopicAnswer[] {
+  const out: Array<FetchTopicAnswer & { partitions: PartitionAnswer[] }> = [];
   let lastKey: string | null = null;
   for (const s of slots) {
     const key = byId ? s.req.topicId : s.req.topic;
@@ -209,7 +212,7 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
     s.out.lastStableOffset = s.seen?.lastStableOffset ?? p.lastStableOffset;
     s.out.logStartOffset = p.logStartOffset;
   }
-  const committed = live.filter((s) => s.committed && s.out.errorCode === ErrorCode.NONE && (s.out.records as Buffer[]).length > 0);
+  const committed = live.filter((s) => s.committed && s.out.errorCode === ErrorCode.NONE && s.out.records.length > 0);
   if (committed.length > 0) await Promise.all(committed.map(abortedOf));
   return total;
 }
@@ -220,7 +223,7 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
  * until it meets the abort marker. An empty list when none overlaps.
  */
 async function abortedOf(s: Slot): Promise<void> {
-  const records = s.out.records as Buffer[];
+  const records = s.out.records;
   const last = records[records.length - 1]!;
   const upper = Number(last.readBigInt64BE(0)) + last.readInt32BE(23) + 1;
   try {

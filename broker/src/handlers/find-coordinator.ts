@@ -1,7 +1,7 @@
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../../../common/errors.js';
 import { coordinatorFor, type ListenerOf } from './cluster-view.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 const GROUP = 0;
@@ -19,7 +19,7 @@ function lookup(b: BrokerServices, key: string, keyType: number, on: ListenerOf)
   return { nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
 }
 
-export const findCoordinatorHandler: Handler = {
+export const findCoordinatorHandler: HandlerOf<typeof FindCoordinator> = {
   api: FindCoordinator,
   minVersion: 0,
   maxVersion: 4,
@@ -32,8 +32,8 @@ export const findCoordinatorHandler: Handler = {
       return lookup(b, key, keyType, ctx.session);
     };
     if (ctx.apiVersion >= 4) {
-      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((key) => ({ key, ...find(key) })) };
+      return { throttleTimeMs: 0, coordinators: req.coordinatorKeys.map((key) => ({ key, ...find(key) })) };
     }
-    return { throttleTimeMs: 0, ...find(req.key as string) };
+    return { throttleTimeMs: 0, ...find(req.key) };
   },
 };

@@ -1,10 +1,10 @@
 import { Heartbeat } from '../protocol/messages/heartbeat.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const heartbeatHandler: Handler = {
+export const heartbeatHandler: HandlerOf<typeof Heartbeat> = {
   api: Heartbeat,
   minVersion: 0,
   maxVersion: 4,

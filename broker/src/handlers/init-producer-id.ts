@@ -1,12 +1,12 @@
 import { InitProducerId } from '../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeIdempotentWrite } from './authorize.js';
 
 const MAX_EPOCH = 32767;
 
-export const initProducerIdHandler: Handler = {
+export const initProducerIdHandler: HandlerOf<typeof InitProducerId> = {
   api: InitProducerId,
   minVersion: 0,
   maxVersion: 4,

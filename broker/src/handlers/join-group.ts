@@ -2,10 +2,10 @@ import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { JoinResult } from '../groups/group.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const joinGroupHandler: Handler = {
+export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
   api: JoinGroup,
   minVersion: 0,
   maxVersion: 9,
@@ -36,7 +36,7 @@ export const joinGroupHandler: Handler = {
         // v0 has no rebalance timeout: the session timeout doubles as one.
         rebalanceTimeoutMs: v >= 1 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
         protocolType: req.protocolType,
-        protocols: (req.protocols as Array<{ name: string; metadata: Buffer }>).map((p) => ({ name: p.name, metadata: p.metadata })),
+        protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
         clientId: ctx.clientId ?? '',
         // Kafka reports the peer as "/<address>" (DescribeGroups).
         clientHost: `/${ctx.session.clientAddress}`,

@@ -2,10 +2,10 @@ import { LeaveGroup } from '../protocol/messages/leave-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { MemberRef } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const leaveGroupHandler: Handler = {
+export const leaveGroupHandler: HandlerOf<typeof LeaveGroup> = {
   api: LeaveGroup,
   minVersion: 0,
   maxVersion: 5,
@@ -13,7 +13,7 @@ export const leaveGroupHandler: Handler = {
     const v = ctx.apiVersion;
     // v0-2 name one member; v3+ (KIP-345) a batch, possibly by group.instance.id only.
     const members: MemberRef[] = v >= 3
-      ? (req.members as Array<{ memberId: string; groupInstanceId: string | null }>).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+      ? req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
       : [{ memberId: req.memberId, groupInstanceId: null }];
     let r: { errorCode: number; members: Array<MemberRef & { errorCode: number }> };
     if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) r = { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] }; // Kafka: READ on the group

@@ -1,17 +1,17 @@
 import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
-export const listGroupsHandler: Handler = {
+export const listGroupsHandler: HandlerOf<typeof ListGroups> = {
   api: ListGroups,
   minVersion: 0,
   maxVersion: 4,
   async handle(req, ctx, b) {
     try {
       // The coordinator lists only the groups this broker coordinates.
-      let groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? (req.statesFilter as string[]) : []);
+      let groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? req.statesFilter : []);
       // Kafka: DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE.
       if (!authorizeCluster(ctx, b, Op.DESCRIBE)) groups = groups.filter((g) => authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, g.groupId));
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };

@@ -2,25 +2,28 @@ import { ListOffsets } from '../protocol/messages/list-offsets.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { READ_COMMITTED } from './fetch.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
 const LATEST = -1;
 const EARLIEST = -2;
+type PartitionRequest = Element<Element<RequestOf<typeof ListOffsets>['topics']>['partitions']>;
+type PartitionAnswer = Element<Element<ResponseOf<typeof ListOffsets>['topics']>['partitions']>;
 const MAX_TIMESTAMP = -3;
 const EARLIEST_LOCAL = -4;
 const LATEST_TIERED = -5;
 
-export const listOffsetsHandler: Handler = {
+export const listOffsetsHandler: HandlerOf<typeof ListOffsets> = {
   api: ListOffsets,
   minVersion: 1,
   maxVersion: 8,
   async handle(req, ctx, b) {
     const topics = [];
     const committed = req.isolationLevel === READ_COMMITTED;
-    for (const rt of req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number; currentLeaderEpoch: number; timestamp: number }> }>) {
+    for (const rt of req.topics) {
       // Kafka: DESCRIBE on the topic.
       const denied = !authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, rt.name);
       const partitions = await Promise.all(rt.partitions.map((rp) => (denied
@@ -32,7 +35,7 @@ export const listOffsetsHandler: Handler = {
   },
 };
 
-async function lookup(b: BrokerServices, topic: string, rp: { partitionIndex: number; currentLeaderEpoch: number; timestamp: number }, committed: boolean): Promise<Record<string, unknown>> {
+async function lookup(b: BrokerServices, topic: string, rp: PartitionRequest, committed: boolean): Promise<PartitionAnswer> {
   const base = { partitionIndex: rp.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: -1 };
   let p: Partition;
   try {

@@ -1,16 +1,16 @@
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { TXN_STATES } from '../transactions/txn-metadata.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 /** ListTransactions: each broker answers for the coordinator slots it holds (admin clients ask every broker). */
-export const listTransactionsHandler: Handler = {
+export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {
   api: ListTransactions,
   minVersion: 0,
   maxVersion: 1,
   async handle(req, ctx, b) {
-    const filters = req.stateFilters as string[];
+    const filters = req.stateFilters;
     const unknown = filters.filter((s) => !(TXN_STATES as readonly string[]).includes(s));
     const reply = (errorCode: number, list: Array<{ transactionalId: string; producerId: number; state: string }>) => ({
       throttleTimeMs: 0, errorCode, unknownStateFilters: unknown,
@@ -20,7 +20,7 @@ export const listTransactionsHandler: Handler = {
     const known = filters.filter((s) => !unknown.includes(s));
     // Only unknown filters: nothing can match.
     if (filters.length > 0 && known.length === 0) return reply(ErrorCode.NONE, []);
-    const list = await b.transactions.list(known, req.producerIdFilters as number[], ctx.apiVersion >= 1 ? req.durationFilter : -1);
+    const list = await b.transactions.list(known, req.producerIdFilters, ctx.apiVersion >= 1 ? req.durationFilter : -1);
     // Kafka lists only the ids the principal may DESCRIBE.
     return reply(ErrorCode.NONE, list.filter((x) => authorize(ctx, b, Op.DESCRIBE, Resource.TRANSACTIONAL_ID, x.transactionalId)));
   },

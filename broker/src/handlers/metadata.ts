@@ -4,36 +4,39 @@ import { ErrorCode } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
-import type { BrokerServices, Handler, RequestContext } from './types.js';
+import type { BrokerServices, HandlerOf, RequestContext } from './types.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './authorize.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './cluster-view.js';
 
 /** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */
 type Listener = ListenerOf & { apiVersion: number };
+type TopicRequest = Element<RequestOf<typeof Metadata>['topics']>;
+type TopicAnswer = Element<ResponseOf<typeof Metadata>['topics']>;
 
 /** What a topic supports (Kafka's AclOperation codes). */
 const TOPIC_OPERATIONS = [Op.READ, Op.WRITE, Op.CREATE, Op.DELETE, Op.ALTER, Op.DESCRIBE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS];
 
-export const metadataHandler: Handler = {
+export const metadataHandler: HandlerOf<typeof Metadata> = {
   api: Metadata,
   minVersion: 0,
   maxVersion: 12,
   async handle(req, ctx, b) {
     const on = { ...ctx.session, apiVersion: ctx.apiVersion };
     const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0);
-    const topics: Array<Record<string, unknown>> = [];
+    const topics: TopicAnswer[] = [];
     if (all) {
       // Kafka: an all-topics request lists only the topics the principal may DESCRIBE.
       for (const t of await b.log.allTopics()) if (authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, t.name)) topics.push(await describeTopic(t, b, on));
     } else {
-      for (const rt of req.topics as Array<{ name: string | null; topicId: string }>) {
+      for (const rt of req.topics ?? []) {
         topics.push(await resolve(ctx, rt, req.allowAutoTopicCreation, b, on));
       }
     }
     // v8+: the operations the principal may perform on each topic, when asked (Kafka's bit field).
     if (ctx.apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
-      for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, b, Resource.TOPIC, t.name as string, TOPIC_OPERATIONS);
+      for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, b, Resource.TOPIC, t.name ?? '', TOPIC_OPERATIONS);
     }
     return {
       throttleTimeMs: 0,
@@ -45,7 +48,7 @@ export const metadataHandler: Handler = {
   },
 };
 
-async function resolve(ctx: RequestContext, rt: { name: string | null; topicId: string }, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
+async function resolve(ctx: RequestContext, rt: TopicRequest, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<TopicAnswer> {
   const denied = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: rt.name, topicId: rt.topicId, partitions: [] };
   if (rt.name === null) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
@@ -64,7 +67,7 @@ async function resolve(ctx: RequestContext, rt: { name: string | null; topicId: 
   return await describeTopic(t, b, on);
 }
 
-async function describeTopic(t: TopicRecord, b: BrokerServices, on: Listener): Promise<Record<string, unknown>> {
+async function describeTopic(t: TopicRecord, b: BrokerServices, on: Listener): Promise<TopicAnswer> {
   // A stored record with an unusable partition count is not served (the broker logged it); never enumerate it.
   const isInternal = isInternalTopic(t.name);
   if (quarantinedCount(t) !== null || (!isInternal && !usablePartitionCount(t.partitions, b.config))) {

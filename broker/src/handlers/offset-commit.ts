@@ -2,18 +2,17 @@ import { OffsetCommit } from '../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string | null }
 
-export const offsetCommitHandler: Handler = {
+export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   api: OffsetCommit,
   minVersion: 0,
   maxVersion: 8,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
-    const topics = req.topics as Array<{ name: string; partitions: ReqPartition[] }>;
+    const topics = req.topics;
     // One result slot per requested partition, in request order.
     const codes: number[][] = topics.map((t) => t.partitions.map(() => ErrorCode.NONE));
     const respond = () => ({

@@ -1,15 +1,15 @@
 import { OffsetDelete } from '../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const offsetDeleteHandler: Handler = {
+export const offsetDeleteHandler: HandlerOf<typeof OffsetDelete> = {
   api: OffsetDelete,
   minVersion: 0,
   maxVersion: 0,
   async handle(req, ctx, b) {
-    const topics = req.topics as Array<{ name: string; partitions: Array<{ partitionIndex: number }> }>;
+    const topics = req.topics;
     const groupError = (errorCode: number) => ({ errorCode, throttleTimeMs: 0, topics: [] });
     // Kafka: DELETE on the group, READ on each topic.
     if (!authorize(ctx, b, Op.DELETE, Resource.GROUP, req.groupId)) return groupError(ErrorCode.GROUP_AUTHORIZATION_FAILED);

@@ -2,15 +2,19 @@ import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { BrokerServices, Handler, RequestContext } from './types.js';
+import type { BrokerServices, HandlerOf, RequestContext } from './types.js';
 import { Op, Resource, authorize, authorizedNames } from './authorize.js';
+import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
-type ReqTopics = Array<{ name: string; partitionIndexes: number[] }> | null;
+/** The topics asked for (v0-7 at the top, v8+ per group; null: all of them). */
+type ReqTopics = RequestOf<typeof OffsetFetch>['topics'] | Element<RequestOf<typeof OffsetFetch>['groups']>['topics'];
+type TopicAnswer = Element<ResponseOf<typeof OffsetFetch>['topics']>;
+type PartitionAnswer = Element<TopicAnswer['partitions']>;
 
-interface GroupResult { errorCode: number; topics: Array<{ name: string; partitions: Array<Record<string, unknown>> }> }
+interface GroupResult { errorCode: number; topics: TopicAnswer[] }
 
 function byTopic(rows: FetchedOffset[]): GroupResult['topics'] {
-  const out = new Map<string, Array<Record<string, unknown>>>();
+  const out = new Map<string, PartitionAnswer[]>();
   for (const r of rows) {
     let list = out.get(r.topic);
     if (!list) out.set(r.topic, (list = []));
@@ -44,18 +48,18 @@ async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: strin
   }
 }
 
-export const offsetFetchHandler: Handler = {
+export const offsetFetchHandler: HandlerOf<typeof OffsetFetch> = {
   api: OffsetFetch,
   minVersion: 0,
   maxVersion: 8,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
     if (v >= 8) {
-      const groups = req.groups as Array<{ groupId: string; topics: ReqTopics }>;
+      const groups = req.groups;
       const results = await Promise.all(groups.map((g) => fetchGroup(ctx, b, g.groupId, g.topics, req.requireStable === true)));
       return { throttleTimeMs: 0, groups: results.map((r, i) => ({ groupId: groups[i]!.groupId, topics: r.errorCode === ErrorCode.NONE ? r.topics : [], errorCode: r.errorCode })) };
     }
-    const r = await fetchGroup(ctx, b, req.groupId, req.topics as ReqTopics, v >= 7 && req.requireStable === true);
+    const r = await fetchGroup(ctx, b, req.groupId, req.topics, v >= 7 && req.requireStable === true);
     // v2+ carry a group-level error; v0-1 only per-partition errors.
     if (v >= 2 && r.errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: [], errorCode: r.errorCode };
     return { throttleTimeMs: 0, topics: r.topics, errorCode: r.errorCode };

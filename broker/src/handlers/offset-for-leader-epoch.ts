@@ -1,20 +1,23 @@
 import { OffsetForLeaderEpoch } from '../protocol/messages/offset-for-leader-epoch.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
+import type { Element, ResponseOf } from '../protocol/typed.js';
+
+type PartitionAnswer = Element<Element<ResponseOf<typeof OffsetForLeaderEpoch>['topics']>['partitions']>;
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
 
-export const offsetForLeaderEpochHandler: Handler = {
+export const offsetForLeaderEpochHandler: HandlerOf<typeof OffsetForLeaderEpoch> = {
   api: OffsetForLeaderEpoch,
   minVersion: 2,
   maxVersion: 4,
   async handle(req, ctx, b) {
     const topics = [];
-    for (const rt of req.topics as Array<{ topic: string; partitions: Array<{ partition: number; currentLeaderEpoch: number; leaderEpoch: number }> }>) {
+    for (const rt of req.topics) {
       const partitions = [];
       // Kafka (KIP-320): CLUSTER_ACTION on the cluster (brokers) or DESCRIBE on the topic (consumers).
       const allowed = authorizeCluster(ctx, b, Op.CLUSTER_ACTION) || authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, rt.topic);
       for (const rp of rt.partitions) {
-        const out = { errorCode: ErrorCode.NONE as number, partition: rp.partition, leaderEpoch: -1, endOffset: -1 };
+        const out: PartitionAnswer = { errorCode: ErrorCode.NONE, partition: rp.partition, leaderEpoch: -1, endOffset: -1 };
         try {
           if (!allowed) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const p = await b.log.partition(rt.topic, rp.partition);

@@ -10,7 +10,7 @@ import { Codec } from '../../../common/record-batch/layout.js';
 const TOPIC_CODECS: Record<string, number | undefined> = { uncompressed: Codec.NONE, gzip: Codec.GZIP, snappy: Codec.SNAPPY, lz4: Codec.LZ4, zstd: Codec.ZSTD };
 import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { BrokerServices, Handler } from './types.js';
+import type { BrokerServices, HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 
@@ -27,7 +27,7 @@ const fail = (index: number, code: KafkaErrorCode, message?: string): PartitionR
   index, errorCode: code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: message ?? codeName(code),
 });
 
-export const produceHandler: Handler = {
+export const produceHandler: HandlerOf<typeof Produce> = {
   api: Produce,
   minVersion: 3,
   maxVersion: 11,
@@ -36,7 +36,7 @@ export const produceHandler: Handler = {
     // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
     const txnDenied = req.transactionalId != null && !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId);
     const responses = [];
-    for (const td of req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }>) {
+    for (const td of req.topicData) {
       const topicDenied = !authorize(ctx, b, Op.WRITE, Resource.TOPIC, td.name);
       const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
       const results = await Promise.all(td.partitionData.map((pd) => {

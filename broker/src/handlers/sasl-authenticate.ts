@@ -4,9 +4,9 @@
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
-export const saslAuthenticateHandler: Handler = {
+export const saslAuthenticateHandler: HandlerOf<typeof SaslAuthenticate> = {
   api: SaslAuthenticate,
   minVersion: 0,
   maxVersion: 2,
@@ -14,6 +14,6 @@ export const saslAuthenticateHandler: Handler = {
     if (!ctx.sasl) {
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: AUTHENTICATE_AFTER_SUCCESS, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
     }
-    return ctx.sasl.authenticate(req.authBytes as Buffer, ctx.apiVersion);
+    return ctx.sasl.authenticate(req.authBytes, ctx.apiVersion);
   },
 };

@@ -3,14 +3,14 @@
 // requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 
-export const saslHandshakeHandler: Handler = {
+export const saslHandshakeHandler: HandlerOf<typeof SaslHandshake> = {
   api: SaslHandshake,
   minVersion: 0,
   maxVersion: 1,
   async handle(req, ctx) {
     if (!ctx.sasl) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
-    return ctx.sasl.handshake(req.mechanism as string, ctx.apiVersion);
+    return ctx.sasl.handshake(req.mechanism, ctx.apiVersion);
   },
 };

@@ -1,10 +1,10 @@
 import { SyncGroup } from '../protocol/messages/sync-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-export const syncGroupHandler: Handler = {
+export const syncGroupHandler: HandlerOf<typeof SyncGroup> = {
   api: SyncGroup,
   minVersion: 0,
   maxVersion: 5,
@@ -21,7 +21,7 @@ export const syncGroupHandler: Handler = {
         groupInstanceId: v >= 3 ? req.groupInstanceId : null,
         protocolType: v >= 5 ? req.protocolType : null,
         protocolName: v >= 5 ? req.protocolName : null,
-        assignments: (req.assignments as Array<{ memberId: string; assignment: Buffer }>).map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
+        assignments: req.assignments.map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
       });
       return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
     } catch (e) {

@@ -5,18 +5,17 @@ import { TxnOffsetCommit } from '../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
-interface ReqPartition { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }
 
-export const txnOffsetCommitHandler: Handler = {
+export const txnOffsetCommitHandler: HandlerOf<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,
   minVersion: 0,
   maxVersion: 4,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
-    const topics = req.topics as Array<{ name: string; partitions: ReqPartition[] }>;
+    const topics = req.topics;
     const codes: number[][] = topics.map((t) => t.partitions.map(() => ErrorCode.NONE));
     const respond = () => ({
       throttleTimeMs: 0,

@@ -1,4 +1,5 @@
 import type { ApiDef } from '../protocol/schema.js';
+import type { RequestOf, ResponseOf } from '../protocol/typed.js';
 import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../log/log-manager.js';
 import type { LogStore } from '../storage/log-store.js';
@@ -49,14 +50,29 @@ export interface RequestContext {
   sasl?: SaslAuthenticator;
 }
 
-export type Req = Record<string, any>;
-export type Res = Record<string, any>;
-
-export interface Handler {
-  api: ApiDef;
+/** The fields every handler has, whatever its API. */
+interface HandlerBase<A extends ApiDef> {
+  api: A;
   /** Advertised range; must lie within the definition's validVersions. */
   minVersion: number;
   maxVersion: number;
-  /** Resolves to the response body, or null when no response is sent (Produce acks=0). */
-  handle(req: Req, ctx: RequestContext, broker: BrokerServices): Promise<Res | null>;
+}
+
+/**
+ * The handler of one API: it receives the request decoded by A's definition
+ * and resolves to a response A's definition encodes, or to null when no
+ * response is sent (Produce acks=0).
+ */
+export interface HandlerOf<A extends ApiDef> extends HandlerBase<A> {
+  handle(req: RequestOf<A>, ctx: RequestContext, broker: BrokerServices): Promise<ResponseOf<A> | null>;
+}
+
+/**
+ * Any handler, as the registry lists it: a request is the record decode()
+ * produced for `api`, the response a record encode() writes. Every
+ * HandlerOf<typeof X> is one (its typed records are such records; method
+ * parameters compare both ways).
+ */
+export interface Handler extends HandlerBase<ApiDef> {
+  handle(req: Record<string, unknown>, ctx: RequestContext, broker: BrokerServices): Promise<Record<string, unknown> | null>;
 }

@@ -11,18 +11,10 @@ import { ErrorCode } from '../../../common/errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';
-import type { Handler } from './types.js';
+import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 
-interface MarkerReq {
-  producerId: number;
-  producerEpoch: number;
-  transactionResult: boolean;
-  topics: Array<{ name: string; partitionIndexes: number[] }>;
-  coordinatorEpoch: number;
-}
-
-export const writeTxnMarkersHandler: Handler = {
+export const writeTxnMarkersHandler: HandlerOf<typeof WriteTxnMarkers> = {
   api: WriteTxnMarkers,
   minVersion: 0,
   maxVersion: 1,
@@ -30,7 +22,7 @@ export const writeTxnMarkersHandler: Handler = {
     const markers = [];
     // Kafka: CLUSTER_ACTION on the cluster (brokers and admins only); every partition fails without it.
     const allowed = authorizeCluster(ctx, b, Op.CLUSTER_ACTION);
-    for (const m of req.markers as MarkerReq[]) {
+    for (const m of req.markers) {
       const marker: TxnMarker = { producerId: m.producerId, producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch };
       const topics = [];
       for (const t of m.topics) {

@@ -9,13 +9,24 @@ import { CellCounter, type CounterCell } from '../../../common/metrics/registry.
 import { At, LOG_OVERHEAD, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
 import { codeName } from '../../../common/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
-
-const PRODUCE = 0;
-const FETCH = 1;
+import type { RequestOf, ResponseOf } from '../protocol/typed.js';
+import { Produce } from '../protocol/messages/produce.js';
+import { Fetch } from '../protocol/messages/fetch.js';
 
 /** What the dispatcher reports of each answered (or, acks=0, unanswered) request. */
 export interface RequestObserver {
-  observe(api: ApiDef, req: Record<string, any>, res: Record<string, any> | null, seconds: number): void;
+  /** `req` is what decode(api.request) produced, `res` the handler's answer to it. */
+  observe(api: ApiDef, req: Record<string, unknown>, res: Record<string, unknown> | null, seconds: number): void;
+}
+
+/** A request and its answer as the observer gets them. */
+interface Seen { req: Record<string, unknown>; res: Record<string, unknown> | null }
+/** A request decoded by definition A and its handler's answer. */
+interface SeenOf<A extends ApiDef> extends Seen { req: RequestOf<A>; res: ResponseOf<A> | null }
+
+/** Whether the exchange is one of `def`'s: the dispatcher decodes with, and answers through, the handler's own definition object. */
+function isOf<A extends ApiDef>(api: ApiDef, def: A, _seen: Seen): _seen is SeenOf<A> {
+  return api === def;
 }
 
 /** Records in a run of v2 batches written back to back (their recordCount fields). */
@@ -36,16 +47,20 @@ export function recordsIn(buf: Uint8Array): number {
  * entries of its lists (per topic, per partition); 0 when none. Records
  * (Buffers) are not walked.
  */
-export function firstError(o: Record<string, any>, depth = 0): number {
+export function firstError(o: object, depth = 0): number {
+  if (!('errorCode' in o)) return firstErrorInLists(o, depth);
   const top = o.errorCode;
   if (typeof top === 'number' && top !== 0) return top;
+  return firstErrorInLists(o, depth);
+}
+
+function firstErrorInLists(o: object, depth: number): number {
   if (depth >= 3) return 0;
-  for (const k in o) {
-    const v = o[k];
+  for (const v of Object.values(o)) {
     if (!Array.isArray(v)) continue;
     for (const e of v) {
       if (e === null || typeof e !== 'object' || e instanceof Uint8Array) break;
-      const c = firstError(e as Record<string, any>, depth + 1);
+      const c = firstError(e, depth + 1);
       if (c !== 0) return c;
     }
   }
@@ -78,7 +93,7 @@ export class RequestMetrics implements RequestObserver {
     this.recordsOut = new CellCounter(registry, 'runnel_topic_records_out_total', 'Records returned by Fetch (whole batches), by topic', ['topic']);
   }
 
-  observe(api: ApiDef, req: Record<string, any>, res: Record<string, any> | null, seconds: number): void {
+  observe(api: ApiDef, req: Record<string, unknown>, res: Record<string, unknown> | null, seconds: number): void {
     let labels = this.apiLabels.get(api.apiKey);
     if (!labels) {
       labels = { api: { api: api.name }, byError: new Map() };
@@ -92,8 +107,9 @@ export class RequestMetrics implements RequestObserver {
     }
     count.value++;
     this.duration.observe(labels.api, seconds);
-    if (api.apiKey === PRODUCE) this.produced(req, res);
-    else if (api.apiKey === FETCH && res) this.fetched(res);
+    const seen = { req, res };
+    if (isOf(api, Produce, seen)) this.produced(seen.req, seen.res);
+    else if (isOf(api, Fetch, seen) && seen.res) this.fetched(seen.res);
   }
 
   private counters(map: Map<string, TopicCounters>, topic: string, bytes: CellCounter<'topic'>, records: CellCounter<'topic'>): TopicCounters {
@@ -106,9 +122,9 @@ export class RequestMetrics implements RequestObserver {
   }
 
   /** Produce: the batches of every partition answered without error (all of them with acks=0, unanswered). */
-  private produced(req: Record<string, any>, res: Record<string, any> | null): void {
-    const answers = res?.responses as Array<{ name: string; partitionResponses: Array<{ index: number; errorCode: number }> }> | undefined;
-    const topics = req.topicData as Array<{ name: string; partitionData: Array<{ index: number; records: Uint8Array | null }> }>;
+  private produced(req: RequestOf<typeof Produce>, res: ResponseOf<typeof Produce> | null): void {
+    const answers = res?.responses;
+    const topics = req.topicData;
     for (let ti = 0; ti < topics.length; ti++) {
       const td = topics[ti]!;
       const answer = answers ? (answers[ti]?.name === td.name ? answers[ti] : answers.find((a) => a.name === td.name)) : undefined;
@@ -133,21 +149,21 @@ export class RequestMetrics implements RequestObserver {
   }
 
   /** Fetch: every batch returned (the topic name is set on responses of every version). */
-  private fetched(res: Record<string, any>): void {
-    for (const t of res.responses as Array<{ topic: string; partitions: Array<{ records: Uint8Array | Uint8Array[] | null }> }>) {
+  private fetched(res: ResponseOf<typeof Fetch>): void {
+    for (const t of res.responses) {
       let bytes = 0;
       let records = 0;
       for (const p of t.partitions) {
         const r = p.records;
         if (!r) continue;
-        if (Array.isArray(r)) {
+        if (r instanceof Uint8Array) {
+          bytes += r.byteLength;
+          records += recordsIn(r);
+        } else {
           for (const b of r) {
             bytes += b.byteLength;
             records += recordsIn(b);
           }
-        } else {
-          bytes += r.byteLength;
-          records += recordsIn(r);
         }
       }
       if (bytes === 0 || !t.topic) continue;

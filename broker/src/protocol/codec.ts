@@ -1,6 +1,7 @@
 // The one codec engine: interprets MessageDef data for any version. Each
 // (message, version) pair is compiled once into a plan of fields in wire order.
 import type { FieldDef, MessageDef } from './schema.js';
+import type { Decoded, Encodable } from './typed.js';
 import { inVersions, parseVersions } from './versions.js';
 import { Reader } from './reader.js';
 import { Writer } from './writer.js';
@@ -38,7 +39,7 @@ function isStructType(t: string): boolean {
   return !['int8', 'int16', 'int32', 'int64', 'uint16', 'float64', 'bool', 'string', 'bytes', 'uuid', 'records'].includes(t);
 }
 
-function compile(fields: FieldDef[], version: number, flexible: boolean): Plan {
+function compile(fields: readonly FieldDef[], version: number, flexible: boolean): Plan {
   const plan: Plan = { flexible, regular: [], tagged: new Map(), taggedOrder: [], absent: [] };
   for (const def of fields) {
     const array = def.type.startsWith('[]');
@@ -111,8 +112,10 @@ function defaultStruct(plan: Plan): Obj {
 
 // ---------------------------------------------------------------- decode
 
-export function decode(msg: MessageDef, version: number, r: Reader): Obj {
-  return decodeStruct(r, planFor(msg, version));
+/** Decodes one message; every field of the definition is present (typed.ts Decoded says so). */
+export function decode<M extends MessageDef>(msg: M, version: number, r: Reader): Decoded<M> {
+  // The plan was compiled from msg's own fields, so the object has the shape Decoded<M> derives from them.
+  return decodeStruct(r, planFor(msg, version)) as Decoded<M>;
 }
 
 function decodeStruct(r: Reader, plan: Plan): Obj {
@@ -203,8 +206,8 @@ function decodeValue(r: Reader, type: string, nullable: boolean, flexible: boole
 
 // ---------------------------------------------------------------- encode
 
-export function encode(msg: MessageDef, version: number, value: Obj, w: Writer = new Writer()): Writer {
-  encodeStruct(w, planFor(msg, version), value);
+export function encode<M extends MessageDef>(msg: M, version: number, value: Encodable<M>, w: Writer = new Writer()): Writer {
+  encodeStruct(w, planFor(msg, version), value as Obj);
   return w;
 }
 

@@ -1,6 +1,8 @@
 // Message definitions as data. One definition per API covers all of its
 // versions; the shape mirrors Apache Kafka's message JSON so that a test can
-// check each definition against the official specs.
+// check each definition against the official specs. The helpers keep each
+// field's name, type and options in its TypeScript type, so request and
+// response types are derived from the definitions themselves (see typed.ts).
 
 export type PrimitiveType =
   | 'int8' | 'int16' | 'int32' | 'int64' | 'uint16' | 'float64'
@@ -8,42 +10,57 @@ export type PrimitiveType =
 
 export interface FieldDef {
   /** Kafka's PascalCase field name; decoded objects use the camelCase form. */
-  name: string;
+  readonly name: string;
   /** A primitive, `[]primitive`, `[]StructName` or a `StructName` (with `fields`). */
-  type: string;
-  versions: string;
-  nullableVersions?: string;
-  taggedVersions?: string;
-  tag?: number;
+  readonly type: string;
+  readonly versions: string;
+  readonly nullableVersions?: string;
+  readonly taggedVersions?: string;
+  readonly tag?: number;
   /** Value used when the field is absent in a version (or omitted when encoding). */
-  default?: unknown;
-  fields?: FieldDef[];
+  readonly default?: unknown;
+  readonly fields?: readonly FieldDef[];
 }
 
 export interface MessageDef {
-  name: string;
-  validVersions: string;
-  flexibleVersions: string;
-  fields: FieldDef[];
+  readonly name: string;
+  readonly validVersions: string;
+  readonly flexibleVersions: string;
+  readonly fields: readonly FieldDef[];
 }
 
 export interface ApiDef {
-  apiKey: number;
-  name: string;
-  request: MessageDef;
-  response: MessageDef;
+  readonly apiKey: number;
+  readonly name: string;
+  readonly request: MessageDef;
+  readonly response: MessageDef;
 }
 
 export interface FieldOptions {
-  nullable?: string;
-  tagged?: string;
-  tag?: number;
-  default?: unknown;
+  readonly nullable?: string;
+  readonly tagged?: string;
+  readonly tag?: number;
+  readonly default?: unknown;
 }
 
-/** Field shorthand: f('Acks', 'int16', '0+'). */
-export function f(name: string, type: string, versions: string, opts: FieldOptions = {}, fields?: FieldDef[]): FieldDef {
-  const def: FieldDef = { name, type, versions };
+/**
+ * A FieldDef whose type records its name, type, versions, sub-fields and which
+ * options it has (typed.ts reads them; the option values stay data). An
+ * option the field lacks is typed undefined, as reading it gives.
+ */
+export interface Field<N extends string, T extends string, V extends string, O extends FieldOptions, Fs extends readonly FieldDef[] | undefined> extends FieldDef {
+  readonly name: N;
+  readonly type: T;
+  readonly versions: V;
+  readonly fields: Fs;
+  readonly nullableVersions: O extends { nullable: string } ? string : undefined;
+  readonly taggedVersions: O extends { tagged: string } ? string : undefined;
+  readonly default: O extends { default: unknown } ? O['default'] : undefined;
+}
+
+/** The definition a field's options describe (the one place the option names map to Kafka's). */
+function field(name: string, type: string, versions: string, opts: FieldOptions, fields: readonly FieldDef[] | undefined): FieldDef {
+  const def: { -readonly [K in keyof FieldDef]: FieldDef[K] } = { name, type, versions };
   if (opts.nullable !== undefined) def.nullableVersions = opts.nullable;
   if (opts.tagged !== undefined) def.taggedVersions = opts.tagged;
   if (opts.tag !== undefined) def.tag = opts.tag;
@@ -52,11 +69,21 @@ export function f(name: string, type: string, versions: string, opts: FieldOptio
   return def;
 }
 
-/** Struct or struct-array field shorthand. */
-export function s(name: string, type: string, versions: string, fields: FieldDef[], opts: FieldOptions = {}): FieldDef {
-  return f(name, type, versions, opts, fields);
+/** Field shorthand: f('Acks', 'int16', '0+'). */
+export function f<const N extends string, const T extends string, const V extends string, const O extends FieldOptions = {}>(
+  name: N, type: T, versions: V, opts?: O,
+): Field<N, T, V, O, undefined> {
+  // The conditional parts of Field restate, at the type level, the branches field() takes at run time.
+  return field(name, type, versions, opts ?? {}, undefined) as Field<N, T, V, O, undefined>;
 }
 
-export function message(name: string, validVersions: string, flexibleVersions: string, fields: FieldDef[]): MessageDef {
+/** Struct or struct-array field shorthand. */
+export function s<const N extends string, const T extends string, const V extends string, const Fs extends readonly FieldDef[], const O extends FieldOptions = {}>(
+  name: N, type: T, versions: V, fields: Fs, opts?: O,
+): Field<N, T, V, O, Fs> {
+  return field(name, type, versions, opts ?? {}, fields) as Field<N, T, V, O, Fs>;
+}
+
+export function message<const Fs extends readonly FieldDef[]>(name: string, validVersions: string, flexibleVersions: string, fields: Fs): MessageDef & { readonly fields: Fs } {
   return { name, validVersions, flexibleVersions, fields };
 }

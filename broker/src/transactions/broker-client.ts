@@ -8,6 +8,7 @@ import { decode, encode, isFlexible } from '../protocol/codec.js';
 import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 import type { ApiDef } from '../protocol/schema.js';
+import type { Decoded, Encodable } from '../protocol/typed.js';
 
 export interface BrokerAddress { host: string; port: number }
 
@@ -59,7 +60,7 @@ class Conn {
     this.onClose();
   }
 
-  async request(api: ApiDef, version: number, body: Record<string, unknown>, timeoutMs: number): Promise<Record<string, any>> {
+  async request<A extends ApiDef>(api: A, version: number, body: Encodable<A['request']>, timeoutMs: number): Promise<Decoded<A['response']>> {
     await this.ready;
     const cid = this.next++;
     // Request header v1 (v2 with tagged fields for flexible versions): api key, version, correlation id, client id.
@@ -68,7 +69,7 @@ class Conn {
     const id = Buffer.from(CLIENT_ID);
     w.int16(id.length).bytes(id);
     if (isFlexible(api.request, version)) w.uvarint(0);
-    encode(api.request, version, body, w);
+    encode<A['request']>(api.request, version, body, w);
     const out = w.toBuffer();
     out.writeInt32BE(out.length - 4, 0);
     const frame = await new Promise<Buffer>((resolve, reject) => {
@@ -78,7 +79,7 @@ class Conn {
     });
     const r = new Reader(frame, 4);
     if (isFlexible(api.response, version)) r.uvarint(); // response header v1: tagged fields
-    return decode(api.response, version, r);
+    return decode<A['response']>(api.response, version, r);
   }
 }
 
@@ -87,7 +88,8 @@ export class BrokerClient {
 
   constructor(private readonly timeoutMs = 10_000) {}
 
-  async request(addr: BrokerAddress, api: ApiDef, version: number, body: Record<string, unknown>): Promise<Record<string, any>> {
+  /** Sends `body` as api's request and resolves to the decoded response (its type derived from the definition). */
+  async request<A extends ApiDef>(addr: BrokerAddress, api: A, version: number, body: Encodable<A['request']>): Promise<Decoded<A['response']>> {
     const key = `${addr.host}:${addr.port}`;
     let c = this.conns.get(key);
     if (!c || c.closed) {

@@ -34,7 +34,7 @@ export class KafkaMarkerWriter implements MarkerWriter {
           topics: [{ name: tp.topic, partitionIndexes: [tp.partition] }], coordinatorEpoch: marker.coordinatorEpoch,
         }],
       });
-      const code = (res.markers as any[])?.[0]?.topics?.[0]?.partitions?.find((p: any) => p.partitionIndex === tp.partition)?.errorCode;
+      const code = res.markers?.[0]?.topics?.[0]?.partitions?.find((p) => p.partitionIndex === tp.partition)?.errorCode;
       return typeof code === 'number' ? (code as KafkaErrorCode) : ErrorCode.UNKNOWN_SERVER_ERROR;
     } catch (e) {
       this.logger?.debug('WriteTxnMarkers failed', { topic: tp.topic, partition: tp.partition, leader, err: String(e) });

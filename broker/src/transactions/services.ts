@@ -28,7 +28,7 @@ export class CoordinatorTransactionServices implements TransactionServices {
         transactions: [{ transactionalId, producerId, producerEpoch, verifyOnly: true, topics: [{ name: tp.topic, partitions: [tp.partition] }] }],
       });
       if (res.errorCode !== ErrorCode.NONE) return res.errorCode as KafkaErrorCode;
-      const code = (res.resultsByTransaction as any[])?.[0]?.topicResults?.[0]?.resultsByPartition?.[0]?.partitionErrorCode;
+      const code = res.resultsByTransaction?.[0]?.topicResults?.[0]?.resultsByPartition?.[0]?.partitionErrorCode;
       return typeof code === 'number' ? (code as KafkaErrorCode) : ErrorCode.UNKNOWN_SERVER_ERROR;
     } catch {
       return ErrorCode.NOT_COORDINATOR;

@@ -18,6 +18,9 @@ import { createLogger } from '../../../common/logger/logger.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { newSession, type SecurityProtocol } from '../../../broker/src/security/session.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
+import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
+import { FindCoordinator } from '../../../broker/src/protocol/messages/find-coordinator.js';
+import { wireRequest } from '../support/requests.js';
 
 // A stored registration of each format, read the way RedisClusterStore reads them.
 const stored: string[] = [
@@ -64,9 +67,7 @@ describe('addresses by listener', () => {
   it('Metadata on the SSL listener lists only brokers with an SSL address; their partitions get LISTENER_NOT_FOUND (v6+) or LEADER_NOT_AVAILABLE', async () => {
     const b = services();
     await b.log.createTopic('t', 3, {});
-    const on = async (v: number, l: string, p: SecurityProtocol) => await metadataHandler.handle({ topics: [{ name: 't', topicId: '00000000-0000-0000-0000-000000000000' }], allowAutoTopicCreation: false }, ctx(v, l, p), b) as {
-      brokers: Array<{ nodeId: number; host: string; port: number }>; topics: Array<{ partitions: Array<{ partitionIndex: number; errorCode: number; leaderId: number }> }>;
-    };
+    const on = async (v: number, l: string, p: SecurityProtocol) => (await metadataHandler.handle(wireRequest(Metadata, v, { topics: [{ name: 't', topicId: '00000000-0000-0000-0000-000000000000' }], allowAutoTopicCreation: false }), ctx(v, l, p), b))!;
     const ssl = await on(12, 'SSL', 'SSL');
     expect(ssl.brokers.map((x) => [x.nodeId, x.host, x.port])).toEqual([[1, 'b1.example', 9093]]);
     expect(ssl.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.leaderId])).toEqual([[0, ErrorCode.NONE, 1], [1, ErrorCode.LISTENER_NOT_FOUND, 2], [2, ErrorCode.LISTENER_NOT_FOUND, 3]]);
@@ -79,12 +80,12 @@ describe('addresses by listener', () => {
 
   it('DescribeCluster and FindCoordinator use the request listener; without one, coordinatorFor gives the inter-broker address', async () => {
     const b = services();
-    const dc = await describeClusterHandler.handle({ endpointType: 1, includeClusterAuthorizedOperations: false }, ctx(1, 'SSL', 'SSL'), b) as { brokers: Array<{ brokerId: number; host: string; port: number }> };
+    const dc = (await describeClusterHandler.handle({ endpointType: 1, includeClusterAuthorizedOperations: false }, ctx(1, 'SSL', 'SSL'), b))!;
     expect(dc.brokers).toEqual([{ brokerId: 1, host: 'b1.example', port: 9093, rack: null }]);
     // the coordinator (broker 2) has no SSL listener: Kafka answers COORDINATOR_NOT_AVAILABLE
-    const fcSsl = await findCoordinatorHandler.handle({ key: 'g', keyType: 0 }, ctx(3, 'SSL', 'SSL'), b) as { errorCode: number; host: string };
+    const fcSsl = (await findCoordinatorHandler.handle(wireRequest(FindCoordinator, 3, { key: 'g', keyType: 0 }), ctx(3, 'SSL', 'SSL'), b))!;
     expect(fcSsl.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const fcPlain = await findCoordinatorHandler.handle({ key: 'g', keyType: 0 }, ctx(3, 'PLAINTEXT', 'PLAINTEXT'), b) as { errorCode: number; nodeId: number; host: string; port: number };
+    const fcPlain = (await findCoordinatorHandler.handle(wireRequest(FindCoordinator, 3, { key: 'g', keyType: 0 }), ctx(3, 'PLAINTEXT', 'PLAINTEXT'), b))!;
     expect(fcPlain).toMatchObject({ errorCode: ErrorCode.NONE, nodeId: 2, host: '10.0.0.2', port: 9092 });
     expect(coordinatorFor(b, 'g')).toEqual({ nodeId: 2, host: '10.0.0.2', port: 9092 });
   });

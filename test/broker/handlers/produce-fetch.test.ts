@@ -14,6 +14,8 @@ import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { FetchSessionCache } from '../../../broker/src/fetch/fetch-sessions.js';
+import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
+import { wireRequest } from '../support/requests.js';
 
 /** Counts the bytes of stored batches handed to readers. */
 class CountingStore extends MemoryLogStore {
@@ -35,11 +37,17 @@ const produceReq = (topic: string, records: Buffer, acks = 1) => ({
   transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
 });
 
-const fetchReq = (topic: string, offset: number, maxWaitMs = 0) => ({
+const fetchReq = (topic: string, offset: number, maxWaitMs = 0, version = 11) => wireRequest(Fetch, version, {
   replicaId: -1, maxWaitMs, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
   topics: [{ topic, topicId: '', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
   forgottenTopicsData: [], rackId: '',
 });
+
+/** The stored batches the fetch handler answers a partition with. */
+function batchesOf(p: { records?: Uint8Array | readonly Buffer[] | null }): readonly Buffer[] {
+  if (!p.records || p.records instanceof Uint8Array) throw new Error('expected a list of stored batches');
+  return p.records;
+}
 
 /** Runs `during` once, between a read's reply from the store and its return (an append landing mid-fetch). */
 class InterleavingStore extends MemoryLogStore {
@@ -61,7 +69,7 @@ describe('produce and fetch handlers', () => {
     await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('a') }])), ctx(9), b);
     store.during = () => produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('b') }])), ctx(9), b);
     const p = (await fetchHandler.handle(fetchReq('t', 0), ctx(11), b))!.responses[0].partitions[0];
-    expect(p.records.length).toBe(1);
+    expect(batchesOf(p).length).toBe(1);
     // A consumer that got everything below the reported marks is at their end
     // (librdkafka's partition EOF); marks from after the read would keep it chasing.
     expect(p.highWatermark).toBe(1);
@@ -79,8 +87,8 @@ describe('produce and fetch handlers', () => {
     const f = await fetchHandler.handle(fetchReq('t', 2), ctx(11), b);
     const p = f!.responses[0].partitions[0];
     expect(p.highWatermark).toBe(3);
-    expect(p.records.length).toBe(1);
-    expect(p.records[0].readBigInt64BE(0)).toBe(2n);
+    expect(batchesOf(p).length).toBe(1);
+    expect(batchesOf(p)[0]!.readBigInt64BE(0)).toBe(2n);
   });
 
   it('hands the byte budget out in request order, always one whole batch first (KIP-74)', async () => {
@@ -95,8 +103,8 @@ describe('produce and fetch handlers', () => {
     req.maxBytes = 1000;
     req.topics[0]!.partitions.push({ ...req.topics[0]!.partitions[0]!, partition: 1 });
     const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
-    expect(parts[0].records.length).toBe(1); // over the limit, but the first batch is always served
-    expect(parts[1].records.length).toBe(0); // budget spent
+    expect(batchesOf(parts[0]).length).toBe(1); // over the limit, but the first batch is always served
+    expect(batchesOf(parts[1]).length).toBe(0); // budget spent
     expect(parts[1].highWatermark).toBe(1);
   });
 
@@ -109,7 +117,7 @@ describe('produce and fetch handlers', () => {
     req.topics[0]!.partitions = [p0, { ...p0, partition: 1 }, p0, p0];
     const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
     expect(parts.map((p: any) => p.partitionIndex)).toEqual([0, 1]);
-    expect(parts[0].records.length).toBe(1);
+    expect(batchesOf(parts[0]).length).toBe(1);
   });
 
   it('bounds what it reads from the store by max.bytes before reading (not after)', async () => {
@@ -145,7 +153,7 @@ describe('produce and fetch handlers', () => {
     const req = fetchReq('t', 0);
     req.maxBytes = 50 << 20;
     const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
-    expect(parts[0].records.length).toBe(2);
+    expect(batchesOf(parts[0]).length).toBe(2);
   });
 
   it('answers a fetch with no partitions at once, whatever its MaxWaitMs', async () => {
@@ -172,7 +180,7 @@ describe('produce and fetch handlers', () => {
     await new Promise((r) => setTimeout(r, 50));
     await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('late') }])), ctx(9), b);
     const f = await pending;
-    expect(f!.responses[0].partitions[0].records.length).toBe(1);
+    expect(batchesOf(f!.responses[0].partitions[0]).length).toBe(1);
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
@@ -235,31 +243,32 @@ describe('produce and fetch handlers', () => {
     await b.log.createTopic('s', 2, {});
     const produce = (partition: number, v: string) => produceHandler.handle({ ...produceReq('s', buildBatch([{ key: null, value: Buffer.from(v) }])), topicData: [{ name: 's', partitionData: [{ index: partition, records: buildBatch([{ key: null, value: Buffer.from(v) }]) }] }] }, ctx(9), b);
     await produce(0, 'a');
-    const req = (sessionId: number, sessionEpoch: number, parts: Array<[number, number]>, forgotten: number[] = []) => ({
-      ...fetchReq('s', 0), sessionId, sessionEpoch,
+    const req = (sessionId: number, sessionEpoch: number, parts: Array<[number, number]>, forgotten: number[] = []) => wireRequest(Fetch, 12, {
+      ...fetchReq('s', 0, 0, 12), sessionId, sessionEpoch,
       topics: parts.length ? [{ topic: 's', topicId: '', partitions: parts.map(([partition, fetchOffset]) => ({ partition, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20 })) }] : [],
       forgottenTopicsData: forgotten.length ? [{ topic: 's', topicId: '', partitions: forgotten }] : [],
     });
     const answered = (r: any) => r.responses.flatMap((t: any) => t.partitions.map((p: any) => [p.partitionIndex, p.highWatermark, p.records.length]));
     const full = (await fetchHandler.handle(req(0, 0, [[0, 0], [1, 0]]), ctx(12), b))!;
     expect(full.sessionId).toBeGreaterThan(0);
+    const sid = full.sessionId ?? 0;
     expect(answered(full)).toEqual([[0, 1, 1], [1, 0, 0]]);
     // Nothing changed: an incremental fetch answers no partition.
-    const none = (await fetchHandler.handle(req(full.sessionId, 1, [[0, 1]]), ctx(12), b))!;
+    const none = (await fetchHandler.handle(req(sid, 1, [[0, 1]]), ctx(12), b))!;
     expect(none.sessionId).toBe(full.sessionId);
     expect(answered(none)).toEqual([]);
     // A record on partition 1 is sent although the request named no partition.
     await produce(1, 'b');
-    expect(answered((await fetchHandler.handle(req(full.sessionId, 2, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
+    expect(answered((await fetchHandler.handle(req(sid, 2, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
     // A replayed epoch is refused; so is an unknown session.
-    expect((await fetchHandler.handle(req(full.sessionId, 2, []), ctx(12), b))!.errorCode).toBe(ErrorCode.INVALID_FETCH_SESSION_EPOCH);
+    expect((await fetchHandler.handle(req(sid, 2, []), ctx(12), b))!.errorCode).toBe(ErrorCode.INVALID_FETCH_SESSION_EPOCH);
     expect((await fetchHandler.handle(req(12345, 1, []), ctx(12), b))!.errorCode).toBe(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
     // The session keeps the last offset the client sent: partition 1 is read from 0 again until the client moves it.
-    expect(answered((await fetchHandler.handle(req(full.sessionId, 3, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
+    expect(answered((await fetchHandler.handle(req(sid, 3, []), ctx(12), b))!)).toEqual([[1, 1, 1]]);
     // Forgotten partitions are no longer read; a session left empty ends (answered without a session).
     await produce(0, 'c');
-    expect(answered((await fetchHandler.handle(req(full.sessionId, 4, [[1, 1]], [0]), ctx(12), b))!)).toEqual([]);
-    const last = (await fetchHandler.handle(req(full.sessionId, 5, [], [1]), ctx(12), b))!;
+    expect(answered((await fetchHandler.handle(req(sid, 4, [[1, 1]], [0]), ctx(12), b))!)).toEqual([]);
+    const last = (await fetchHandler.handle(req(sid, 5, [], [1]), ctx(12), b))!;
     expect(last.sessionId).toBe(0);
     expect(b.fetchSessions.size).toBe(0);
     // Sessionless (epoch -1) fetches never open one.

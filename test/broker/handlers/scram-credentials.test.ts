@@ -9,10 +9,14 @@ import { newSession } from '../../../broker/src/security/session.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../broker/src/security/sasl/credentials.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
+import { AlterUserScramCredentials } from '../../../broker/src/protocol/messages/alter-user-scram-credentials.js';
+import type { RequestOf } from '../../../broker/src/protocol/typed.js';
 
 const ctx: RequestContext = { apiKey: 51, apiVersion: 0, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') };
 
-function upsert(name: string, mechanism: number, password: string, iterations = 4096): Record<string, unknown> {
+type AlterRequest = RequestOf<typeof AlterUserScramCredentials>;
+
+function upsert(name: string, mechanism: number, password: string, iterations = 4096): AlterRequest['upsertions'][number] {
   const salt = Buffer.from(`salt-of-${name}`);
   const hash = mechanism === 2 ? 'sha512' : 'sha256';
   return { name, mechanism, iterations, salt, saltedPassword: pbkdf2Sync(password, salt, iterations, mechanism === 2 ? 64 : 32, hash) };
@@ -23,7 +27,7 @@ async function setup(): Promise<{ b: BrokerServices; store: MemoryCredentialStor
   return { b: { credentials: store } as unknown as BrokerServices, store };
 }
 
-const alter = (b: BrokerServices, deletions: unknown[], upsertions: unknown[]) => alterUserScramCredentialsHandler.handle({ deletions, upsertions }, ctx, b);
+const alter = (b: BrokerServices, deletions: AlterRequest['deletions'], upsertions: AlterRequest['upsertions']) => alterUserScramCredentialsHandler.handle({ deletions, upsertions }, ctx, b);
 const describeUsers = (b: BrokerServices, users: string[] | null) => describeUserScramCredentialsHandler.handle({ users: users?.map((name) => ({ name })) ?? null }, { ...ctx, apiKey: 50 }, b);
 
 describe('AlterUserScramCredentials', () => {
@@ -35,7 +39,7 @@ describe('AlterUserScramCredentials', () => {
     const c512 = await store.get('alice', SCRAM_SHA_512);
     expect(await passwordMatches(SCRAM_SHA_512, 'alice-secret', c512!)).toBe(true);
     expect(await passwordMatches(SCRAM_SHA_256, 'alice-secret', (await store.get('alice', SCRAM_SHA_256))!)).toBe(true);
-    expect(Object.values(c512!).some((v) => Buffer.isBuffer(v) && v.equals(up512.saltedPassword as Buffer))).toBe(false);
+    expect(Object.values(c512!).some((v) => Buffer.isBuffer(v) && v.equals(up512.saltedPassword))).toBe(false);
   });
 
   it("answers Kafka's errors per user and writes only the valid users' changes", async () => {

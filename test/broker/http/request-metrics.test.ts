@@ -12,6 +12,7 @@ import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
 import { RequestMetrics, firstError, recordsIn } from '../../../broker/src/http/request-metrics.js';
 import { unitServices } from '../support/services.js';
 import { buildBatch } from '../../helpers/batches.js';
+import { wireRequest } from '../support/requests.js';
 
 function services(): BrokerServices {
   const b = unitServices();
@@ -59,9 +60,9 @@ describe('request metrics', () => {
     expect(await values(r, 'runnel_topic_records_in_total')).toEqual([{ labels: { topic: 't' }, value: 6 }]);
     expect((await values(r, 'runnel_topic_bytes_in_total'))[0]!.value).toBe(one.length + two.length + batch(1).length);
 
-    const freq = { replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    const freq = wireRequest(Fetch, 11, { replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
       topics: [{ topic: 't', topicId: '', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
-      forgottenTopicsData: [], rackId: '' };
+      forgottenTopicsData: [], rackId: '' });
     const fres = await fetchHandler.handle(freq, ctx(11), b);
     m.observe(Fetch, freq, fres, 0.003);
     expect(await values(r, 'runnel_topic_records_out_total')).toEqual([{ labels: { topic: 't' }, value: 4 }]);

@@ -39,7 +39,7 @@ function sampleValue(type: string, seed: number): unknown {
  * A sample object holding every field present at `version`, with non-default
  * values. With `nulls`, every nullable field is null instead.
  */
-function sample(fields: FieldDef[], version: number, nulls: boolean, seed = 1): Obj {
+function sample(fields: readonly FieldDef[], version: number, nulls: boolean, seed = 1): Obj {
   const o: Obj = {};
   for (const fd of fields) {
     if (!inVersions(fd.versions, version)) continue;
@@ -353,7 +353,7 @@ describe('hostile length prefixes', () => {
 
   it('unsupported versions throw ProtocolError', () => {
     expect(() => decode(Produce.request, 2, new Reader(Buffer.alloc(100)))).toThrow(ProtocolError);
-    expect(() => encode(Produce.request, 12, {})).toThrow(ProtocolError);
+    expect(() => encode<MessageDef>(Produce.request, 12, {})).toThrow(ProtocolError);
   });
 });
 

@@ -78,7 +78,7 @@ interface Shape {
 
 type Common = Map<string, SpecField[]>;
 
-function childFields(f: SpecField | FieldDef, common: Common | null): Array<SpecField | FieldDef> | undefined {
+function childFields(f: SpecField | FieldDef, common: Common | null): ReadonlyArray<SpecField | FieldDef> | undefined {
   if (PRIMITIVES.has(elementType(f.type))) return undefined;
   return f.fields ?? common?.get(elementType(f.type));
 }
@@ -88,7 +88,7 @@ function childFields(f: SpecField | FieldDef, common: Common | null): Array<Spec
  * a line "path: description" and reporting default mismatches into `errors`.
  */
 function shapeAt(
-  fields: Array<SpecField | FieldDef>,
+  fields: ReadonlyArray<SpecField | FieldDef>,
   version: number,
   flexible: boolean,
   path: string,
@@ -117,7 +117,7 @@ function shapeAt(
 }
 
 function checkDefaults(
-  ours: FieldDef[],
+  ours: readonly FieldDef[],
   spec: SpecField[],
   version: number,
   path: string,

@@ -114,7 +114,7 @@ describe('IncrementalAlterConfigs APPEND / SUBTRACT', () => {
       log: { topic: async () => ({ ...topic, configs: stored }), updateTopic: async (t: typeof topic) => { stored = t.configs; } },
     } as unknown as BrokerServices;
     const call = (configs: Array<{ name: string; value: string | null; configOperation: number }>) =>
-      incrementalAlterConfigsHandler.handle({ validateOnly: false, resources: [{ resourceType: 2, resourceName: 't', configs }] }, {} as never, b) as Promise<{ responses: Array<{ errorCode: number; errorMessage: string | null }> }>;
+      incrementalAlterConfigsHandler.handle({ validateOnly: false, resources: [{ resourceType: 2, resourceName: 't', configs }] }, {} as never, b).then((r) => r!);
     let r = await call([{ name: 'leader.replication.throttled.replicas', value: '1:1', configOperation: 2 }, { name: 'follower.replication.throttled.replicas', value: '*', configOperation: 2 }]);
     expect(r.responses[0]!.errorCode).toBe(ErrorCode.NONE);
     expect(stored).toEqual({ 'leader.replication.throttled.replicas': '0:1,1:1', 'follower.replication.throttled.replicas': '*' });

@@ -1,9 +1,9 @@
 // Field lists the three ACL APIs share (Kafka's CreateAcls, DescribeAcls and
 // DeleteAcls spell them alike).
-import { f, type FieldDef } from '../schema.js';
+import { f } from '../schema.js';
 
 /** A resource pattern filter plus an entry filter: DescribeAcls' request, each DeleteAcls filter. */
-export const aclFilterFields = (): FieldDef[] => [
+export const aclFilterFields = () => [
   f('ResourceTypeFilter', 'int8', '0+'),
   f('ResourceNameFilter', 'string', '0+', { nullable: '0+' }),
   f('PatternTypeFilter', 'int8', '1+', { default: 3 }),
@@ -14,7 +14,7 @@ export const aclFilterFields = (): FieldDef[] => [
 ];
 
 /** An access control entry: principal, host, operation, permission. */
-export const aclEntryFields = (): FieldDef[] => [
+export const aclEntryFields = () => [
   f('Principal', 'string', '0+'),
   f('Host', 'string', '0+'),
   f('Operation', 'int8', '0+'),

@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const AddOffsetsToTxn: ApiDef = {
+export const AddOffsetsToTxn = {
   apiKey: 25,
   name: 'AddOffsetsToTxn',
   request: message('AddOffsetsToTxnRequest', '0-4', '3+', [
@@ -13,4 +13,4 @@ export const AddOffsetsToTxn: ApiDef = {
     f('ThrottleTimeMs', 'int32', '0+'),
     f('ErrorCode', 'int16', '0+'),
   ]),
-};
+} satisfies ApiDef;

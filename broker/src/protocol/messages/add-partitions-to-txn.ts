@@ -1,13 +1,13 @@
-import { f, message, s, type FieldDef, type ApiDef } from '../schema.js';
+import { f, message, s, type ApiDef } from '../schema.js';
 
 // v0-v3: one transaction per request (the client form); v4+: a batch of
 // transactions, sent by brokers (KIP-890), with VerifyOnly.
-const topic = (versions: string): FieldDef[] => [
+const topic = (versions: string) => [
   f('Name', 'string', versions),
   f('Partitions', '[]int32', versions),
 ];
 
-const topicResult = (versions: string): FieldDef[] => [
+const topicResult = (versions: string) => [
   f('Name', 'string', versions),
   s('ResultsByPartition', '[]AddPartitionsToTxnPartitionResult', versions, [
     f('PartitionIndex', 'int32', versions),
@@ -15,7 +15,7 @@ const topicResult = (versions: string): FieldDef[] => [
   ]),
 ];
 
-export const AddPartitionsToTxn: ApiDef = {
+export const AddPartitionsToTxn = {
   apiKey: 24,
   name: 'AddPartitionsToTxn',
   request: message('AddPartitionsToTxnRequest', '0-5', '3+', [
@@ -40,4 +40,4 @@ export const AddPartitionsToTxn: ApiDef = {
     ]),
     s('ResultsByTopicV3AndBelow', '[]AddPartitionsToTxnTopicResult', '0-3', topicResult('0-3')),
   ]),
-};
+} satisfies ApiDef;

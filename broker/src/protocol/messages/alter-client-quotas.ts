@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const AlterClientQuotas: ApiDef = {
+export const AlterClientQuotas = {
   apiKey: 49,
   name: 'AlterClientQuotas',
   request: message('AlterClientQuotasRequest', '0-1', '1+', [
@@ -28,4 +28,4 @@ export const AlterClientQuotas: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const AlterConfigs: ApiDef = {
+export const AlterConfigs = {
   apiKey: 33,
   name: 'AlterConfigs',
   request: message('AlterConfigsRequest', '0-2', '2+', [
@@ -23,4 +23,4 @@ export const AlterConfigs: ApiDef = {
       f('ResourceName', 'string', '0+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

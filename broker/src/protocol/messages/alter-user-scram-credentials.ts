@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const AlterUserScramCredentials: ApiDef = {
+export const AlterUserScramCredentials = {
   apiKey: 51,
   name: 'AlterUserScramCredentials',
   request: message('AlterUserScramCredentialsRequest', '0', '0+', [
@@ -24,4 +24,4 @@ export const AlterUserScramCredentials: ApiDef = {
       f('ErrorMessage', 'string', '0+', { nullable: '0+' }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const ApiVersions: ApiDef = {
+export const ApiVersions = {
   apiKey: 18,
   name: 'ApiVersions',
   request: message('ApiVersionsRequest', '0-4', '3+', [
@@ -28,4 +28,4 @@ export const ApiVersions: ApiDef = {
     ], { tagged: '3+', tag: 2 }),
     f('ZkMigrationReady', 'bool', '3+', { tagged: '3+', tag: 3, default: false }),
   ]),
-};
+} satisfies ApiDef;

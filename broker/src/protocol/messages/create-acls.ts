@@ -1,7 +1,7 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 import { aclEntryFields } from './acl-fields.js';
 
-export const CreateAcls: ApiDef = {
+export const CreateAcls = {
   apiKey: 30,
   name: 'CreateAcls',
   request: message('CreateAclsRequest', '0-3', '2+', [
@@ -19,4 +19,4 @@ export const CreateAcls: ApiDef = {
       f('ErrorMessage', 'string', '0+', { nullable: '0+' }),
     ]),
   ]),
-};
+} satisfies ApiDef;

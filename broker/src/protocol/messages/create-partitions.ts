@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const CreatePartitions: ApiDef = {
+export const CreatePartitions = {
   apiKey: 37,
   name: 'CreatePartitions',
   request: message('CreatePartitionsRequest', '0-3', '2+', [
@@ -22,4 +22,4 @@ export const CreatePartitions: ApiDef = {
       f('ErrorMessage', 'string', '0+', { nullable: '0+', default: null }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const CreateTopics: ApiDef = {
+export const CreateTopics = {
   apiKey: 19,
   name: 'CreateTopics',
   request: message('CreateTopicsRequest', '2-7', '5+', [
@@ -39,4 +39,4 @@ export const CreateTopics: ApiDef = {
       ], { nullable: '5+' }),
     ]),
   ]),
-};
+} satisfies ApiDef;

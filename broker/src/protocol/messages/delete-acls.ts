@@ -1,7 +1,7 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 import { aclEntryFields, aclFilterFields } from './acl-fields.js';
 
-export const DeleteAcls: ApiDef = {
+export const DeleteAcls = {
   apiKey: 31,
   name: 'DeleteAcls',
   request: message('DeleteAclsRequest', '0-3', '2+', [
@@ -22,4 +22,4 @@ export const DeleteAcls: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

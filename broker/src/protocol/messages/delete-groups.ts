@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DeleteGroups: ApiDef = {
+export const DeleteGroups = {
   apiKey: 42,
   name: 'DeleteGroups',
   request: message('DeleteGroupsRequest', '0-2', '2+', [
@@ -13,4 +13,4 @@ export const DeleteGroups: ApiDef = {
       f('ErrorCode', 'int16', '0+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

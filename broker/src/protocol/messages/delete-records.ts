@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DeleteRecords: ApiDef = {
+export const DeleteRecords = {
   apiKey: 21,
   name: 'DeleteRecords',
   request: message('DeleteRecordsRequest', '0-2', '2+', [
@@ -24,4 +24,4 @@ export const DeleteRecords: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

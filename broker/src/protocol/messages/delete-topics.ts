@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DeleteTopics: ApiDef = {
+export const DeleteTopics = {
   apiKey: 20,
   name: 'DeleteTopics',
   request: message('DeleteTopicsRequest', '1-6', '4+', [
@@ -20,4 +20,4 @@ export const DeleteTopics: ApiDef = {
       f('ErrorMessage', 'string', '5+', { nullable: '5+', default: null }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,7 +1,7 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 import { aclEntryFields, aclFilterFields } from './acl-fields.js';
 
-export const DescribeAcls: ApiDef = {
+export const DescribeAcls = {
   apiKey: 29,
   name: 'DescribeAcls',
   request: message('DescribeAclsRequest', '0-3', '2+', aclFilterFields()),
@@ -16,4 +16,4 @@ export const DescribeAcls: ApiDef = {
       s('Acls', '[]AclDescription', '0+', aclEntryFields()),
     ]),
   ]),
-};
+} satisfies ApiDef;

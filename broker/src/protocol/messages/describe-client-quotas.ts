@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeClientQuotas: ApiDef = {
+export const DescribeClientQuotas = {
   apiKey: 48,
   name: 'DescribeClientQuotas',
   request: message('DescribeClientQuotasRequest', '0-1', '1+', [
@@ -26,4 +26,4 @@ export const DescribeClientQuotas: ApiDef = {
       ]),
     ], { nullable: '0+' }),
   ]),
-};
+} satisfies ApiDef;

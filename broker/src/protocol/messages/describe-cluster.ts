@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeCluster: ApiDef = {
+export const DescribeCluster = {
   apiKey: 60,
   name: 'DescribeCluster',
   request: message('DescribeClusterRequest', '0-1', '0+', [
@@ -22,4 +22,4 @@ export const DescribeCluster: ApiDef = {
     ]),
     f('ClusterAuthorizedOperations', 'int32', '0+', { default: -2147483648 }),
   ]),
-};
+} satisfies ApiDef;

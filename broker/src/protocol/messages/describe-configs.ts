@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeConfigs: ApiDef = {
+export const DescribeConfigs = {
   apiKey: 32,
   name: 'DescribeConfigs',
   request: message('DescribeConfigsRequest', '1-4', '4+', [
@@ -35,4 +35,4 @@ export const DescribeConfigs: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeGroups: ApiDef = {
+export const DescribeGroups = {
   apiKey: 15,
   name: 'DescribeGroups',
   request: message('DescribeGroupsRequest', '0-5', '5+', [
@@ -26,4 +26,4 @@ export const DescribeGroups: ApiDef = {
       f('AuthorizedOperations', 'int32', '3+', { default: -2147483648 }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeLogDirs: ApiDef = {
+export const DescribeLogDirs = {
   apiKey: 35,
   name: 'DescribeLogDirs',
   request: message('DescribeLogDirsRequest', '1-4', '2+', [
@@ -28,4 +28,4 @@ export const DescribeLogDirs: ApiDef = {
       f('UsableBytes', 'int64', '4+', { default: -1 }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeProducers: ApiDef = {
+export const DescribeProducers = {
   apiKey: 61,
   name: 'DescribeProducers',
   request: message('DescribeProducersRequest', '0', '0+', [
@@ -28,4 +28,4 @@ export const DescribeProducers: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

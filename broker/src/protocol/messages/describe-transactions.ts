@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeTransactions: ApiDef = {
+export const DescribeTransactions = {
   apiKey: 65,
   name: 'DescribeTransactions',
   request: message('DescribeTransactionsRequest', '0', '0+', [
@@ -22,4 +22,4 @@ export const DescribeTransactions: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

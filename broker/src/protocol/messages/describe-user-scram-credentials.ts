@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const DescribeUserScramCredentials: ApiDef = {
+export const DescribeUserScramCredentials = {
   apiKey: 50,
   name: 'DescribeUserScramCredentials',
   request: message('DescribeUserScramCredentialsRequest', '0', '0+', [
@@ -22,4 +22,4 @@ export const DescribeUserScramCredentials: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const EndTxn: ApiDef = {
+export const EndTxn = {
   apiKey: 26,
   name: 'EndTxn',
   request: message('EndTxnRequest', '0-5', '3+', [
@@ -16,4 +16,4 @@ export const EndTxn: ApiDef = {
     f('ProducerId', 'int64', '5+', { default: -1 }),
     f('ProducerEpoch', 'int16', '5+', { default: -1 }),
   ]),
-};
+} satisfies ApiDef;

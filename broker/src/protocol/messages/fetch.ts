@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const Fetch: ApiDef = {
+export const Fetch = {
   apiKey: 1,
   name: 'Fetch',
   request: message('FetchRequest', '4-16', '12+', [
@@ -75,4 +75,4 @@ export const Fetch: ApiDef = {
       f('Rack', 'string', '16+', { nullable: '16+', default: null }),
     ], { tagged: '16+', tag: 0 }),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const FindCoordinator: ApiDef = {
+export const FindCoordinator = {
   apiKey: 10,
   name: 'FindCoordinator',
   request: message('FindCoordinatorRequest', '0-4', '3+', [
@@ -24,4 +24,4 @@ export const FindCoordinator: ApiDef = {
       f('ErrorMessage', 'string', '4+', { nullable: '4+' }),
     ]),
   ]),
-};
+} satisfies ApiDef;

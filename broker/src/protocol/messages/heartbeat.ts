@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const Heartbeat: ApiDef = {
+export const Heartbeat = {
   apiKey: 12,
   name: 'Heartbeat',
   request: message('HeartbeatRequest', '0-4', '4+', [
@@ -13,4 +13,4 @@ export const Heartbeat: ApiDef = {
     f('ThrottleTimeMs', 'int32', '1+'),
     f('ErrorCode', 'int16', '0+'),
   ]),
-};
+} satisfies ApiDef;

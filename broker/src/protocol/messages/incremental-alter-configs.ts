@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const IncrementalAlterConfigs: ApiDef = {
+export const IncrementalAlterConfigs = {
   apiKey: 44,
   name: 'IncrementalAlterConfigs',
   request: message('IncrementalAlterConfigsRequest', '0-1', '1+', [
@@ -24,4 +24,4 @@ export const IncrementalAlterConfigs: ApiDef = {
       f('ResourceName', 'string', '0+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

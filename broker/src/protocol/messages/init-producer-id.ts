@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const InitProducerId: ApiDef = {
+export const InitProducerId = {
   apiKey: 22,
   name: 'InitProducerId',
   request: message('InitProducerIdRequest', '0-4', '2+', [
@@ -15,4 +15,4 @@ export const InitProducerId: ApiDef = {
     f('ProducerId', 'int64', '0+', { default: -1 }),
     f('ProducerEpoch', 'int16', '0+'),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const JoinGroup: ApiDef = {
+export const JoinGroup = {
   apiKey: 11,
   name: 'JoinGroup',
   request: message('JoinGroupRequest', '0-9', '6+', [
@@ -31,4 +31,4 @@ export const JoinGroup: ApiDef = {
       f('Metadata', 'bytes', '0+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

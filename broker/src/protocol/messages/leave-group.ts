@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const LeaveGroup: ApiDef = {
+export const LeaveGroup = {
   apiKey: 13,
   name: 'LeaveGroup',
   request: message('LeaveGroupRequest', '0-5', '4+', [
@@ -21,4 +21,4 @@ export const LeaveGroup: ApiDef = {
       f('ErrorCode', 'int16', '3+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const ListGroups: ApiDef = {
+export const ListGroups = {
   apiKey: 16,
   name: 'ListGroups',
   request: message('ListGroupsRequest', '0-4', '3+', [
@@ -15,4 +15,4 @@ export const ListGroups: ApiDef = {
       f('GroupState', 'string', '4+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

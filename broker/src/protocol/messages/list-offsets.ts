@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const ListOffsets: ApiDef = {
+export const ListOffsets = {
   apiKey: 2,
   name: 'ListOffsets',
   request: message('ListOffsetsRequest', '1-8', '6+', [
@@ -28,4 +28,4 @@ export const ListOffsets: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

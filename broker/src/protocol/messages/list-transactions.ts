@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const ListTransactions: ApiDef = {
+export const ListTransactions = {
   apiKey: 66,
   name: 'ListTransactions',
   request: message('ListTransactionsRequest', '0-1', '0+', [
@@ -19,4 +19,4 @@ export const ListTransactions: ApiDef = {
       f('TransactionState', 'string', '0+'),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const Metadata: ApiDef = {
+export const Metadata = {
   apiKey: 3,
   name: 'Metadata',
   request: message('MetadataRequest', '0-12', '9+', [
@@ -40,4 +40,4 @@ export const Metadata: ApiDef = {
     ]),
     f('ClusterAuthorizedOperations', 'int32', '8-10', { default: -2147483648 }),
   ]),
-};
+} satisfies ApiDef;

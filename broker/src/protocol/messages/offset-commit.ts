@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const OffsetCommit: ApiDef = {
+export const OffsetCommit = {
   apiKey: 8,
   name: 'OffsetCommit',
   request: message('OffsetCommitRequest', '0-8', '8+', [
@@ -30,4 +30,4 @@ export const OffsetCommit: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

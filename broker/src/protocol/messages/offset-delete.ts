@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const OffsetDelete: ApiDef = {
+export const OffsetDelete = {
   apiKey: 47,
   name: 'OffsetDelete',
   request: message('OffsetDeleteRequest', '0', 'none', [
@@ -23,4 +23,4 @@ export const OffsetDelete: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const OffsetFetch: ApiDef = {
+export const OffsetFetch = {
   apiKey: 9,
   name: 'OffsetFetch',
   request: message('OffsetFetchRequest', '0-8', '6+', [
@@ -46,4 +46,4 @@ export const OffsetFetch: ApiDef = {
       f('ErrorCode', 'int16', '8+', { default: 0 }),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const OffsetForLeaderEpoch: ApiDef = {
+export const OffsetForLeaderEpoch = {
   apiKey: 23,
   name: 'OffsetForLeaderEpoch',
   request: message('OffsetForLeaderEpochRequest', '2-4', '4+', [
@@ -26,4 +26,4 @@ export const OffsetForLeaderEpoch: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const Produce: ApiDef = {
+export const Produce = {
   apiKey: 0,
   name: 'Produce',
   request: message('ProduceRequest', '3-11', '9+', [
@@ -43,4 +43,4 @@ export const Produce: ApiDef = {
       f('Rack', 'string', '10+', { nullable: '10+', default: null }),
     ], { tagged: '10+', tag: 0 }),
   ]),
-};
+} satisfies ApiDef;

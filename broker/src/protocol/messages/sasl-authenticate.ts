@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const SaslAuthenticate: ApiDef = {
+export const SaslAuthenticate = {
   apiKey: 36,
   name: 'SaslAuthenticate',
   request: message('SaslAuthenticateRequest', '0-2', '2+', [
@@ -12,4 +12,4 @@ export const SaslAuthenticate: ApiDef = {
     f('AuthBytes', 'bytes', '0+'),
     f('SessionLifetimeMs', 'int64', '1+', { default: 0 }),
   ]),
-};
+} satisfies ApiDef;

@@ -1,6 +1,6 @@
 import { f, message, type ApiDef } from '../schema.js';
 
-export const SaslHandshake: ApiDef = {
+export const SaslHandshake = {
   apiKey: 17,
   name: 'SaslHandshake',
   request: message('SaslHandshakeRequest', '0-1', 'none', [
@@ -10,4 +10,4 @@ export const SaslHandshake: ApiDef = {
     f('ErrorCode', 'int16', '0+'),
     f('Mechanisms', '[]string', '0+'),
   ]),
-};
+} satisfies ApiDef;

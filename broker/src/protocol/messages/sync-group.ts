@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const SyncGroup: ApiDef = {
+export const SyncGroup = {
   apiKey: 14,
   name: 'SyncGroup',
   request: message('SyncGroupRequest', '0-5', '4+', [
@@ -22,4 +22,4 @@ export const SyncGroup: ApiDef = {
     f('ProtocolName', 'string', '5+', { nullable: '5+', default: null }),
     f('Assignment', 'bytes', '0+'),
   ]),
-};
+} satisfies ApiDef;

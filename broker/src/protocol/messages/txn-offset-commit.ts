@@ -1,6 +1,6 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
-export const TxnOffsetCommit: ApiDef = {
+export const TxnOffsetCommit = {
   apiKey: 28,
   name: 'TxnOffsetCommit',
   request: message('TxnOffsetCommitRequest', '0-4', '3+', [
@@ -32,4 +32,4 @@ export const TxnOffsetCommit: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;

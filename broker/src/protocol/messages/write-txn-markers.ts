@@ -1,7 +1,7 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
 /** Sent by a transaction coordinator (or `kafka-transactions abort`) to the leader of each partition of a transaction. */
-export const WriteTxnMarkers: ApiDef = {
+export const WriteTxnMarkers = {
   apiKey: 27,
   name: 'WriteTxnMarkers',
   request: message('WriteTxnMarkersRequest', '0-1', '1+', [
@@ -28,4 +28,4 @@ export const WriteTxnMarkers: ApiDef = {
       ]),
     ]),
   ]),
-};
+} satisfies ApiDef;
