@@ -3,7 +3,7 @@
 // use (the broker's --redis / redis.url, key.prefix and redis.tls.* settings).
 import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config.js';
 import { RedisLogStore, type PrimaryPlacement } from '../broker/src/storage/redis/redis-log-store.js';
-import { redisTlsOptions } from '../common/redis/tls-options.js';
+import { redisTlsOptions, redisTlsSettings } from '../common/redis/tls-options.js';
 
 const human = (n: number): string => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 
@@ -21,13 +21,7 @@ export function placementTable(rows: PrimaryPlacement[]): string {
 /** A store on the Redis the brokers use (--redis / redis.url, key.prefix, redis.tls.*); connect() and close() are the caller's. */
 export function storeFromConfig(cfg: BrokerConfig, command: string): RedisLogStore {
   if (!cfg.redisUrl) throw new Error(`runnel ${command} needs --redis (or redis.url / RUNNEL_REDIS_URL)`);
-  const tls = redisTlsOptions(cfg.redisUrl, {
-    caLocation: cfg.redisTlsCaLocation,
-    certLocation: cfg.redisTlsCertLocation,
-    keyLocation: cfg.redisTlsKeyLocation,
-    servername: cfg.redisTlsServername,
-    insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
-  });
+  const tls = redisTlsOptions(cfg.redisUrl, redisTlsSettings(cfg));
   return new RedisLogStore(cfg.redisUrl, cfg.keyPrefix, tls ? { tls } : {});
 }
 

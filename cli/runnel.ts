@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config.js';
-import { redactSecrets } from '../broker/src/logger.js';
+import { redactSecrets } from '../common/logger/logger.js';
 import { connectFailureReason } from '../broker/src/redis-errors.js';
 import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
   const cfg = loadConfig(env);
   if (embeddedUrl) {
-    const { createLogger } = await import('../archiver/src/log.js');
+    const { createLogger } = await import('../common/logger/logger.js');
     createLogger(cfg.logLevel, 'archiver').info('using the embedded redis of the broker in the data folder', {
       redis: embeddedUrl, file: resolve(dataDir, EMBEDDED_REDIS_URL_FILE), lake: cfg.lake, maxFileAgeMs: cfg.maxFileAgeMs,
     });

@@ -20,7 +20,7 @@ import type { ArchiverConfig } from './config.js';
 import type { ArchiverContext } from './context.js';
 import { Keys } from './keys.js';
 import { Leases } from './lease.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger } from '../../common/logger/logger.js';
 import { optimize, vacuum } from './maintenance.js';
 import { Membership } from './membership.js';
 import { ArchiverMetrics, emptyStats, partitionLag, type ArchiverStats, type PartitionLag } from './metrics.js';

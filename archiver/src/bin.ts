@@ -2,7 +2,7 @@
 // Standalone archiver process (used by tests and benchmarks; the CLI wires runArchiver itself).
 // Configuration comes from the environment (see config.ts). SIGTERM/SIGINT flush and exit.
 import { loadConfig, runArchiver } from './main.js';
-import { createLogger } from './log.js';
+import { createLogger } from '../../common/logger/logger.js';
 
 // the same JSON format (and URL redaction) as every other line of the archiver
 let log = createLogger('info', 'archiver');

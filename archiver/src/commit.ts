@@ -7,8 +7,8 @@
 // one its batches continue from. Otherwise the commit is abandoned and the
 // partition restarts from the txn version in the log.
 import { randomUUID } from 'node:crypto';
-import { RunnelError } from '../../broker/src/errors.js';
-import { luaSource } from '../../broker/src/storage/redis/lua.js';
+import { RunnelError } from '../../common/errors.js';
+import { luaSource } from '../../common/redis/lua.js';
 import type { ArchiverContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import type { Action, AddFile } from './delta/actions.js';
@@ -18,9 +18,8 @@ import type { PartState, TopicArchiver } from './topic-state.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
-const PUBLISH_ARCHIVED = `local c = redis.call('hget', KEYS[1], 'archived')
-if (not c) or tonumber(c) < tonumber(ARGV[1]) then redis.call('hset', KEYS[1], 'archived', ARGV[1]) return 1 end
-return 0`;
+const LUA = new URL('./lua/', import.meta.url);
+const PUBLISH_ARCHIVED = luaSource(LUA, 'publish-archived');
 
 /**
  * Raise each partition's `archived` watermark in Redis to `v` (never lowers it).
@@ -34,7 +33,7 @@ export async function publishArchived(ctx: ArchiverContext, topic: string, items
   if (failed) throw failed.reason;
 }
 
-const PUBLISH_LAKE_TABLE = luaSource('publish-lake-table');
+const PUBLISH_LAKE_TABLE = luaSource(LUA, 'publish-lake-table');
 
 /**
  * Publishes the summary of the topic's Delta table (version, live files and

@@ -1,27 +1,19 @@
 // Every setting of the archiver process, with its environment variable and default.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { RunnelError } from '../../broker/src/errors.js';
+import { parseBoolean, parseInteger } from '../../common/config/values.js';
+import { RunnelError } from '../../common/errors.js';
 import { parseClientAuth, type HttpSettings, type HttpSettingsInput } from '../../common/http/http-settings.js';
-import type { RedisTlsSettings } from '../../common/redis/tls-options.js';
+import type { RedisTlsConfig } from '../../common/redis/tls-options.js';
 
-export interface ArchiverConfig {
+/** Every setting; the redis.tls.* ones (RedisTlsConfig) are read from RUNNEL_REDIS_TLS_CA_LOCATION etc. */
+export interface ArchiverConfig extends RedisTlsConfig {
   /**
    * RUNNEL_REDIS_URL: the Redis holding the log. One URL, or for a Redis Cluster a
    * comma-separated seed list (`redis://user:pass@h1:p1,h2:p2`); cluster mode is
    * detected from the server. `rediss://` turns TLS on (settings below).
    */
   redisUrl: string;
-  /** RUNNEL_REDIS_TLS_CA_LOCATION (redis.tls.ca.location): PEM file of the CA(s) of the Redis server certificate; empty: Node's CAs. */
-  redisTlsCaLocation: string;
-  /** RUNNEL_REDIS_TLS_CERT_LOCATION (redis.tls.cert.location): PEM client certificate, for `tls-auth-clients yes`. */
-  redisTlsCertLocation: string;
-  /** RUNNEL_REDIS_TLS_KEY_LOCATION (redis.tls.key.location): PEM private key of the client certificate (unencrypted). */
-  redisTlsKeyLocation: string;
-  /** RUNNEL_REDIS_TLS_SERVERNAME (redis.tls.servername): SNI and certificate name; empty: the URL's host. */
-  redisTlsServername: string;
-  /** RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY (redis.tls.insecure.skip.verify): accept any server certificate. Testing only. */
-  redisTlsInsecureSkipVerify: boolean;
   /** RUNNEL_KEY_PREFIX: key prefix of the Redis key contract. */
   keyPrefix: string;
   /** RUNNEL_LAKE: `file:///abs/path` (or a plain path) or `s3://bucket/prefix`. One table per topic at <lake>/<topic>. */
@@ -74,20 +66,23 @@ export interface ArchiverConfig {
 
 type Env = Record<string, string | undefined>;
 
+// Values have the broker's syntax (common/config/values.ts); an unset or empty variable takes the default.
+
+/** An integer setting (durations: `*_MS`, integer milliseconds). */
 function int(env: Env, name: string, dflt: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v < min) throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected a number >= ${min})`);
-  return Math.floor(v);
+  const v = parseInteger(raw, min);
+  if (v === undefined) throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected an integer >= ${min})`);
+  return v;
 }
 
 function bool(env: Env, name: string, dflt: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected true/false)`);
+  const v = parseBoolean(raw);
+  if (v === undefined) throw new RunnelError('CONFIG_INVALID', `${name}=${raw} (expected true/false)`);
+  return v;
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverConfig> = {}): ArchiverConfig {
@@ -156,17 +151,6 @@ export const ARCHIVER_HTTP_ENV: Record<keyof HttpSettings, string> = {
 /** The HTTP endpoint's settings of a config, as common/http takes them. */
 export function archiverHttpSettings(cfg: ArchiverConfig): HttpSettings {
   return { ...cfg.http, port: cfg.httpPort, clientAuth: parseClientAuth(cfg.http.clientAuth, ARCHIVER_HTTP_ENV.clientAuth) };
-}
-
-/** The redis.tls.* settings of a config, as common/redis/tls-options.ts takes them. */
-export function redisTlsSettings(cfg: ArchiverConfig): RedisTlsSettings {
-  return {
-    caLocation: cfg.redisTlsCaLocation,
-    certLocation: cfg.redisTlsCertLocation,
-    keyLocation: cfg.redisTlsKeyLocation,
-    servername: cfg.redisTlsServername,
-    insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
-  };
 }
 
 /**

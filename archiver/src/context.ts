@@ -4,7 +4,7 @@ import type { RedisClient } from '../../common/redis/connect.js';
 import type { ArchiverConfig } from './config.js';
 import type { Keys } from './keys.js';
 import type { Leases } from './lease.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../../common/logger/logger.js';
 import type { ArchiverMetrics, ArchiverStats } from './metrics.js';
 import type { ParquetPool } from './parquet/pool.js';
 import type { TransactionHooks } from './records/transactions.js';

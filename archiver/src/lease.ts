@@ -1,35 +1,20 @@
 // Partition leases and archiver membership.
 //
 // Membership: sorted set `rn:archivers`, member = archiver id, score = expiry (ms).
-// Assignment: rendezvous hashing of `<topic>/<partition>` over live members, so
-// archivers split partitions evenly and a dead one's share moves to the others.
+// Assignment: rendezvous hashing of `<topic>/<partition>` over live members
+// (common/rendezvous.ts), so archivers split partitions evenly and a dead one's
+// share moves to the others.
 // Lease: `SET rn:p:{<topic>/<p>}:archiver-lease <id> NX PX <ttl>`, renewed every ttl/3
-// with a compare-and-pexpire script, released with compare-and-delete. The lease
+// with a compare-and-pexpire script, released with compare-and-delete
+// (common/lease/lease.ts, the broker's lease scripts too). The lease
 // only avoids wasted work: exactly-once comes from the Delta txn check at commit.
 //
 // Redis Cluster: every command and script here touches one key (the MULTI of
 // the heartbeat only `rn:archivers`), so each runs on the shard of its key;
 // renewals are one command per lease, sent together (see reader.ts).
-import { createHash } from 'node:crypto';
+import { releaseLease, renewLease, takeLease } from '../../common/lease/lease.js';
 import type { RedisClient } from '../../common/redis/connect.js';
 import type { Keys } from './keys.js';
-
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-
-export function rendezvousOwner(members: string[], item: string): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1n;
-  for (const m of members) {
-    const h = createHash('sha1').update(m).update('\0').update(item).digest();
-    const score = h.readBigUInt64BE(0);
-    if (score > bestScore || (score === bestScore && best !== undefined && m < best)) {
-      bestScore = score;
-      best = m;
-    }
-  }
-  return best;
-}
 
 export class Leases {
   /** `redis` is read on every call: the archiver connects after constructing its parts. */
@@ -58,8 +43,7 @@ export class Leases {
 
   async acquire(topic: string, p: number): Promise<boolean> {
     const k = this.keys.lease(topic, p);
-    const ok = await this.redis.set(k, this.id, 'PX', this.ttlMs, 'NX');
-    if (ok === 'OK') return true;
+    if (await takeLease(this.redis, k, this.id, this.ttlMs)) return true;
     return (await this.redis.get(k)) === this.id;
   }
 
@@ -70,13 +54,11 @@ export class Leases {
    */
   async renew(items: { topic: string; p: number }[]): Promise<boolean[]> {
     if (!items.length) return [];
-    const r = await Promise.allSettled(
-      items.map(async (it) => this.redis.eval(RENEW, 1, this.keys.lease(it.topic, it.p), this.id, String(this.ttlMs))),
-    );
-    return r.map((x) => x.status === 'fulfilled' && Number(x.value) === 1);
+    const r = await Promise.allSettled(items.map(async (it) => renewLease(this.redis, this.keys.lease(it.topic, it.p), this.id, this.ttlMs)));
+    return r.map((x) => x.status === 'fulfilled' && x.value);
   }
 
   async release(topic: string, p: number): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.keys.lease(topic, p), this.id);
+    await releaseLease(this.redis, this.keys.lease(topic, p), this.id);
   }
 }

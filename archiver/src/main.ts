@@ -4,7 +4,7 @@ import { loadConfig, type ArchiverConfig } from './config.js';
 import { observeArchiver } from './metrics.js';
 import { startHttp } from '../../common/http/http-server.js';
 import { HttpConfigError, httpsOptions, type HttpSettings } from '../../common/http/http-settings.js';
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { archiverHttpSettings, ARCHIVER_HTTP_ENV } from './config.js';
 import type { TransactionHooks } from './records/transactions.js';
 

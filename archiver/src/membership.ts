@@ -1,10 +1,10 @@
 // Which partitions this process archives: topics registered in Redis, the archiver
 // group, rendezvous assignment, and the partition leases (see lease.ts).
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { publishArchived, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import { appIdOf, parsePlacement } from './keys.js';
-import { rendezvousOwner } from './lease.js';
+import { rendezvousMember } from '../../common/rendezvous.js';
 import { refreshLogEnds } from './reader.js';
 import { TopicArchiver, type TopicInfo } from './topic-state.js';
 
@@ -80,7 +80,7 @@ export class Membership {
     const members = this.members.length ? this.members : [this.ctx.config.archiverId];
     for (const [topic, info] of this.topicInfo) {
       for (let p = 0; p < info.partitions; p++) {
-        if (rendezvousOwner(members, `${topic}/${p}`) === this.ctx.config.archiverId) out.push({ topic, p });
+        if (rendezvousMember(members, `${topic}/${p}`) === this.ctx.config.archiverId) out.push({ topic, p });
       }
     }
     return out;

@@ -5,7 +5,7 @@
 // or MULTI spans partitions: on a Redis Cluster the partitions sit on different
 // shards (their keys carry different hash tags), and each command is routed,
 // and redirected on MOVED/ASK, on its own.
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { corrupt, RecordBatchError } from '../../common/record-batch/errors.js';
 import { readBatchHeader, type BatchHeader } from '../../common/record-batch/header.js';
 import { checkBatchHeader, validateBatch } from '../../common/record-batch/validate.js';

@@ -3,12 +3,12 @@
 // RUNNEL_REDIS_URL may be a seed list; its user and password (ACL) and the
 // RUNNEL_REDIS_TLS_* settings apply to every node.
 import type { ConnectionOptions } from 'node:tls';
-import { RunnelError } from '../../broker/src/errors.js';
+import { RunnelError } from '../../common/errors.js';
 import { openRedis, type RedisClient } from '../../common/redis/connect.js';
 import { RedisUrlError } from '../../common/redis/endpoints.js';
-import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
-import { redisTlsSettings, type ArchiverConfig } from './config.js';
-import type { Logger } from './log.js';
+import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
+import type { ArchiverConfig } from './config.js';
+import type { Logger } from '../../common/logger/logger.js';
 
 /**
  * Connects. Settings that cannot work (a bad URL, redis.tls.* without

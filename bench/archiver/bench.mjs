@@ -17,11 +17,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { encodeBatch } = await import(path.join(ROOT, 'dist/archiver/src/records/encode.js'));
+// The batch encoder is a test helper (TypeScript, not built): loaded through the bench's ts hooks.
+register('../lib/ts-hooks.mjs', import.meta.url);
+const { encodeBatch } = await import(path.join(ROOT, 'test/helpers/encode-batch.ts'));
 const PY = path.join(ROOT, '.cache/venv/bin/python');
 const HOST = '127.0.0.1';
 

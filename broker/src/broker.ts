@@ -13,12 +13,12 @@ import { writeMarkerHere } from './transactions/local-marker.js';
 import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
-import { createLogger, redactSecrets, type Logger } from './logger.js';
+import { createLogger, redactSecrets, type Logger } from '../../common/logger/logger.js';
 import { connectFailureReason } from './redis-errors.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
-import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions } from '../../common/redis/tls-options.js';
-import { RunnelError } from './errors.js';
+import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
+import { RunnelError } from '../../common/errors.js';
 import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
@@ -65,13 +65,7 @@ export interface RunningBroker {
 export async function startBroker(config: BrokerConfig, logger: Logger = createLogger(config.logLevel, 'broker')): Promise<RunningBroker> {
   let embedded: EmbeddedRedis | null = null;
   // rediss://: one set of TLS options for every Redis connection (ioredis and the append connection).
-  const tls = configured(() => redisTlsOptions(config.redisUrl, {
-    caLocation: config.redisTlsCaLocation,
-    certLocation: config.redisTlsCertLocation,
-    keyLocation: config.redisTlsKeyLocation,
-    servername: config.redisTlsServername,
-    insecureSkipVerify: config.redisTlsInsecureSkipVerify,
-  }));
+  const tls = configured(() => redisTlsOptions(config.redisUrl, redisTlsSettings(config)));
   // http.*: checked before anything starts (a half-configured endpoint must not serve unprotected).
   const httpSettings = config.httpPort > 0 ? configured(() => { const s = brokerHttpSettings(config); httpsOptions(s); return s; }) : null;
   const metrics = new Registry();

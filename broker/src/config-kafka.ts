@@ -7,7 +7,8 @@
 //   (`log.dirs`, `num.io.threads`, `process.roles`, ...): accepted, listed in
 //   one warning line;
 // - anything else: refused with RN3001 and the closest known key.
-import { RunnelError } from './errors.js';
+import { parseDurationMs } from '../../common/config/values.js';
+import { RunnelError } from '../../common/errors.js';
 import { OAUTHBEARER_KEYS } from './security/sasl/oauthbearer-settings.js';
 
 /** Kafka keys that are another name of a Runnel setting. */
@@ -98,12 +99,12 @@ export function unknownKey(key: string, where: string, known: Iterable<string>):
 export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): void {
   // Kafka's precedence: log.retention.ms > log.retention.minutes > log.retention.hours; negative: unlimited.
   if (explicit['log.retention.ms'] === undefined) {
-    const pick = explicit['log.retention.minutes'] !== undefined ? ['log.retention.minutes', 60_000] as const
-      : explicit['log.retention.hours'] !== undefined ? ['log.retention.hours', 3_600_000] as const : undefined;
+    const pick = explicit['log.retention.minutes'] !== undefined ? ['log.retention.minutes', 'minutes'] as const
+      : explicit['log.retention.hours'] !== undefined ? ['log.retention.hours', 'hours'] as const : undefined;
     if (pick) {
-      const n = Number(explicit[pick[0]]);
-      if (!Number.isInteger(n)) throw new RunnelError('CONFIG_INVALID', `${pick[0]}=${explicit[pick[0]]} is not an integer`);
-      values['log.retention.ms'] = String(n < 0 ? -1 : n * pick[1]);
+      const ms = parseDurationMs(explicit[pick[0]]!, pick[1]);
+      if (ms === undefined) throw new RunnelError('CONFIG_INVALID', `${pick[0]}=${explicit[pick[0]]} is not an integer`);
+      values['log.retention.ms'] = String(ms < 0 ? -1 : ms);
     }
   }
 }

@@ -6,7 +6,7 @@
 // `--host`/`--port` (`host`/`port`) set the first listener's bind address and
 // `advertised.host`/`advertised.port` its advertised one; without `listeners`
 // the broker has one PLAINTEXT listener on host:port.
-import { RunnelError } from './errors.js';
+import { RunnelError } from '../../common/errors.js';
 import type { SecurityProtocol } from './security/session.js';
 import { parseMappingRules } from './security/principal-mapping.js';
 

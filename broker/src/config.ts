@@ -3,14 +3,18 @@
 // (RUNNEL_ + upper-snake key, e.g. RUNNEL_NUM_PARTITIONS) < command-line flags.
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { RunnelError } from './errors.js';
+import { parseProperties } from '../../common/config/properties.js';
+import { parseBoolean, parseInteger } from '../../common/config/values.js';
+import { RunnelError } from '../../common/errors.js';
+import type { RedisTlsConfig } from '../../common/redis/tls-options.js';
 import { authorizerEnabled } from './security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
 import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from './security/sasl/oauthbearer-settings.js';
 
-export interface BrokerConfig {
+/** Every setting; redis.tls.* (TLS to Redis, rediss:// URLs only) are the fields of RedisTlsConfig. */
+export interface BrokerConfig extends RedisTlsConfig {
   nodeId: number;
   /** The first listener's bind and advertised addresses (`--host`/`--port` set them). */
   host: string;
@@ -23,14 +27,6 @@ export interface BrokerConfig {
   sslReloadIntervalMs: number;
   /** Empty: start an embedded redis-server under dataDir. */
   redisUrl: string;
-  /** TLS to Redis (rediss:// URLs only): PEM files of the CA, the client certificate and its key. */
-  redisTlsCaLocation: string;
-  redisTlsCertLocation: string;
-  redisTlsKeyLocation: string;
-  /** Name sent as SNI and checked against the server certificate; empty: the URL's host. */
-  redisTlsServername: string;
-  /** Accept any server certificate (testing only). */
-  redisTlsInsecureSkipVerify: boolean;
   dataDir: string;
   keyPrefix: string;
   clusterName: string;
@@ -243,37 +239,16 @@ export const envName = (key: string): string => `RUNNEL_${key.toUpperCase().repl
 
 function parse(s: Setting, raw: string): unknown {
   if (s.kind === 'int') {
-    const n = Number(raw);
-    if (!Number.isFinite(n) || !Number.isInteger(n)) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not an integer`);
+    const n = parseInteger(raw);
+    if (n === undefined) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not an integer`);
     return n;
   }
   if (s.kind === 'bool') {
-    if (raw !== 'true' && raw !== 'false') throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not true/false`);
-    return raw === 'true';
+    const b = parseBoolean(raw);
+    if (b === undefined) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not true/false`);
+    return b;
   }
   return raw;
-}
-
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  // Java properties: a line ending in an odd number of backslashes continues on the next (leading blanks dropped).
-  const lines: string[] = [];
-  let cont: string | null = null;
-  for (const raw of text.split(/\r?\n/)) {
-    const line: string = cont === null ? raw : cont + raw.replace(/^\s+/, '');
-    const trailing = /\\+$/.exec(line)?.[0].length ?? 0;
-    if (trailing % 2 === 1) cont = line.slice(0, -1);
-    else { lines.push(line); cont = null; }
-  }
-  if (cont !== null) lines.push(cont);
-  for (const line of lines) {
-    const t = line.trim();
-    if (!t || t.startsWith('#') || t.startsWith('!')) continue;
-    const i = t.search(/[=:]/);
-    if (i < 0) continue;
-    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
-  }
-  return out;
 }
 
 /** The broker's command-line flags (node:util parseArgs); each names a setting, except --config and --set. */

@@ -5,7 +5,7 @@ import { Reader } from './protocol/reader.js';
 import { Writer } from './protocol/writer.js';
 import { parseVersions } from './protocol/versions.js';
 import type { ApiDef, FieldDef } from './protocol/schema.js';
-import { ErrorCode, KafkaError, ProtocolError, RunnelError } from './errors.js';
+import { ErrorCode, KafkaError, ProtocolError, RunnelError } from '../../common/errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
 import { camel } from './protocol/codec.js';
 import type { Session } from './security/session.js';

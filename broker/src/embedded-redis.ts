@@ -4,8 +4,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { RunnelError } from './errors.js';
-import type { Logger } from './logger.js';
+import { RunnelError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger/logger.js';
 
 const CANDIDATES = ['redis-server', 'valkey-server'];
 

@@ -21,6 +21,34 @@ export interface RedisTlsSettings {
   insecureSkipVerify: boolean;
 }
 
+/**
+ * The redis.tls.* fields of the broker's and the archiver's configuration
+ * (BrokerConfig, ArchiverConfig); the archiver reads them from RUNNEL_REDIS_TLS_*.
+ */
+export interface RedisTlsConfig {
+  /** redis.tls.ca.location: PEM file of the CA(s) of the Redis server certificate; empty: Node's CAs. */
+  redisTlsCaLocation: string;
+  /** redis.tls.cert.location: PEM client certificate, for `tls-auth-clients yes`. */
+  redisTlsCertLocation: string;
+  /** redis.tls.key.location: PEM private key of the client certificate (unencrypted). */
+  redisTlsKeyLocation: string;
+  /** redis.tls.servername: SNI and certificate name; empty: the URL's host. */
+  redisTlsServername: string;
+  /** redis.tls.insecure.skip.verify: accept any server certificate. Testing only. */
+  redisTlsInsecureSkipVerify: boolean;
+}
+
+/** The redis.tls.* settings of a configuration, as redisTlsOptions takes them. */
+export function redisTlsSettings(cfg: RedisTlsConfig): RedisTlsSettings {
+  return {
+    caLocation: cfg.redisTlsCaLocation,
+    certLocation: cfg.redisTlsCertLocation,
+    keyLocation: cfg.redisTlsKeyLocation,
+    servername: cfg.redisTlsServername,
+    insecureSkipVerify: cfg.redisTlsInsecureSkipVerify,
+  };
+}
+
 const SETTING_NAMES: Record<keyof RedisTlsSettings, string> = {
   caLocation: 'redis.tls.ca.location',
   certLocation: 'redis.tls.cert.location',

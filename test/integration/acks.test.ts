@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Produce } from '../../broker/src/protocol/messages/produce.js';
 import { CreateTopics } from '../../broker/src/protocol/messages/create-topics.js';
 import { InitProducerId } from '../../broker/src/protocol/messages/init-producer-id.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { sleep, waitFor } from '../helpers/procs.js';

@@ -5,7 +5,7 @@
 // on ssl.key.password, which proves the parsing of both answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DescribeConfigs } from '../../broker/src/protocol/messages/describe-configs.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { assertOk, kafkaConfigs } from '../helpers/java.js';
 import { startKafka, type KafkaBroker } from '../helpers/kafka.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';

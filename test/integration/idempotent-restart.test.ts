@@ -17,7 +17,7 @@
 // restart of the Kafka JVM on its data dir).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InitProducerId } from '../../broker/src/protocol/messages/init-producer-id.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { startKafka, type KafkaBroker } from '../helpers/kafka.js';

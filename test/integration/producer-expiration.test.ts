@@ -5,7 +5,7 @@
 // once it expired the producer's state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InitProducerId } from '../../broker/src/protocol/messages/init-producer-id.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { WireClient } from '../helpers/wire.js';

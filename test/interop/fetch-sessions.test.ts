@@ -5,7 +5,7 @@
 // unknown session and a closed session are refused with Kafka's errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fetch } from '../../broker/src/protocol/messages/fetch.js';
-import { ErrorCode } from '../../broker/src/errors.js';
+import { ErrorCode } from '../../common/errors.js';
 import { WireClient } from '../helpers/wire.js';
 import { wireCreateTopic, wireProduce } from '../helpers/faults.js';
 import { buildBatch } from '../helpers/batches.js';

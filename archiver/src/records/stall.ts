@@ -7,7 +7,7 @@
 // at most every STALL_LOG_EVERY_MS while it lasts. The batch is read and
 // checked again with backoff, so a repaired log (the entry deleted or
 // trimmed) resumes without a restart.
-import { RunnelError } from '../../../broker/src/errors.js';
+import { RunnelError } from '../../../common/errors.js';
 import { baseOfEntryId } from '../../../common/keys.js';
 import type { ArchiverContext } from '../context.js';
 import type { PartState, TopicArchiver } from '../topic-state.js';

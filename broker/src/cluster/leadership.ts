@@ -13,9 +13,9 @@
 // A coordinator slot lease comes with the slot's coordinator epoch, which
 // fences the group writes of a coordinator that lost the slot.
 import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { claimNodeId } from './registration.js';
-import { rendezvous } from './rendezvous.js';
+import { rendezvousNode } from '../../../common/rendezvous.js';
 
 export interface LeadershipOptions {
   self: BrokerInfo;
@@ -149,7 +149,7 @@ export class Leadership {
   }
 
   desiredLeader(u: LeaseUnit): number | null {
-    return rendezvous(unitKey(u), this.liveBrokers().map((b) => b.nodeId));
+    return rendezvousNode(unitKey(u), this.liveBrokers().map((b) => b.nodeId));
   }
 
   coordinatorSlot(key: string): number {

@@ -7,7 +7,7 @@
 // (at most `broker.lease.ms`). Liveness is told apart from a crash by
 // watching the holder's expiry: a live broker refreshes it every tick.
 import type { BrokerInfo, ClusterStore } from '../storage/cluster-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 
 /** Another live broker process holds the node id. */
 export class NodeIdInUseError extends Error {

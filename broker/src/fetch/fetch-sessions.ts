@@ -10,7 +10,7 @@
 //   (id, -1)  close session id, sessionless full fetch
 //   (id, 0)   close session id, full fetch with a new session
 //   (id, n>0) incremental fetch in session id at epoch n
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 export const INITIAL_EPOCH = 0;
 export const FINAL_EPOCH = -1;

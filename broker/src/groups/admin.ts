@@ -1,5 +1,5 @@
 // ListGroups, DescribeGroups and DeleteGroups.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { GroupDescription } from './coordinator-types.js';
 import { EMPTY, type Group, type GroupState } from './group.js';
 import type { GroupRegistry } from './group-registry.js';

@@ -1,7 +1,7 @@
 // Settings and the request and result shapes of the group coordinator.
 import type { OffsetsMirror } from './offsets-mirror.js';
 import type { TxnOffsetStore } from './txn-offsets.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { GroupState, Protocol } from './group.js';
 
 export interface CoordinatorSettings {

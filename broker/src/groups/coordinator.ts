@@ -19,7 +19,7 @@ import { OffsetManager } from './offsets.js';
 import { Rebalancer } from './rebalance.js';
 import { SyncFlow } from './sync.js';
 import { TxnOffsetManager, type TxnCommitRequest } from './txn-offsets.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { OffsetKey } from './group-store.js';
 
 export { DEFAULT_SETTINGS, NEW_MEMBER_JOIN_TIMEOUT_MS } from './coordinator-types.js';

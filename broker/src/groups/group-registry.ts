@@ -1,7 +1,7 @@
 // The groups this coordinator has loaded: loading them from the GroupStore
 // (one load per group at a time), creating, persisting and forgetting them.
-import { ErrorCode, KafkaError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { Clock } from './clock.js';
 import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './coordinator-types.js';
 import { subscribedTopics } from './consumer-protocol.js';

@@ -9,7 +9,7 @@
 // (CoordinatorFencedError) a load or write with an older epoch, so a
 // coordinator that lost its slot without noticing (paused, cut off from
 // Redis) can never overwrite or roll back what its successor wrote.
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 
 export interface StoredMember {
   memberId: string;

@@ -1,6 +1,6 @@
 // Heartbeat keeps a member's session alive; LeaveGroup removes members
 // (or, by group.instance.id alone, static members administratively).
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { MemberRef } from './coordinator-types.js';
 import type { Group } from './group.js';
 import type { GroupRegistry } from './group-registry.js';

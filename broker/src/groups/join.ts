@@ -2,7 +2,7 @@
 // (KIP-345, a rejoin with an unknown member id fences the old incarnation;
 // KIP-814 skip assignment) and rejoins of current members.
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { NEW_MEMBER_JOIN_TIMEOUT_MS, type JoinRequest } from './coordinator-types.js';
 import { Member, type Group, type JoinResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';

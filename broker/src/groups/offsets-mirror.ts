@@ -5,8 +5,8 @@
 // after the authoritative write succeeded, and a failed mirror append is
 // logged and never fails the commit (a monitor then misses one update, which
 // the group's next commit of that partition repairs).
-import { ErrorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { ErrorCode } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { LogManager } from '../log/log-manager.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import { parseOffsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';

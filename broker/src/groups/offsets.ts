@@ -1,6 +1,6 @@
 // Committed offsets: OffsetCommit (inside and outside group management),
 // OffsetFetch, OffsetDelete and offset expiry (KIP-211).
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { CommitRequest, FetchedOffset } from './coordinator-types.js';
 import type { Group } from './group.js';
 import { offsetKey, parseOffsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';

@@ -1,7 +1,7 @@
 // The rebalance state machine: member sessions, PreparingRebalance (with the
 // initial rebalance delay) -> CompletingRebalance -> Stable, and expiry of
 // members that never send SyncGroup.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { EMPTY, type Group, type Member } from './group.js';
 import { computeSubscribed, type GroupRegistry } from './group-registry.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';

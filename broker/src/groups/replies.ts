@@ -1,5 +1,5 @@
 // Answers to JoinGroup/SyncGroup requests, including those parked on a member until a rebalance step completes.
-import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import { EMPTY, type JoinResult, type Member, type SyncResult } from './group.js';
 
 export const joinError = (memberId: string, errorCode: number): JoinResult => ({

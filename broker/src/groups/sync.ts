@@ -1,6 +1,6 @@
 // SyncGroup: members of the current generation wait for the leader's
 // assignment, which is stored before anyone gets it.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { SyncRequest } from './coordinator-types.js';
 import { EMPTY, type Group, type SyncResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';

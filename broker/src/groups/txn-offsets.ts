@@ -3,7 +3,7 @@
 // transaction's marker reaches the group's `__consumer_offsets` partition,
 // then committed (COMMIT) or dropped (ABORT). While pending, OffsetFetch with
 // require_stable answers UNSTABLE_OFFSET_COMMIT for those partitions.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { CommitPartition } from './coordinator-types.js';
 import { offsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';
 import type { GroupRegistry } from './group-registry.js';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { AddOffsetsToTxn } from '../protocol/messages/add-offsets-to-txn.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { HandlerOf } from './types.js';

@@ -2,7 +2,7 @@
 // partition. v4+: a batch of transactions from brokers (KIP-890), each either
 // added or only verified (VerifyOnly), with a top-level error too.
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import { tpKey } from '../transactions/txn-metadata.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';

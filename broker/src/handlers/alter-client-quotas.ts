@@ -1,5 +1,5 @@
 import { AlterClientQuotas } from '../protocol/messages/alter-client-quotas.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { QuotaAlteration } from '../quotas/quota-service.js';
 import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';

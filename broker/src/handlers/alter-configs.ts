@@ -1,6 +1,6 @@
 import { AlterConfigs } from '../protocol/messages/alter-configs.js';
 import { IncrementalAlterConfigs } from '../protocol/messages/incremental-alter-configs.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { applyListOp, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './config-resources.js';
 import { Op } from './authorize.js';

@@ -10,7 +10,7 @@
 // none of its changes; the others' changes are written together.
 // Authorization: ALTER on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for every user.
 import { AlterUserScramCredentials } from '../protocol/messages/alter-user-scram-credentials.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { credentialFromSaltedPassword, scramMechanismByType, type ScramCredential, type ScramMechanism } from '../security/sasl/credentials.js';
 import type { HandlerOf } from './types.js';
 import type { ResponseOf } from '../protocol/typed.js';

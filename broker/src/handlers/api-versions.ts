@@ -1,5 +1,5 @@
 import { ApiVersions } from '../protocol/messages/api-versions.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 
 /** ApiVersions is computed from the registry, so it can only advertise what is handled. */

@@ -1,6 +1,6 @@
 // Who leads what, as reported to clients, from the cluster's leadership view.
 import { leaseUnitOf } from '../log/internal-topics.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { BrokerServices } from './types.js';
 import type { Metadata } from '../protocol/messages/metadata.js';

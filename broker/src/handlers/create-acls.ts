@@ -1,5 +1,5 @@
 import { CreateAcls } from '../protocol/messages/create-acls.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { creationProblem, type AclBinding } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';

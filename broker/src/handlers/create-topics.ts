@@ -1,5 +1,5 @@
 import { CreateTopics } from '../protocol/messages/create-topics.js';
-import { ErrorCode, KafkaError, codeName } from '../errors.js';
+import { ErrorCode, KafkaError, codeName } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
 import type { BrokerServices, HandlerOf } from './types.js';

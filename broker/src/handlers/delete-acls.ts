@@ -1,5 +1,5 @@
 import { DeleteAcls } from '../protocol/messages/delete-acls.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';
 import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
 import { Op, authorizeCluster } from './authorize.js';

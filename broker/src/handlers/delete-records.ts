@@ -1,6 +1,6 @@
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 

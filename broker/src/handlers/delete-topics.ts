@@ -1,6 +1,6 @@
 import { DeleteTopics } from '../protocol/messages/delete-topics.js';
 import { isInternalTopic } from '../log/internal-topics.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { HandlerOf } from './types.js';

@@ -1,5 +1,5 @@
 import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { FilterComponent } from '../quotas/entities.js';
 import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';

@@ -1,5 +1,5 @@
 import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { brokerList, controllerId } from './cluster-view.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorizedOperations } from './authorize.js';

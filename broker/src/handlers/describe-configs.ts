@@ -1,5 +1,5 @@
 import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { brokerConfigEntries } from '../config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './config-resources.js';

@@ -1,5 +1,5 @@
 import { DescribeGroups } from '../protocol/messages/describe-groups.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizedOperations as operationsOn } from './authorize.js';

@@ -1,5 +1,5 @@
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 

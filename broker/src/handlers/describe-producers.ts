@@ -1,5 +1,5 @@
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 

@@ -1,5 +1,5 @@
 import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { txnCoordinatorFor } from './txn-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';

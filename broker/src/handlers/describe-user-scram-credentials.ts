@@ -4,7 +4,7 @@
 // DUPLICATE_RESOURCE, an unknown one RESOURCE_NOT_FOUND.
 // Authorization: DESCRIBE on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for the request.
 import { DescribeUserScramCredentials } from '../protocol/messages/describe-user-scram-credentials.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 import { Op, authorizeCluster } from './authorize.js';
 

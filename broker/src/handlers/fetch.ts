@@ -1,5 +1,5 @@
 import { Fetch } from '../protocol/messages/fetch.js';
-import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import type { HandlerOf } from './types.js';

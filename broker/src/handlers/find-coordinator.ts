@@ -1,5 +1,5 @@
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
-import { ErrorCode, codeName } from '../errors.js';
+import { ErrorCode, codeName } from '../../../common/errors.js';
 import { coordinatorFor, type ListenerOf } from './cluster-view.js';
 import type { BrokerServices, HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';

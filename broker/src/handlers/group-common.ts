@@ -1,5 +1,5 @@
 // Shared by the consumer-group handlers.
-import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import { isLocalCoordinator } from './cluster-view.js';
 import type { BrokerServices } from './types.js';
 

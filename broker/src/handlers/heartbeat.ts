@@ -1,5 +1,5 @@
 import { Heartbeat } from '../protocol/messages/heartbeat.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';

@@ -1,5 +1,5 @@
 import { InitProducerId } from '../protocol/messages/init-producer-id.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { fencedFor, txnCoordinatorFor } from './txn-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeIdempotentWrite } from './authorize.js';

@@ -1,5 +1,5 @@
 import { JoinGroup } from '../protocol/messages/join-group.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { JoinResult } from '../groups/group.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';

@@ -1,5 +1,5 @@
 import { ListGroups } from '../protocol/messages/list-groups.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize, authorizeCluster } from './authorize.js';

@@ -1,5 +1,5 @@
 import { ListOffsets } from '../protocol/messages/list-offsets.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
 import type { BrokerServices, HandlerOf } from './types.js';

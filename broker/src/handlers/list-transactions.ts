@@ -1,5 +1,5 @@
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { TXN_STATES } from '../transactions/txn-metadata.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';

@@ -1,6 +1,6 @@
 import { Metadata } from '../protocol/messages/metadata.js';
 import { isInternalTopic, leaseUnitOf } from '../log/internal-topics.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';

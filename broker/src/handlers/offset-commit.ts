@@ -1,5 +1,5 @@
 import { OffsetCommit } from '../protocol/messages/offset-commit.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';

@@ -1,5 +1,5 @@
 import { OffsetDelete } from '../protocol/messages/offset-delete.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';

@@ -1,5 +1,5 @@
 import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { BrokerServices, HandlerOf, RequestContext } from './types.js';

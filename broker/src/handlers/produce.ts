@@ -1,6 +1,6 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
-import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../../../common/errors.js';
 import { readHeader, splitAndValidate } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
 import { recompressBatch } from '../../../common/record-batch/rebuild.js';

@@ -2,7 +2,7 @@
 // lifetime (KIP-368, connections.max.reauth.ms). A failure is answered with
 // SASL_AUTHENTICATION_FAILED and Kafka's message, then the connection closes.
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
 import type { HandlerOf } from './types.js';
 

@@ -2,7 +2,7 @@
 // enabled ones. v0 means raw SASL tokens follow; v1, SaslAuthenticate
 // requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './types.js';
 
 export const saslHandshakeHandler: HandlerOf<typeof SaslHandshake> = {

@@ -2,7 +2,7 @@
 // coordinator after AddOffsetsToTxn; the offsets stay pending until the
 // transaction's marker reaches the group's `__consumer_offsets` partition.
 import { TxnOffsetCommit } from '../protocol/messages/txn-offset-commit.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { CommitPartition } from '../groups/coordinator.js';
 import { coordinatesGroup, groupErrorCode } from './group-common.js';
 import type { HandlerOf } from './types.js';

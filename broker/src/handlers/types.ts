@@ -3,7 +3,7 @@ import type { RequestOf, ResponseOf } from '../protocol/typed.js';
 import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../log/log-manager.js';
 import type { LogStore } from '../storage/log-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../transactions/coordinator.js';

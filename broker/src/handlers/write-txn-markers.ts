@@ -7,7 +7,7 @@
 // the leader up again and retries). For a partition of `__consumer_offsets`
 // the group coordinator's pending transactional offset commits of that
 // producer are completed after the marker is stored.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';

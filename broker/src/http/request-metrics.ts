@@ -7,7 +7,7 @@
 import { Histogram, type Registry } from 'prom-client';
 import { CellCounter, type CounterCell } from '../../../common/metrics/registry.js';
 import { At, LOG_OVERHEAD, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
-import { codeName } from '../errors.js';
+import { codeName } from '../../../common/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
 import type { RequestOf, ResponseOf } from '../protocol/typed.js';
 import { Produce } from '../protocol/messages/produce.js';

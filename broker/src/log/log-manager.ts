@@ -3,7 +3,7 @@
 // created it).
 import { randomUUID } from 'node:crypto';
 import type { BrokerConfig } from '../config.js';
-import { ErrorCode, KafkaError, RunnelError } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';

@@ -2,7 +2,7 @@
 // idempotent-producer checks, transaction markers and the last stable offset,
 // and fetch wake-ups. All durable state is in the LogStore; this object can be
 // dropped and rebuilt from the log tail and the stored producer states.
-import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
 import type { AbortedTxn, AppendRequest, LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';

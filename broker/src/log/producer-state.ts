@@ -11,7 +11,7 @@
 // transactional batch on the partition opens its transaction here (the first
 // offset is remembered, which holds the last stable offset back), a commit or
 // abort marker closes it. A producer with an open transaction never expires.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { BatchHeader } from '../record-batch/batch.js';
 import type { TxnMarker } from '../transactions/types.js';
 

@@ -2,7 +2,7 @@
 // log start offset and trimming whole batches (XTRIM MINID), and expires idle
 // idempotent producers. Archived topics are never trimmed past what the
 // archiver has committed to the lake.
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { LogManager } from './log-manager.js';
 import type { Partition } from './partition.js';
 import { readHeader } from '../record-batch/batch.js';

@@ -5,7 +5,7 @@ import type { Decoded, Encodable } from './typed.js';
 import { inVersions, parseVersions } from './versions.js';
 import { Reader } from './reader.js';
 import { Writer } from './writer.js';
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../../../common/errors.js';
 import { uuidFromBytes, uuidToBytes, ZERO_UUID } from './uuid.js';
 
 type Obj = Record<string, any>;

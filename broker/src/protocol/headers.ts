@@ -2,7 +2,7 @@
 import { Reader } from './reader.js';
 import { Writer } from './writer.js';
 import { skipTaggedFields } from './codec.js';
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../../../common/errors.js';
 
 export interface RequestHeader {
   apiKey: number;

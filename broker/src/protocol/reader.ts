@@ -1,4 +1,4 @@
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../../../common/errors.js';
 
 /** Bounds-checked cursor over one request frame. Never reads past `end`. */
 export class Reader {

@@ -7,7 +7,7 @@
 //   /users/<default>/clients/<default>   /users/<default>
 //   /clients/<client-id>                 /clients/<default>
 // Sans-IO: validation, matching for DescribeClientQuotas, resolution.
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 export type EntityType = 'user' | 'client-id' | 'ip';
 

@@ -2,7 +2,7 @@
 // store's version counter (a change reaches every broker within one poll),
 // the enforcement (QuotaManager) and what DescribeClientQuotas and
 // AlterClientQuotas need.
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { entityFromKey, entityKey, matchesFilter, parseEntity, validateQuota, type FilterComponent, type QuotaEntity, type QuotaError } from './entities.js';
 import { QuotaManager, type QuotaSettings } from './quota-manager.js';
 import type { QuotaChange, QuotaStore } from './quota-store.js';

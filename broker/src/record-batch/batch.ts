@@ -6,7 +6,7 @@ import { At, Attr, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from '../../../commo
 import { readBatchHeader, writeCrc, type BatchHeader } from '../../../common/record-batch/header.js';
 import { RecordBatchError } from '../../../common/record-batch/errors.js';
 import { validateBatch } from '../../../common/record-batch/validate.js';
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 
 export type { BatchHeader } from '../../../common/record-batch/header.js';
 export const HEADER_SIZE = BATCH_HEADER_SIZE;

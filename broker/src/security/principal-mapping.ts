@@ -8,7 +8,7 @@
 //                                      $1.. in the replacement name its groups;
 //                                      L / U lower- / upper-case the result
 //   DEFAULT                            the DN unchanged
-import { RunnelError } from '../errors.js';
+import { RunnelError } from '../../../common/errors.js';
 
 interface Rule { pattern: RegExp | null; replacement: string; caseMode: '' | 'L' | 'U' }
 

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type TlsOptions } from 'node:tls';
 import type { SslSettings } from '../config-listeners.js';
-import { RunnelError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 
 /** What a TLS listener applies to each new connection. */
 export type ServerTlsOptions = Pick<TlsOptions, 'key' | 'cert' | 'passphrase' | 'ca' | 'minVersion' | 'maxVersion' | 'ciphers'>;

@@ -18,7 +18,7 @@ import type { Socket } from 'node:net';
 import { Framer } from './framer.js';
 import type { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher, DispatchResult } from '../dispatch.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { Session } from '../security/session.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 

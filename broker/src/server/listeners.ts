@@ -4,7 +4,7 @@
 // (max.connections and queued.max.request.bytes are broker-wide).
 import type { BrokerConfig } from '../config.js';
 import type { Dispatcher } from '../dispatch.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { Endpoint } from '../storage/cluster-store.js';
 import { KafkaServer, ListenerGroup, serverLimits } from './server.js';
 import { RequestBytesPool } from './request-pool.js';

@@ -12,7 +12,7 @@ import { TlsListener } from './tls-listener.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import { RequestBytesPool } from './request-pool.js';
 import type { Dispatcher } from '../dispatch.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 
 export interface ServerLimits extends ConnectionLimits {
   /** <= 0: unlimited. */

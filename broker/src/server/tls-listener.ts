@@ -5,7 +5,7 @@
 // RFC 2253 form, through ssl.principal.mapping.rules).
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { SslSettings } from '../config-listeners.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { PrincipalMapper, rfc2253 } from '../security/principal-mapping.js';
 import type { SecurityProtocol, Session } from '../security/session.js';
 import { serverTlsOptions, TlsReloader } from '../security/tls-context.js';

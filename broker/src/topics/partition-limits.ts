@@ -10,8 +10,8 @@
 // KAFKA-19673); INVALID_PARTITIONS stays for counts below 1. Runnel answers
 // its limits the same way.
 import type { BrokerConfig } from '../config.js';
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import type { TopicRecord } from '../storage/log-store.js';
 
 export interface LimitError { code: KafkaErrorCode; message: string }

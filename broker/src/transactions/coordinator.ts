@@ -5,8 +5,8 @@
 // stored (fenced by the slot's coordinator epoch) before it is answered, and a
 // decided outcome is finished in the background until every partition has
 // its marker. Transactional ids hash onto the group-coordinator slots.
-import { ErrorCode, KafkaError, type KafkaErrorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { ErrorCode, KafkaError, type KafkaErrorCode } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { Cancel, Clock } from '../groups/clock.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { MarkerWriter } from './types.js';

@@ -1,7 +1,7 @@
 // Writing one transaction marker on this broker (the leader of the
 // partition): WriteTxnMarkers' handler and the transaction coordinator's
 // MarkerWriter (for partitions it leads itself) share this one copy.
-import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import type { BrokerServices } from '../handlers/types.js';
 import type { TxnMarker } from './types.js';

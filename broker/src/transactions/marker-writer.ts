@@ -2,8 +2,8 @@
 // when it leads the partition, else to the partition's leader as
 // WriteTxnMarkers (api key 27) over the Kafka protocol. The leader of a
 // `__consumer_offsets` partition is its coordinator slot's holder.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { BrokerAddress, BrokerClient } from './broker-client.js';

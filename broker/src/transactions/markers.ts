@@ -1,8 +1,8 @@
 // Completing a decided transaction: one marker per partition, retried until
 // every partition has it, then the Complete* state. Kafka's
 // TransactionMarkerChannelManager does the same with its queues per broker.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import type { Clock } from '../groups/clock.js';
 import type { MarkerWriter, TxnMarker } from './types.js';
 import { parseTp } from './txn-metadata.js';

@@ -2,7 +2,7 @@
 // verification at the transactional id's coordinator (this broker, or
 // another one through AddPartitionsToTxn v4 with VerifyOnly), and completion
 // of transactional offset commits when a marker reaches `__consumer_offsets`.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
 import type { TopicPartition } from '../storage/log-store.js';

@@ -3,7 +3,7 @@
 // (TransactionCoordinator.handleInitProducerId, handleAddPartitionsToTransaction,
 // handleEndTransaction in Apache Kafka). No I/O: the coordinator persists the
 // returned state and writes markers.
-import { ErrorCode, type KafkaErrorCode } from '../errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { isPrepare, MAX_EPOCH, type TxnMetadata, type TxnState } from './txn-metadata.js';
 
 export type Decision =

@@ -6,7 +6,7 @@
 // store keeps the epoch of the newest coordinator that loaded or wrote the id
 // and refuses an older one (TxnCoordinatorFencedError), so a coordinator that
 // lost its slot can never overwrite what its successor decided.
-import { ErrorCode, KafkaError } from '../errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { TxnMetadata } from './txn-metadata.js';
 
 export class TxnCoordinatorFencedError extends KafkaError {

@@ -6,7 +6,7 @@
 //    their state in Redis, InitProducerId/AddPartitionsToTxn/AddOffsetsToTxn/
 //    EndTxn/TxnOffsetCommit/DescribeTransactions/ListTransactions, timeouts,
 //    and sending markers to partition leaders.
-import type { KafkaErrorCode } from '../errors.js';
+import type { KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
 
 /** One transaction marker for one partition (an entry of WriteTxnMarkers). */

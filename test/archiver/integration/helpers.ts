@@ -24,7 +24,7 @@ import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluste
 import { expect } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Codec } from '../../../common/record-batch/layout.js';
-import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
+import { encodeBatch, type EncodeRecord } from '../../helpers/encode-batch.js';
 
 const execFileP = promisify(execFile);
 // cluster-key-slot (an ioredis dependency, CommonJS): the CRC16 slot of a key, hash tags honoured.

@@ -163,7 +163,7 @@ describe('archiver writes Delta tables', () => {
     await produce(redis.client, prod, topic, 0, 5, 4, { control: false });
     await produce(redis.client, prod, topic, 1, 3, 4, { control: false });
     // partition 1: a corrupt batch (bad CRC) followed by a good one
-    const { encodeBatch } = await import('../../../archiver/src/records/encode.js');
+    const { encodeBatch } = await import('../../helpers/encode-batch.js');
     const bad = encodeBatch([{ value: Buffer.from('bad') }], { baseOffset: prod.next.get(1)! });
     bad[bad.length - 1]! ^= 0xff;
     await redis.client.xadd(redisKey(topic, 1), `${prod.next.get(1)}-1`, 'b', bad);

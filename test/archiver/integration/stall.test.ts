@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Codec } from '../../../common/record-batch/layout.js';
-import { encodeBatch } from '../../../archiver/src/records/encode.js';
-import type { Logger } from '../../../archiver/src/log.js';
+import { encodeBatch } from '../../helpers/encode-batch.js';
+import type { Logger } from '../../../common/logger/logger.js';
 import { withHeader, withRecordsSection } from '../../helpers/batches.js';
 import {
   ROOT,

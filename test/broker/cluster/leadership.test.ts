@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Leadership, describeUnits, ranges, unitKey } from '../../../broker/src/cluster/leadership.js';
-import { rendezvous } from '../../../broker/src/cluster/rendezvous.js';
+import { rendezvousNode } from '../../../common/rendezvous.js';
 import type { LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
 
 const units: LeaseUnit[] = Array.from({ length: 20 }, (_, i) => ({ kind: 'partition', topic: 't', partition: i }));
@@ -31,7 +31,7 @@ describe('Leadership', () => {
     const b = broker(store, 2);
     await b.l.tick(); // b sees both brokers; everything is held by a
     expect(units.filter((u) => b.l.leads(u))).toEqual([]);
-    const share = units.filter((u) => rendezvous(unitKey(u), [1, 2]) === 2).length;
+    const share = units.filter((u) => rendezvousNode(unitKey(u), [1, 2]) === 2).length;
     let ticks = 0;
     while (units.filter((u) => b.l.leads(u)).length < share && ticks < 50) {
       await a.l.tick();

@@ -1,7 +1,7 @@
 // The fetch session cache alone (KIP-227 rules as Kafka's FetchManager applies them).
 import { describe, expect, it } from 'vitest';
 import { FetchSessionCache, FINAL_EPOCH, INITIAL_EPOCH, mustRespond, nextEpoch, type FetchTarget } from '../../../broker/src/fetch/fetch-sessions.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 const target = (topic: string, partition: number, fetchOffset = 0): FetchTarget => ({
   key: `${topic}\u0000${partition}`, topic, topicId: '', partition, fetchOffset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1,

@@ -3,7 +3,7 @@
 // answered NOT_COORDINATOR and the group is unloaded.
 import { describe, expect, it } from 'vitest';
 import { GroupCoordinator, type CommitRequest } from '../../../broker/src/groups/coordinator.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { MemoryGroupStore } from '../support/memory-group-store.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCoordinator, type CoordinatorSettings, type JoinRequest } from '../../../broker/src/groups/coordinator.js';
 import type { JoinResult, Protocol } from '../../../broker/src/groups/group.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { MemoryGroupStore } from '../support/memory-group-store.js';
 

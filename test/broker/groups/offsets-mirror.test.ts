@@ -7,7 +7,7 @@ import { LogManager, type LeadershipView } from '../../../broker/src/log/log-man
 import { OFFSETS_TOPIC } from '../../../broker/src/log/internal-topics.js';
 import { OffsetsTopicMirror } from '../../../broker/src/groups/offsets-mirror.js';
 import { decodeOffsetCommitKey, decodeOffsetCommitValue } from '../../../broker/src/groups/offsets-records.js';
-import { createLogger, type Logger } from '../../../broker/src/logger.js';
+import { createLogger, type Logger } from '../../../common/logger/logger.js';
 import { forEachRecord } from '../../../common/record-batch/rebuild.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 

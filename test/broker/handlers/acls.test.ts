@@ -1,7 +1,7 @@
 // The ACL handlers (CreateAcls, DescribeAcls, DeleteAcls) and the checks of the
 // other handlers, over an AclService with an in-memory store.
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { buildHandlers } from '../../../broker/src/handlers/registry.js';
 import type { BrokerServices, Handler, RequestContext } from '../../../broker/src/handlers/types.js';
 import { AclService } from '../../../broker/src/security/acl/acl-service.js';

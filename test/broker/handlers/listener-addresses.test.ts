@@ -14,8 +14,8 @@ import type { BrokerServices, RequestContext } from '../../../broker/src/handler
 import type { ClusterView } from '../../../broker/src/cluster/cluster-view.js';
 import { addressFor, interBrokerListener } from '../../../broker/src/cluster/endpoints.js';
 import { registrationInfo, type BrokerInfo } from '../../../broker/src/storage/cluster-store.js';
-import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { createLogger } from '../../../common/logger/logger.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { newSession, type SecurityProtocol } from '../../../broker/src/security/session.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';

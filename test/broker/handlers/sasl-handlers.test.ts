@@ -4,7 +4,7 @@ import { saslHandshakeHandler } from '../../../broker/src/handlers/sasl-handshak
 import { saslAuthenticateHandler } from '../../../broker/src/handlers/sasl-authenticate.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
 import { newSession } from '../../../broker/src/security/session.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 const ctx = (apiKey: number, apiVersion: number): RequestContext => ({ apiKey, apiVersion, correlationId: 1, clientId: 't', session: newSession(1, '127.0.0.1') });
 const broker = {} as BrokerServices;

@@ -6,7 +6,7 @@ import { alterUserScramCredentialsHandler } from '../../../broker/src/handlers/a
 import { describeUserScramCredentialsHandler } from '../../../broker/src/handlers/describe-user-scram-credentials.js';
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
 import { newSession } from '../../../broker/src/security/session.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../broker/src/security/sasl/credentials.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
 import { AlterUserScramCredentials } from '../../../broker/src/protocol/messages/alter-user-scram-credentials.js';

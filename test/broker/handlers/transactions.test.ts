@@ -9,8 +9,8 @@ import { writeTxnMarkersHandler } from '../../../broker/src/handlers/write-txn-m
 import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
 import type { TransactionServices, TxnMarker } from '../../../broker/src/transactions/types.js';
 import type { TopicPartition } from '../../../broker/src/storage/log-store.js';
-import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode, type KafkaErrorCode } from '../../../broker/src/errors.js';
+import { createLogger } from '../../../common/logger/logger.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../../../broker/src/log/internal-topics.js';
 import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Partition } from '../../../broker/src/log/partition.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { buildBatch } from '../../helpers/batches.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 const tp = { topic: 't', partition: 0 };
 const plain = () => buildBatch([{ key: null, value: Buffer.from('p') }]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Partition } from '../../../broker/src/log/partition.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { buildBatch } from '../../helpers/batches.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 const history = () => ({ recordEpochStart: async () => undefined, epochHistory: async () => new Map<number, number>() });
 

@@ -4,7 +4,7 @@
 // stays readable by older and newer code.
 import { describe, expect, it } from 'vitest';
 import { ProducerStateTable, decodeProducer, encodeProducer } from '../../../broker/src/log/producer-state.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { BatchHeader } from '../../../broker/src/record-batch/batch.js';
 
 const h = (producerId: number, producerEpoch: number, baseSequence: number, count = 1, isTransactional = true): BatchHeader => ({

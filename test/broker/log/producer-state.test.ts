@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProducerStateTable, decodeProducer } from '../../../broker/src/log/producer-state.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { readHeader, type BatchHeader } from '../../../broker/src/record-batch/batch.js';
 import { buildBatch } from '../../helpers/batches.js';
 

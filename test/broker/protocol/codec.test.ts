@@ -11,7 +11,7 @@ import { Writer } from '../../../broker/src/protocol/writer.js';
 import type { FieldDef, MessageDef } from '../../../broker/src/protocol/schema.js';
 import { f, message } from '../../../broker/src/protocol/schema.js';
 import { inVersions, parseVersions } from '../../../broker/src/protocol/versions.js';
-import { ProtocolError } from '../../../broker/src/errors.js';
+import { ProtocolError } from '../../../common/errors.js';
 
 type Obj = Record<string, any>;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SampledRate, throttleMs } from '../../../broker/src/quotas/rate.js';
 import { entityFromKey, entityKey, matchesFilter, parseEntity, resolveQuota, validateQuota, type QuotaEntity } from '../../../broker/src/quotas/entities.js';
 import { QuotaManager } from '../../../broker/src/quotas/quota-manager.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 
 const quotas = (entries: Array<[QuotaEntity, Record<string, number>]>) => new Map(entries.map(([e, kv]) => [entityKey(e), new Map(Object.entries(kv))]));
 

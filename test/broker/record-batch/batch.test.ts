@@ -1,6 +1,6 @@
 // splitAndValidate: the produce path's synchronous validation, mapped to Kafka error codes.
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, KafkaError } from '../../../broker/src/errors.js';
+import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import { readHeader, splitAndValidate, stampBatch, stampLogAppendTime } from '../../../broker/src/record-batch/batch.js';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { compress } from '../../../common/record-batch/compress.js';

@@ -6,7 +6,7 @@ import { Connection, type ConnectionLimits } from '../../../broker/src/server/co
 import { RequestBytesPool } from '../../../broker/src/server/request-pool.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 
 const LIMITS: ConnectionLimits = { maxFrameBytes: 1 << 20, maxUnsentBytes: 64 * 1024, idleMs: 60_000, partialRequestTimeoutMs: 60_000 };
 const logger = createLogger('error', 'test');

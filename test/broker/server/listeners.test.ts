@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../../broker/src/config.js';
 import { startListeners, type RunningListeners } from '../../../broker/src/server/listeners.js';
 import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 
 const logger = createLogger('error', 'test');
 const running: RunningListeners[] = [];

@@ -11,7 +11,7 @@ import { KafkaServer, type ServerLimits } from '../../../broker/src/server/serve
 import { TlsListener } from '../../../broker/src/server/tls-listener.js';
 import { sslSettingsFor } from '../../../broker/src/config-listeners.js';
 import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
-import { createLogger } from '../../../broker/src/logger.js';
+import { createLogger } from '../../../common/logger/logger.js';
 import { issueCert, makeTestPki, type TestPki } from '../../helpers/redis-tls.js';
 import { runCommand } from '../../helpers/procs.js';
 

@@ -1,7 +1,7 @@
 // In-memory GroupStore for unit tests of the coordinator, with the Redis
 // store's coordinator-epoch fencing (lua/group-load.lua, lua/group-write.lua).
 // Integration tests use real Redis.
-import { RunnelError } from '../../../broker/src/errors.js';
+import { RunnelError } from '../../../common/errors.js';
 import { CoordinatorFencedError, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup } from '../../../broker/src/groups/group-store.js';
 
 /** Deep copy (structuredClone would turn Buffers into plain Uint8Arrays). */

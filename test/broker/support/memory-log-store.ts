@@ -1,6 +1,6 @@
 // In-memory LogStore for fast unit tests of handlers and partition logic.
 // Never the proof that a feature works: integration tests use real Redis.
-import { RunnelError } from '../../../broker/src/errors.js';
+import { RunnelError } from '../../../common/errors.js';
 import type { AbortedTxn, AppendRequest, AppendResult, CompactedBatch, CompactionStore, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../../../broker/src/storage/log-store.js';
 
 interface PartitionData {

@@ -5,8 +5,8 @@
 import { loadBrokerConfig } from '../../../broker/src/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
-import { createLogger } from '../../../broker/src/logger.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { createLogger } from '../../../common/logger/logger.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
 import type { BrokerServices } from '../../../broker/src/handlers/types.js';
 import type { TransactionServices } from '../../../broker/src/transactions/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { guardStoredTopic, partitionLimitError, quarantinedCount, usablePartitionCount } from '../../../broker/src/topics/partition-limits.js';
 
 const cfg = { topicMaxPartitions: 100, clusterMaxPartitions: 250 };

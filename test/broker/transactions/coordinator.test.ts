@@ -2,7 +2,7 @@
 // Kafka's TransactionCoordinator that Runnel implements, with an in-memory
 // store, a scripted marker writer and a fake clock.
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, type KafkaErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { TransactionCoordinator } from '../../../broker/src/transactions/coordinator.js';
 import type { MarkerWriter, TxnMarker } from '../../../broker/src/transactions/types.js';
 import type { TopicPartition } from '../../../broker/src/storage/log-store.js';

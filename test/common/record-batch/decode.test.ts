@@ -7,7 +7,7 @@ import { decodeBatch } from '../../../common/record-batch/decode.js';
 import { RecordBatchError } from '../../../common/record-batch/errors.js';
 import { readBatchHeader } from '../../../common/record-batch/header.js';
 import type { RecordSink } from '../../../common/record-batch/records.js';
-import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
+import { encodeBatch, type EncodeRecord } from '../../helpers/encode-batch.js';
 
 interface Row {
   offset: number;

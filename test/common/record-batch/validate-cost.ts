@@ -8,7 +8,7 @@ import { Codec } from '../../../common/record-batch/layout.js';
 import { validateBatch } from '../../../common/record-batch/validate.js';
 import { checkCrc } from '../../../common/record-batch/header.js';
 import { decompress } from '../../../common/record-batch/codecs.js';
-import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
+import { encodeBatch, type EncodeRecord } from '../../helpers/encode-batch.js';
 
 function records(n: number, size: number): EncodeRecord[] {
   // half random, half repeated: compresses roughly 2:1 like typical JSON payloads

@@ -4,7 +4,7 @@ import { Codec } from '../../../common/record-batch/layout.js';
 import { compress } from '../../../common/record-batch/compress.js';
 import { RecordBatchError, type RecordBatchErrorKind } from '../../../common/record-batch/errors.js';
 import { validateBatch, type BatchOrigin } from '../../../common/record-batch/validate.js';
-import { encodeBatch, type EncodeRecord } from '../../../archiver/src/records/encode.js';
+import { encodeBatch, type EncodeRecord } from '../../helpers/encode-batch.js';
 import { recordsSection, resign, withHeader, withRecordsSection } from '../../helpers/batches.js';
 
 const recs = (n: number): EncodeRecord[] =>

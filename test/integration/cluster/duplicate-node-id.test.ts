@@ -12,7 +12,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../../common/keys.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { freePort, HOST, spawnManaged, waitFor } from '../../helpers/procs.js';

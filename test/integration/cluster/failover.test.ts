@@ -8,7 +8,7 @@ import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { CreateTopics } from '../../../broker/src/protocol/messages/create-topics.js';
 import { OffsetForLeaderEpoch } from '../../../broker/src/protocol/messages/offset-for-leader-epoch.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import fs from 'node:fs';

@@ -26,7 +26,7 @@
 // Two Runnel brokers share one Redis; the single-node Kafka helper has no
 // two-broker mode, so the file is skipped with RUNNEL_TEST_TARGET=kafka.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, codeName } from '../../../broker/src/errors.js';
+import { ErrorCode, codeName } from '../../../common/errors.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { sleep, waitFor } from '../../helpers/procs.js';

@@ -7,7 +7,7 @@ import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { waitFor } from '../../helpers/procs.js';
 import type { WireClient } from '../../helpers/wire.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { connect, createTopic, expectedCompacted, listOffset, produce, readAll, rec, FAST_COMPACTION, type ReadRecord } from './support.js';
 
 let redis: RedisServer;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTarget, type Target } from '../../helpers/target.js';
 import { waitFor } from '../../helpers/procs.js';
 import type { WireClient } from '../../helpers/wire.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { FAST_COMPACTION, KAFKA_CLEANER_PROPS, RUNNEL_CLEANER_ENV, connect, createTopic, expectedCompacted, produce, readAll, rec, type ReadRecord } from './support.js';
 
 let target: Target;

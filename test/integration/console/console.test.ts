@@ -14,7 +14,7 @@ import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../../broker/src/http/console/format.js';
-import { luaSource } from '../../../broker/src/storage/redis/lua.js';
+import { luaSource } from '../../../common/redis/lua.js';
 import { Keys } from '../../../common/keys.js';
 import { openRedis } from '../../../common/redis/connect.js';
 import { dumpDom, screenshot } from '../../helpers/chromium.js';
@@ -160,7 +160,7 @@ describe('web console in headless chromium', () => {
     // The published summary only moves forward: an older version's summary (a slower archiver) is refused.
     const { client } = await openRedis(redis.url);
     try {
-      const publish = (v: number) => client.eval(luaSource('publish-lake-table'), 1, new Keys('rn').lakeTables, TOPIC, String(v), JSON.stringify({ version: v, files: 99, bytes: 1, lastCommitMs: 0, table: 'x' }));
+      const publish = (v: number) => client.eval(luaSource(new URL('../../../archiver/src/lua/', import.meta.url), 'publish-lake-table'), 1, new Keys('rn').lakeTables, TOPIC, String(v), JSON.stringify({ version: v, files: 99, bytes: 1, lastCommitMs: 0, table: 'x' }));
       expect(await publish(d.version - 1)).toBe(0);
       expect(await publish(d.version)).toBe(0);
       expect(text(section(await (await fetch(`${base}/console/topics`)).text(), `t-${TOPIC}`))).toContain(`Delta version ${d.version}, ${d.files} files`);

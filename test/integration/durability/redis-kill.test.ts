@@ -23,7 +23,7 @@ import { sleep, waitFor } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { WireClient } from '../../helpers/wire.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import {
   chainProblems, javaProducer, rawLog, rawRecords, readAll, readButLost, startConsumer, verifyLog, wireCreateTopic, wireProduce,
   startForwarder, type ConcurrentConsumer, type Forwarder, type LogRecord,

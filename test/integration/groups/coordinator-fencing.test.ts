@@ -21,7 +21,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../../common/keys.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { FindCoordinator } from '../../../broker/src/protocol/messages/find-coordinator.js';
 import { JoinGroup } from '../../../broker/src/protocol/messages/join-group.js';
 import { OffsetCommit } from '../../../broker/src/protocol/messages/offset-commit.js';

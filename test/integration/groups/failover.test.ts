@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../helpers/procs.js';
 import { useBroker } from '../broker-fixture.js';
 import { WireClient } from '../../helpers/wire.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { DescribeGroups } from '../../../broker/src/protocol/messages/describe-groups.js';
 import { FindCoordinator } from '../../../broker/src/protocol/messages/find-coordinator.js';
 import { Heartbeat } from '../../../broker/src/protocol/messages/heartbeat.js';

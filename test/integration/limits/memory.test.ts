@@ -13,7 +13,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateTopics } from '../../../broker/src/protocol/messages/create-topics.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { HOST, sleep } from '../../helpers/procs.js';
 import { apiVersionsProbe } from '../../helpers/runnel.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';

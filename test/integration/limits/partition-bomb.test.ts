@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTopics } from '../../../broker/src/protocol/messages/create-topics.js';
 import { CreatePartitions } from '../../../broker/src/protocol/messages/create-partitions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { kafkaTopics } from '../../helpers/java.js';
 import { sleep } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';

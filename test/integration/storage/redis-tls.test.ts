@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { readAll, wireCreateTopic, wireProduce } from '../../helpers/faults.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';

@@ -18,7 +18,7 @@ import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { WriteTxnMarkers } from '../../../broker/src/protocol/messages/write-txn-markers.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
 import { DeleteRecords } from '../../../broker/src/protocol/messages/delete-records.js';
-import { ErrorCode } from '../../../broker/src/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import { readBatchHeader } from '../../../common/record-batch/header.js';
 import { decodeMarkerBatch } from '../../../broker/src/log/txn-marker.js';
 import { WireClient } from '../../helpers/wire.js';

@@ -9,7 +9,7 @@
 // max.compaction.lag.ms old. The newest batch is never compacted. A broker
 // that takes a partition over starts a new active segment at the clean point.
 import type { BrokerConfig } from '../../config.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../../common/logger/logger.js';
 import type { LogManager } from '../log-manager.js';
 import type { Partition } from '../partition.js';
 import type { TopicRecord } from '../../storage/log-store.js';

@@ -3,8 +3,8 @@
 // bindings that follows the store's version counter, and the operations the
 // ACL handlers need. Off (no authorizer.class.name): everything is allowed and
 // the ACL APIs answer SECURITY_DISABLED, as in Kafka.
-import { RunnelError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import { RunnelError } from '../../../../common/errors.js';
+import type { Logger } from '../../../../common/logger/logger.js';
 import type { Session } from '../session.js';
 import type { AclStore } from './acl-store.js';
 import { authorize, authorizeAnyOfType, type AuthorizerSettings } from './authorizer.js';

@@ -21,7 +21,7 @@
 //   Kafka's calcCompletionTimesAndReturnSessionLifetimeMs, and such a session
 //   may be re-authenticated even without connections.max.reauth.ms.
 import { createHash } from 'node:crypto';
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../../../common/errors.js';
 import type { Session } from '../session.js';
 import { constantTimeEqual, passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512, scramMechanismByName, type CredentialStore } from './credentials.js';
 import { SaslAuthenticationFailure, type SaslMechanismServer } from './mechanism.js';

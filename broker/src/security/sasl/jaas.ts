@@ -3,7 +3,7 @@
 //   org.apache.kafka.common.security.plain.PlainLoginModule required
 //     username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";
 // The PLAIN server's static users are the `user_<name>="<password>"` options.
-import { RunnelError } from '../../errors.js';
+import { RunnelError } from '../../../../common/errors.js';
 
 export interface JaasEntry {
   loginModule: string;

@@ -8,7 +8,8 @@
 // is no unsecured (unsigned token) validator: the JWKS endpoint is required.
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RunnelError } from '../../errors.js';
+import { parseBoolean, parseInteger } from '../../../../common/config/values.js';
+import { RunnelError } from '../../../../common/errors.js';
 import type { JwtValidation } from './jwt.js';
 
 /** The OAUTHBEARER keys read, with Kafka's defaults. */
@@ -46,14 +47,15 @@ export function oauthBearerSettings(listenerName: string, global: Readonly<Recor
   };
   const int = (k: OAuthBearerKey, min: number): number => {
     const [key, raw] = get(k);
-    const n = Number(raw);
-    if (raw === '' || !Number.isInteger(n) || n < min) throw bad(key, `expected an integer >= ${min}, got '${raw}'`);
+    const n = parseInteger(raw, min);
+    if (n === undefined) throw bad(key, `expected an integer >= ${min}, got '${raw}'`);
     return n;
   };
   const bool = (k: OAuthBearerKey): boolean => {
     const [key, raw] = get(k);
-    if (raw !== 'true' && raw !== 'false') throw bad(key, `expected true or false, got '${raw}'`);
-    return raw === 'true';
+    const b = parseBoolean(raw);
+    if (b === undefined) throw bad(key, `expected true or false, got '${raw}'`);
+    return b;
   };
   const [urlKey, url] = get('sasl.oauthbearer.jwks.endpoint.url');
   if (url === '') throw bad(urlKey, `required when OAUTHBEARER is enabled on listener ${listenerName} (the JWKS that signs the tokens; unsigned tokens are not accepted)`);

@@ -2,7 +2,7 @@
 // listener.name.<l>.sasl.enabled.mechanisms, sasl.jaas.config,
 // listener.name.<l>.plain.sasl.jaas.config, connections.max.reauth.ms,
 // sasl.server.max.receive.size; the OAUTHBEARER keys: oauthbearer-settings.ts.
-import { RunnelError } from '../../errors.js';
+import { RunnelError } from '../../../../common/errors.js';
 import { plainUsers } from './jaas.js';
 import { SCRAM_MECHANISMS } from './credentials.js';
 import { OAUTHBEARER } from './oauthbearer.js';

@@ -1,6 +1,8 @@
 // Broker registrations, leadership leases and epochs in Redis (key contract:
 // docs/redis-keys.md). Registrations and leases hold the broker *instance*
-// (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua).
+// (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua; the
+// lease take/renew/release of common/lease/lease.ts, shared with the archiver).
+import { releaseLease, renewLease, takeLease } from '../../../../common/lease/lease.js';
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import type { Keys } from './keys.js';
@@ -8,8 +10,6 @@ import { luaSource } from './lua.js';
 import { guardWithin } from './stream-entries.js';
 
 type LeaseRedis = Redis & {
-  renewLease(key: string, holder: string, ttl: string): Promise<number>;
-  releaseLease(key: string, holder: string): Promise<number>;
   acquireCoordinatorLease(lease: string, epoch: string, holder: string, ttl: string): Promise<number>;
   registerBroker(brokers: string, nodeId: string, instance: string, json: string, now: string): Promise<[number, string?, number?]>;
   unregisterBroker(brokers: string, nodeId: string, instance: string): Promise<number>;
@@ -36,8 +36,6 @@ export class RedisClusterStore implements ClusterStore {
   private readonly redis: LeaseRedis;
 
   constructor(redis: Redis, private readonly keys: Keys) {
-    redis.defineCommand('renewLease', { numberOfKeys: 1, lua: luaSource('renew-lease') });
-    redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: luaSource('release-lease') });
     redis.defineCommand('acquireCoordinatorLease', { numberOfKeys: 2, lua: luaSource('acquire-coordinator-lease') });
     redis.defineCommand('registerBroker', { numberOfKeys: 1, lua: luaSource('register-broker') });
     redis.defineCommand('unregisterBroker', { numberOfKeys: 1, lua: luaSource('unregister-broker') });
@@ -89,15 +87,15 @@ export class RedisClusterStore implements ClusterStore {
       const epoch = await guard(this.redis.acquireCoordinatorLease(this.leaseKey(unit), this.keys.coordinatorEpoch(unit.slot), instance, String(ttlMs)));
       return epoch > 0 ? { epoch } : null;
     }
-    return (await guard(this.redis.set(this.leaseKey(unit), instance, 'PX', ttlMs, 'NX'))) === 'OK' ? { epoch: 0 } : null;
+    return (await guard(takeLease(this.redis, this.leaseKey(unit), instance, ttlMs))) ? { epoch: 0 } : null;
   }
 
   async renewLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<boolean> {
-    return (await guard(this.redis.renewLease(this.leaseKey(unit), instance, String(ttlMs)))) === 1;
+    return guard(renewLease(this.redis, this.leaseKey(unit), instance, ttlMs));
   }
 
   async releaseLease(unit: LeaseUnit, instance: string): Promise<void> {
-    await guard(this.redis.releaseLease(this.leaseKey(unit), instance));
+    await guard(releaseLease(this.redis, this.leaseKey(unit), instance));
   }
 
   async bumpLeaderEpoch(topic: string, partition: number): Promise<number> {

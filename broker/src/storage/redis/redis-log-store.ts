@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
 import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
 import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
-import { RunnelError } from '../../errors.js';
+import { RunnelError } from '../../../../common/errors.js';
 import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
 import { readAborted, readLastAborted, txnArg } from './txn-index.js';
 import { luaSource } from './lua.js';

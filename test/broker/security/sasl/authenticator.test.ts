@@ -6,7 +6,7 @@ import { SaslAuthenticator } from '../../../../broker/src/security/sasl/authenti
 import { credentialFromPassword, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../../broker/src/security/sasl/credentials.js';
 import type { SaslSettings } from '../../../../broker/src/security/sasl/settings.js';
 import { ANONYMOUS, newSession, type Session } from '../../../../broker/src/security/session.js';
-import { ErrorCode } from '../../../../broker/src/errors.js';
+import { ErrorCode } from '../../../../common/errors.js';
 import { MemoryCredentialStore } from '../../support/memory-credential-store.js';
 
 const METADATA = 3;

@@ -9,7 +9,7 @@ import { SaslAuthenticationFailure } from '../../../../broker/src/security/sasl/
 import type { JwtValidation } from '../../../../broker/src/security/sasl/jwt.js';
 import type { SaslSettings } from '../../../../broker/src/security/sasl/settings.js';
 import { newSession } from '../../../../broker/src/security/session.js';
-import { ErrorCode } from '../../../../broker/src/errors.js';
+import { ErrorCode } from '../../../../common/errors.js';
 import { MemoryCredentialStore } from '../../support/memory-credential-store.js';
 import { claimsFor, clientInitialResponse, jwksOf, makeSigningKey, signJwt } from '../../../helpers/jwt.js';
 

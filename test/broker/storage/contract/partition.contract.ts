@@ -4,7 +4,7 @@
 // producer epoch fencing) that survive a reload from the store, leader-epoch
 // fencing, and the log start that DeleteRecords moves (LogManager.advanceLogStart).
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../../../broker/src/errors.js';
+import { ErrorCode } from '../../../../common/errors.js';
 import { Partition } from '../../../../broker/src/log/partition.js';
 import { LogManager } from '../../../../broker/src/log/log-manager.js';
 import { loadBrokerConfig } from '../../../../broker/src/config.js';

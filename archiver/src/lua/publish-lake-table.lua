@@ -1,4 +1,4 @@
--- Publishes the summary of a topic's Delta table (written by the archiver after
+-- Publishes the summary of a topic's Delta table (archiver/src/commit.ts, after
 -- each commit), never replacing a newer version's summary with an older one.
 -- KEYS[1]  <prefix>:lake-tables (hash: topic -> JSON summary)
 -- ARGV[1]  topic

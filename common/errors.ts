@@ -1,3 +1,4 @@
+// The error registries of the broker and the archiver (both import common/).
 // Two error families:
 //  1. Kafka error codes (ErrorCode), returned per partition / per resource in
 //     responses, with Kafka's numbers and semantics.

@@ -1,7 +1,8 @@
-// Kafka RecordBatch v2 encoder. Used by tests and benchmarks to produce
-// byte-exact batches like real producers do (the archiver only decodes).
-import { compress } from '../../../common/record-batch/compress.js';
-import { writeCrc } from '../../../common/record-batch/header.js';
+// Kafka RecordBatch v2 encoder for tests: byte-exact batches like real producers
+// write them (codecs, control and transactional batches, offset gaps). The
+// archiver only decodes (common/record-batch); this lives with the tests.
+import { compress } from '../../common/record-batch/compress.js';
+import { writeCrc } from '../../common/record-batch/header.js';
 
 export interface EncodeRecord {
   key?: Uint8Array | null;
