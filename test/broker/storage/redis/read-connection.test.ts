@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReadConnection, entriesToBatches } from '../../../../broker/src/storage/redis/read-connection.js';
+import { ReadConnection, ShardReaders, entriesToBatches, streamingRanges } from '../../../../broker/src/storage/redis/read-connection.js';
+import type { StoredBatch } from '../../../../broker/src/storage/log-store.js';
 import { Pieces } from '../../../../broker/src/storage/redis/resp-stream.js';
 
 const servers: net.Server[] = [];
@@ -87,5 +88,26 @@ describe('ReadConnection', () => {
     expect(() => entriesToBatches([[p('0-1'), [p('b'), p('short')]]])).toThrow(/shorter than a batch header/);
     expect(() => entriesToBatches('OK')).toThrow(/not an array/);
     expect(entriesToBatches(null)).toEqual([]);
+  });
+});
+
+describe('streamingRanges', () => {
+  it('reads a MOVED slot through the fallback (ioredis), and fails on other errors', async () => {
+    let n = 0;
+    const port = await fakeRedis(() => (n++ === 0 ? Buffer.from('-MOVED 866 127.0.0.1:7001\r\n') : Buffer.from('-WRONGTYPE Operation against a key holding the wrong kind of value\r\n')));
+    const readers = new ShardReaders({ seeds: [{ host: '127.0.0.1', port }], tls: false }, null, undefined);
+    const fallbackCalls: string[] = [];
+    const stored = batch(80, 4);
+    const fallback = {
+      range: async (reverse: boolean, key: string): Promise<StoredBatch[]> => { fallbackCalls.push(`${reverse ? 'XREVRANGE' : 'XRANGE'} ${key}`); return [{ baseOffset: 5, bytes: stored }]; },
+      lastOffsetDelta: (b: StoredBatch) => b.bytes.readInt32BE(23),
+    };
+    const ranges = streamingRanges(readers, fallback);
+    const out = await ranges.range(false, 'rn:p:{t/0}:log', '5-1', '+', 3);
+    expect(out).toEqual([{ baseOffset: 5, lastOffsetDelta: 4, size: 80, pieces: [stored] }]);
+    expect(fallbackCalls).toEqual(['XRANGE rn:p:{t/0}:log']);
+    await expect(ranges.range(false, 'rn:p:{t/0}:log', '5-1', '+', 3)).rejects.toThrow(/^WRONGTYPE/);
+    expect(fallbackCalls).toHaveLength(1);
+    readers.close();
   });
 });
