@@ -106,6 +106,19 @@ export class ShardReaders {
     return c;
   }
 
+  /** After a redirection: closes the connections to nodes that own no slot in the current map (a failed-over primary). */
+  prune(): void {
+    const cluster = this.cluster;
+    if (!cluster) return;
+    const owners = new Set<string>();
+    for (const s of cluster.slots) if (s?.[0]) owners.add(s[0]);
+    for (const [node, c] of this.byNode) {
+      if (owners.has(node)) continue;
+      c.close();
+      this.byNode.delete(node);
+    }
+  }
+
   close(): void {
     for (const c of this.byNode.values()) c.close();
     this.byNode.clear();
@@ -130,8 +143,9 @@ export function streamingRanges(readers: ShardReaders, fallback: Ranges<StoredBa
       try {
         return await conn.range(reverse, key, start, end, count);
       } catch (e) {
-        if (isRedirect(e)) return viaFallback(reverse, key, start, end, count);
-        throw e;
+        if (!isRedirect(e)) throw e;
+        readers.prune();
+        return viaFallback(reverse, key, start, end, count);
       }
     },
     lastOffsetDelta: (b) => b.lastOffsetDelta,

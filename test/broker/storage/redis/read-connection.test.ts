@@ -111,3 +111,20 @@ describe('streamingRanges', () => {
     readers.close();
   });
 });
+
+describe('ShardReaders', () => {
+  it('routes by the slot map, one connection per primary, and prunes connections to nodes that own no slot', () => {
+    const slots: string[][] = Array.from({ length: 16384 }, (_, s) => [s < 8192 ? '127.0.0.1:7001' : '127.0.0.1:7002']);
+    const readers = new ShardReaders({ seeds: [{ host: '127.0.0.1', port: 7001 }], tls: false }, { slots } as never, undefined);
+    const a = readers.forSlot(0);
+    expect(readers.forSlot(100)).toBe(a);
+    const b = readers.forSlot(9000);
+    expect(b).not.toBe(a);
+    slots.fill(['127.0.0.1:7002']); // 7001 failed over: 7002 owns everything
+    readers.prune();
+    expect(readers.forSlot(0)).toBe(b);
+    slots[5] = [];
+    expect(readers.forSlot(5)).toBeNull(); // no owner known: the caller reads through ioredis
+    readers.close();
+  });
+});
