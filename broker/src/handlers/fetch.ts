@@ -1,7 +1,7 @@
 import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
-import type { TopicRecord } from '../storage/log-store.js';
+import type { FetchBatch, TopicRecord } from '../storage/log-store.js';
 import type { HandlerOf } from './types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 import { quotaUser } from '../quotas/request-throttle.js';
@@ -25,6 +25,8 @@ interface Slot {
   committed: boolean;
   /** The high watermark and LSO the partition's read was bounded by, once it returned records. */
   seen?: { highWatermark: number; lastStableOffset: number };
+  /** One past the last offset of the returned batches (read_committed looks up aborted transactions below it). */
+  upper?: number;
 }
 
 /** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
@@ -191,11 +193,13 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
     }
     const read = await Promise.all(wave.map(({ s, limit }) => readOne(s, limit)));
     wave.forEach(({ s }, k) => {
+      // The batches' pieces go to the response as they are (records given as a list of buffers).
       const kept: Buffer[] = [];
-      for (const buf of read[k]!) {
-        if (s.bytes + buf.length > budget && (total > 0 || kept.length > 0)) break;
-        kept.push(buf);
-        s.bytes += buf.length;
+      for (const batch of read[k]!) {
+        if (s.bytes + batch.size > budget && (total > 0 || kept.length > 0)) break;
+        for (const piece of batch.pieces) kept.push(piece);
+        s.bytes += batch.size;
+        s.upper = batch.baseOffset + batch.lastOffsetDelta + 1;
       }
       s.out.records = kept;
       budget -= s.bytes;
@@ -223,11 +227,8 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
  * until it meets the abort marker. An empty list when none overlaps.
  */
 async function abortedOf(s: Slot): Promise<void> {
-  const records = s.out.records;
-  const last = records[records.length - 1]!;
-  const upper = Number(last.readBigInt64BE(0)) + last.readInt32BE(23) + 1;
   try {
-    const found = await s.partition!.abortedTxns(s.req.fetchOffset, upper);
+    const found = await s.partition!.abortedTxns(s.req.fetchOffset, s.upper!);
     s.out.abortedTransactions = found.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
   } catch (e) {
     s.out.errorCode = storageCode(e);
@@ -249,10 +250,10 @@ async function prepare(s: Slot): Promise<void> {
   }
 }
 
-async function readOne(s: Slot, limit: number): Promise<Buffer[]> {
+async function readOne(s: Slot, limit: number): Promise<FetchBatch[]> {
   try {
     const seen = { highWatermark: -1, lastStableOffset: -1 };
-    const out = (await s.partition!.read(s.req.fetchOffset, limit, s.committed, seen)).map((x) => x.bytes);
+    const out = await s.partition!.readForFetch(s.req.fetchOffset, limit, s.committed, seen);
     if (out.length > 0) s.seen = seen;
     return out;
   } catch (e) {

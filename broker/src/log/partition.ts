@@ -4,7 +4,7 @@
 // dropped and rebuilt from the log tail and the stored producer states.
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
-import type { AbortedTxn, AppendRequest, LogStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
+import { fetchBatchOf, type AbortedTxn, type AppendRequest, type FetchBatch, type LogStore, type StoredBatch, type TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { ProducerStateTable } from './producer-state.js';
@@ -291,6 +291,22 @@ export class Partition {
    * KafkaError for out-of-range (always measured against the high watermark).
    */
   async read(offset: number, maxBytes: number, committed = false, seen?: { highWatermark: number; lastStableOffset: number }): Promise<StoredBatch[]> {
+    return this.readBounded(offset, maxBytes, committed, seen, (count) => this.store.read(this.tp, offset, count), (b) => b.bytes.readInt32BE(23), (b) => b.bytes.length);
+  }
+
+  /** read() for Fetch: the batches as pieces (LogStore.readForFetch where the store has it). */
+  async readForFetch(offset: number, maxBytes: number, committed = false, seen?: { highWatermark: number; lastStableOffset: number }): Promise<FetchBatch[]> {
+    const store = this.store;
+    const fetch = store.readForFetch
+      ? (count: number) => store.readForFetch!(this.tp, offset, count)
+      : async (count: number) => (await store.read(this.tp, offset, count)).map(fetchBatchOf);
+    return this.readBounded(offset, maxBytes, committed, seen, fetch, (b) => b.lastOffsetDelta, (b) => b.size);
+  }
+
+  private async readBounded<B extends { baseOffset: number }>(
+    offset: number, maxBytes: number, committed: boolean, seen: { highWatermark: number; lastStableOffset: number } | undefined,
+    fetch: (count: number) => Promise<B[]>, lastOffsetDelta: (b: B) => number, size: (b: B) => number,
+  ): Promise<B[]> {
     if (this.needsLoad) await this.ensureLoaded();
     const hw = this.highWatermark;
     if (offset < this.logStartOffset || offset > hw) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
@@ -300,21 +316,21 @@ export class Partition {
     if (seen) { seen.highWatermark = hw; seen.lastStableOffset = this.lastStableOffset; }
     if (offset >= bound) return [];
     const count = Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
-    let batches: StoredBatch[];
+    let batches: B[];
     try {
-      batches = await this.store.read(this.tp, offset, count);
+      batches = await fetch(count);
     } catch (e) {
       throw e instanceof RunnelError ? new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, e.message) : e;
     }
-    const out: StoredBatch[] = [];
+    const out: B[] = [];
     let bytes = 0;
     for (const b of batches) {
       if (b.baseOffset >= bound) break; // written but not yet acknowledged (or, read_committed, not yet decided)
-      const last = b.baseOffset + b.bytes.readInt32BE(23);
+      const last = b.baseOffset + lastOffsetDelta(b);
       if (last < offset) continue;
-      if (out.length > 0 && bytes + b.bytes.length > maxBytes) break;
+      if (out.length > 0 && bytes + size(b) > maxBytes) break;
       out.push(b);
-      bytes += b.bytes.length;
+      bytes += size(b);
     }
     return out;
   }

@@ -35,26 +35,44 @@ export class Framer {
     return { kind: 'frames', frames };
   }
 
+  /** The length prefix, read across chunks when the first is shorter than 4 bytes (no join). */
   private peekInt32(): number {
     const head = this.pending[0]!;
     if (head.length >= 4) return head.readInt32BE(0);
-    return this.join().readInt32BE(0);
+    let v = 0;
+    let got = 0;
+    for (const c of this.pending) {
+      for (let i = 0; i < c.length && got < 4; i++, got++) v = (v << 8) | c[i]!;
+      if (got === 4) break;
+    }
+    return v | 0;
   }
 
-  private join(): Buffer {
-    const all = Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [all];
-    return all;
-  }
-
+  /**
+   * The next `n` bytes. A frame inside one received chunk is a view of it (no
+   * copy); one spread over chunks is copied once into a buffer of exactly its
+   * size: the bytes after it stay views of their chunk, so the next frame
+   * neither gets copied with this one nor keeps it alive.
+   */
   private take(n: number): Buffer {
     if (n === 0) return Buffer.alloc(0);
-    let head = this.pending[0]!;
-    if (head.length < n) head = this.join();
-    const out = head.subarray(0, n);
-    if (head.length === n) this.pending.shift();
-    else this.pending[0] = head.subarray(n);
+    const head = this.pending[0]!;
     this.pendingBytes -= n;
+    if (head.length >= n) {
+      if (head.length === n) this.pending.shift();
+      else this.pending[0] = head.subarray(n);
+      return head.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const c = this.pending[0]!;
+      const k = Math.min(c.length, n - filled);
+      c.copy(out, filled, 0, k);
+      filled += k;
+      if (k === c.length) this.pending.shift();
+      else this.pending[0] = c.subarray(k);
+    }
     return out;
   }
 }

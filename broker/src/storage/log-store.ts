@@ -26,6 +26,25 @@ export interface StoredBatch {
   bytes: Buffer;
 }
 
+/**
+ * A stored batch as Fetch reads it: its bytes as pieces whose concatenation is
+ * the batch (a store may hand out uncopied slices of what it received), with
+ * the header field the read needs.
+ */
+export interface FetchBatch {
+  baseOffset: number;
+  /** The batch header's lastOffsetDelta: its last offset is baseOffset + lastOffsetDelta. */
+  lastOffsetDelta: number;
+  /** Bytes in all pieces. */
+  size: number;
+  pieces: Buffer[];
+}
+
+/** A StoredBatch as a one-piece FetchBatch. */
+export function fetchBatchOf(b: StoredBatch): FetchBatch {
+  return { baseOffset: b.baseOffset, lastOffsetDelta: b.bytes.readInt32BE(23), size: b.bytes.length, pieces: [b.bytes] };
+}
+
 export interface PartitionTail {
   /** Last stored batch, or null when the stream is empty. */
   last: StoredBatch | null;
@@ -130,6 +149,12 @@ export interface LogStore {
    * the two.
    */
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]>;
+  /**
+   * read() for Fetch, the batches as pieces; optional: a store without it is
+   * read with read(). The Redis store streams the reply into slices of its
+   * socket chunks (no re-assembly of a batch).
+   */
+  readForFetch?(tp: TopicPartition, offset: number, count: number): Promise<FetchBatch[]>;
   /** Batches with baseOffset <= offset, newest first, at most `count` (for tail scans). */
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]>;
   /** Moves the stored log start, and drops aborted transactions that end below it from the index. */

@@ -33,3 +33,37 @@ describe('Framer', () => {
     expect(r).toEqual({ kind: 'frames', frames: [] });
   });
 });
+
+/** A chunk with its own ArrayBuffer (not a slice of Node's shared pool), so "same buffer" means "not copied". */
+const own = (b: Buffer): Buffer => Buffer.from(new Uint8Array(b).buffer);
+
+describe('Framer copies', () => {
+  it('hands out a frame that arrived in one chunk as a view of that chunk (no copy)', () => {
+    const chunk = own(Buffer.concat([frame(Buffer.from('first')), frame(Buffer.from('second'))]));
+    const r = new Framer(1024).push(chunk);
+    expect(r.kind).toBe('frames');
+    const frames = r.kind === 'frames' ? r.frames : [];
+    expect(frames.map((f) => f.toString())).toEqual(['first', 'second']);
+    for (const f of frames) expect(f.buffer).toBe(chunk.buffer);
+  });
+
+  it('copies a frame spread over chunks into one buffer of its size; the next frame stays a view of its chunk', () => {
+    const big = Buffer.from(Array.from({ length: 3000 }, (_, i) => i & 0xff));
+    const bytes = Buffer.concat([frame(big), frame(Buffer.from('next'))]);
+    const f = new Framer(1 << 20);
+    // the prefix split 2+2, the body over three chunks, the last holding the next frame too
+    const cuts = [0, 2, 1000, 2500, bytes.length];
+    const out: Buffer[] = [];
+    const chunks = cuts.slice(1).map((end, i) => own(bytes.subarray(cuts[i]!, end)));
+    for (const c of chunks) {
+      const r = f.push(c);
+      if (r.kind === 'frames') out.push(...r.frames);
+    }
+    expect(out.map((x) => x.length)).toEqual([3000, 4]);
+    expect(out[0]!.equals(big)).toBe(true);
+    for (const c of chunks) expect(out[0]!.buffer).not.toBe(c.buffer);
+    expect(out[1]!.toString()).toBe('next');
+    expect(out[1]!.buffer).toBe(chunks[chunks.length - 1]!.buffer);
+    expect(f.pendingBytes).toBe(0);
+  });
+});

@@ -6,6 +6,8 @@
 // connection, not the ioredis fallback: after the appends Redis lists a
 // connection of the broker that did not exist before them and whose last
 // command is EXEC, and the fence ran as EVALSHA (the fallback sends EVAL).
+// Likewise Fetch takes the streaming read connection: after the consume Redis
+// lists another new connection of the broker whose last command is XRANGE.
 // The same check runs on a plain redis:// server with an ACL user. A wrong CA
 // or a missing client certificate makes the broker exit non-zero at start
 // with the reason, instead of retrying.
@@ -86,6 +88,11 @@ async function roundTripOnFastPath(broker: RunnelBroker, q: Query, topic: string
   expect(read.map((r) => [r.offset, r.key, r.value])).toEqual(
     Array.from({ length: BATCHES * PER_BATCH }, (_, o) => [o, `k${Math.floor(o / PER_BATCH)}`, `v${Math.floor(o / PER_BATCH)}.${o % PER_BATCH}`]),
   );
+  // Fetch took the streaming read connection: opened by the reads, authenticated as the ACL user, last command XRANGE.
+  const afterReads = await brokerClients(q);
+  const seen = new Set([...known, ...appenders.map((x) => x.id)]);
+  const readers = afterReads.filter((x) => !seen.has(x.id) && x.cmd === 'xrange');
+  expect(readers.map((x) => x.user), `no new broker connection whose last command is XRANGE: fetches did not take the read connection\n${afterReads.map((x) => x.line).join('\n')}`).toEqual([USER]);
 }
 
 describe('rediss:// with client certificates and an ACL user', () => {

@@ -11,7 +11,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 
-type Reply = string | number | null | Error | Reply[];
+export type Reply = string | number | null | Error | Reply[];
 
 interface Pending {
   resolve(r: Reply): void;
@@ -89,9 +89,9 @@ export function bulk(s: string): string {
 }
 
 export class AppendConnection {
-  private socket: net.Socket | null = null;
+  protected socket: net.Socket | null = null;
   private connecting: Promise<void> | null = null;
-  private readonly pending: Pending[] = [];
+  protected readonly pending: Pending[] = [];
   private buf: Buffer = Buffer.alloc(0);
   private corked = false;
   /** Connected and set up: commands go straight to the socket. */
@@ -166,7 +166,7 @@ export class AppendConnection {
     return this.connecting;
   }
 
-  private teardown(s: net.Socket, e: Error): void {
+  protected teardown(s: net.Socket, e: Error): void {
     s.destroy();
     if (this.socket !== s) return; // an older socket closing late: its commands were failed already
     this.socket = null;
@@ -240,7 +240,7 @@ export class AppendConnection {
     if (this.socket) this.teardown(this.socket, new Error('append connection closed'));
   }
 
-  private onData(d: Buffer): void {
+  protected onData(d: Buffer): void {
     this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
     let at = 0;
     try {

@@ -6,6 +6,12 @@ import type { StoredBatch, TopicPartition } from '../log-store.js';
 import { entryId, type Keys } from './keys.js';
 import { storageError, toBatches, type RawEntry } from './stream-entries.js';
 
+/** XRANGE / XREVRANGE (`reverse`) of a log stream as batches of some shape. */
+export interface Ranges<B> {
+  range(reverse: boolean, key: string, start: string, end: string, count: number): Promise<B[]>;
+  lastOffsetDelta(b: B): number;
+}
+
 export class LogReads {
   constructor(private readonly client: () => RedisClient, private readonly keys: Keys) {}
 
@@ -18,25 +24,36 @@ export class LogReads {
    * the prefix, so the prefix read after it holds what the log lost.
    */
   async read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> {
+    return this.readVia(this.ioredisRanges, tp, offset, count);
+  }
+
+  /** read() with the ranges of `via` (for Fetch, the streaming read connection's). */
+  async readVia<B extends { baseOffset: number }>(via: Ranges<B>, tp: TopicPartition, offset: number, count: number): Promise<B[]> {
     try {
-      const from = await this.readStream(this.keys.log(tp), offset, count);
+      const from = await this.readStream(via, this.keys.log(tp), offset, count);
       if (from.length > 0 && from[0]!.baseOffset <= offset) return from;
-      const compacted = await this.readStream(this.keys.compacted(tp), offset, count);
+      const compacted = await this.readStream(via, this.keys.compacted(tp), offset, count);
       // A compacted batch may end before `offset` (its last records were removed): useless here.
-      return compacted.some((b) => b.baseOffset + b.bytes.readInt32BE(23) >= offset) ? compacted : from;
+      return compacted.some((b) => b.baseOffset + via.lastOffsetDelta(b) >= offset) ? compacted : from;
     } catch (e) {
       throw storageError(e);
     }
   }
 
   /** The batch of `key` containing `offset` (or the last one before it) and the following ones. */
-  private async readStream(key: string, offset: number, count: number): Promise<StoredBatch[]> {
+  private async readStream<B extends { baseOffset: number }>(via: Ranges<B>, key: string, offset: number, count: number): Promise<B[]> {
     const id = entryId(offset);
-    const from = toBatches(await (this.client().xrangeBuffer(key, id, '+', 'COUNT', count) as unknown as Promise<RawEntry[]>));
+    const from = await via.range(false, key, id, '+', count);
     if (from.length > 0 && from[0]!.baseOffset === offset) return from;
-    const containing = toBatches(await (this.client().xrevrangeBuffer(key, id, '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>));
+    const containing = await via.range(true, key, id, '-', 1);
     return containing.length ? [containing[0]!, ...from].slice(0, count) : from;
   }
+
+  /** The ranges as ioredis reads them (each batch one Buffer). */
+  readonly ioredisRanges: Ranges<StoredBatch> = {
+    range: async (reverse, key, start, end, count) => toBatches(await ((reverse ? this.client().xrevrangeBuffer(key, start, end, 'COUNT', count) : this.client().xrangeBuffer(key, start, end, 'COUNT', count)) as unknown as Promise<RawEntry[]>)),
+    lastOffsetDelta: (b) => b.bytes.readInt32BE(23),
+  };
 
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> {
     try {

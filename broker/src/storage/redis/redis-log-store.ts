@@ -4,12 +4,13 @@ import type { ConnectionOptions } from 'node:tls';
 import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
 import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
 import { RunnelError } from '../../../../common/errors.js';
-import type { AbortedTxn, AppendRequest, AppendResult, LogStore, PartitionTail, StoredBatch, TopicPartition, TopicRecord } from '../log-store.js';
+import { fetchBatchOf, type AbortedTxn, type AppendRequest, type AppendResult, type FetchBatch, type LogStore, type PartitionTail, type StoredBatch, type TopicPartition, type TopicRecord } from '../log-store.js';
 import { readAborted, readLastAborted, txnArg } from './txn-index.js';
 import { luaSource } from './lua.js';
 import { guard, guardWithin, storageError, toBatches, type RawEntry } from './stream-entries.js';
 import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from './redis-compaction.js';
-import { LogReads } from './log-reads.js';
+import { LogReads, type Ranges } from './log-reads.js';
+import { ShardReaders, streamingRanges } from './read-connection.js';
 import { decodeTopic, encodeTopic } from './topic-records.js';
 import { Keys, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
@@ -66,6 +67,9 @@ export class RedisLogStore implements LogStore {
   private readonly endpoints: RedisEndpoints;
   /** Zero-copy append path (plain or TLS; one connection per primary in cluster mode); null for unix sockets (ioredis appends). */
   private appenders: ShardAppenders | null = null;
+  /** Streaming read path for Fetch (read-connection.ts); null for unix sockets (ioredis reads). */
+  private readers: ShardReaders | null = null;
+  private fetchRanges: Ranges<FetchBatch> | null = null;
   private clusterMode = false;
   readonly compaction: RedisCompaction;
   private readonly reads: LogReads;
@@ -132,6 +136,8 @@ export class RedisLogStore implements LogStore {
     this.appenders = this.endpoints.socketPath
       ? null
       : new ShardAppenders(this.endpoints, isCluster(client) ? client : null, this.options.tls, [['SCRIPT', 'LOAD', FENCE_LUA]]);
+    this.readers = this.endpoints.socketPath ? null : new ShardReaders(this.endpoints, isCluster(client) ? client : null, this.options.tls);
+    this.fetchRanges = this.readers ? streamingRanges(this.readers, this.reads.ioredisRanges) : null;
   }
 
   get keyNames(): Keys { return this.keys; }
@@ -311,6 +317,11 @@ export class RedisLogStore implements LogStore {
 
   read(tp: TopicPartition, offset: number, count: number): Promise<StoredBatch[]> { return this.reads.read(tp, offset, count); }
 
+  async readForFetch(tp: TopicPartition, offset: number, count: number): Promise<FetchBatch[]> {
+    if (this.fetchRanges) return this.reads.readVia(this.fetchRanges, tp, offset, count);
+    return (await this.reads.read(tp, offset, count)).map(fetchBatchOf);
+  }
+
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> { return this.reads.readBackwards(tp, beforeOrAt, count); }
 
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
@@ -462,6 +473,7 @@ export class RedisLogStore implements LogStore {
 
   async close(): Promise<void> {
     this.appenders?.close();
+    this.readers?.close();
     this.client?.disconnect();
   }
 }

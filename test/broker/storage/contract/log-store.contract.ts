@@ -33,6 +33,19 @@ export async function fill(store: LogStore, tp: { topic: string; partition: numb
 
 const bases = (bs: StoredBatch[]): number[] => bs.map((b) => b.baseOffset);
 
+/**
+ * A store with readForFetch (the Redis store's streaming read path) returns
+ * what read returns, each batch as pieces that join to its bytes, with its
+ * lastOffsetDelta and size. Stores without it are read with read().
+ */
+async function fetchReadsMatch(s: LogStore, tp: { topic: string; partition: number }, offset: number, count: number): Promise<void> {
+  if (!s.readForFetch) return;
+  const want = await s.read(tp, offset, count);
+  const got = await s.readForFetch(tp, offset, count);
+  expect(got.map((b) => ({ baseOffset: b.baseOffset, bytes: Buffer.concat(b.pieces) }))).toEqual(want);
+  expect(got.map((b) => [b.lastOffsetDelta, b.size])).toEqual(want.map((b) => [lastDelta(b.bytes), b.bytes.length]));
+}
+
 export function logStoreContract(open: Factory<LogStore>): void {
   const store = perTest(open);
 
@@ -149,6 +162,7 @@ export function logStoreContract(open: Factory<LogStore>): void {
       for (let i = 1; i < all.length; i++) expect(all[i]!.baseOffset).toBe(all[i - 1]!.baseOffset + lastDelta(all[i - 1]!.bytes) + 1);
       expect(await s.readBackwards(tp, 6, 2)).toEqual([written[2], written[1]]);
       expect(await s.readBackwards(tp, 100, 10)).toEqual([...written].reverse());
+      for (const [offset, count] of [[0, 100], [4, 2], [5, 1], [10, 5]] as const) await fetchReadsMatch(s, tp, offset, count);
     });
   });
 
@@ -237,6 +251,7 @@ export function logStoreContract(open: Factory<LogStore>): void {
       // From the log: offsets at or above the clean point.
       expect(await s.read(tp, 6, 10)).toEqual([w[3]]);
       expect(await s.readBackwards(tp, 100, 10)).toEqual([w[3], w[2], w[0]]);
+      for (const offset of [0, 3, 4, 6]) await fetchReadsMatch(s, tp, offset, 10);
     });
 
     it('trimBefore removes batches of the compacted prefix too', async () => {
