@@ -27,7 +27,7 @@ export interface EncodeResult {
 /**
  * ZSTD at parquet-rs's default level (1; parquet-wasm 0.8 exposes no level setting).
  * Page statistics everywhere except `key` and `value`: min/max of opaque payloads
- * prune nothing, and computing them cost ~35% of the Parquet write
+ * prune nothing, and computing them cost ~5% of the Parquet write
  * (bench/archiver/README.md). Delta's `add.stats` do not use them.
  */
 export function writerProps(): pq.WriterProperties {
