@@ -98,6 +98,13 @@ function growI64(a: BigInt64Array<ArrayBuffer>, need: number): BigInt64Array<Arr
   n.set(a);
   return n;
 }
+const TWO32 = 4294967296;
+/** Element i of an int64 column seen as int32 words (little-endian) = v, an integer with |v| < 2^53. */
+function setI64(w: Int32Array<ArrayBuffer>, i: number, v: number) {
+  w[2 * i] = v | 0;
+  w[2 * i + 1] = Math.floor(v / TWO32);
+}
+const words = (a: BigInt64Array<ArrayBuffer>) => new Int32Array(a.buffer, a.byteOffset, a.length * 2);
 function growU8(a: Uint8Array<ArrayBuffer>, need: number): Uint8Array<ArrayBuffer> {
   if (need <= a.length) return a;
   const n = new Uint8Array(Math.max(need, a.length * 2));
@@ -164,6 +171,8 @@ export class ColumnSet {
   partition = new Int32Array(64);
   offset = new BigInt64Array(64);
   timestamp = new BigInt64Array(64);
+  private offsetW = words(this.offset);
+  private timestampW = words(this.timestamp);
   tsType = new Uint8Array(64);
   key: BinCol;
   value: BinCol;
@@ -192,12 +201,16 @@ export class ColumnSet {
       this.partition = growI32(this.partition, cap);
       this.offset = growI64(this.offset, cap);
       this.timestamp = growI64(this.timestamp, cap);
+      this.offsetW = words(this.offset);
+      this.timestampW = words(this.timestamp);
       this.tsType = growU8(this.tsType, cap);
     }
     this.headerOffsets = growI32(this.headerOffsets, i + 2);
     this.partition[i] = partition;
-    this.offset[i] = BigInt(offset);
-    this.timestamp[i] = BigInt(tsMs) * 1000n;
+    // int64 columns written as two little-endian int32 words: no BigInt per record
+    // (values are integers below 2^53: exact as doubles)
+    setI64(this.offsetW, i, offset);
+    setI64(this.timestampW, i, tsMs * 1000);
     this.tsType[i] = tsType;
     this.key.push(buf, kS, kL);
     this.value.push(buf, vS, vL);

@@ -24,10 +24,18 @@ export interface EncodeResult {
   records: number;
 }
 
-function writerProps(): pq.WriterProperties {
+/**
+ * ZSTD at parquet-rs's default level (1; parquet-wasm 0.8 exposes no level setting).
+ * Page statistics everywhere except `key` and `value`: min/max of opaque payloads
+ * prune nothing, and computing them cost ~5% of the Parquet write
+ * (bench/archiver/README.md). Delta's `add.stats` do not use them.
+ */
+export function writerProps(): pq.WriterProperties {
   return new pq.WriterPropertiesBuilder()
     .setCompression(pq.Compression.ZSTD)
     .setStatisticsEnabled(pq.EnabledStatistics.Page)
+    .setColumnStatisticsEnabled('key', pq.EnabledStatistics.None)
+    .setColumnStatisticsEnabled('value', pq.EnabledStatistics.None)
     .setCreatedBy('runnel-archiver')
     .setColumnDictionaryEnabled('key', false)
     .setColumnDictionaryEnabled('value', false)
