@@ -27,6 +27,8 @@ interface Slot {
   seen?: { highWatermark: number; lastStableOffset: number };
   /** One past the last offset of the returned batches (read_committed looks up aborted transactions below it). */
   upper?: number;
+  /** The byte limit the partition was last read with. */
+  limit?: number;
 }
 
 /** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
@@ -131,6 +133,8 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
     } else if (fc.kind === 'full' && sessions) {
       sessionId = sessions.create(ctx.apiVersion, slots.map((s) => ({ target: s.req, outcome: outcomeOf(s) })), Date.now());
     }
+    // The consumer fetches next where this answer ends: start those reads now (read-ahead.ts).
+    for (const s of slots) if (s.partition && s.out.records.length > 0) s.partition.readAhead(s.upper!, s.limit!, s.committed);
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: byTopic(answered, byId, topicsSeen) };
   },
 };
@@ -192,7 +196,7 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
       charged += charge;
     }
     const read = await Promise.all(wave.map(({ s, limit }) => readOne(s, limit)));
-    wave.forEach(({ s }, k) => {
+    wave.forEach(({ s, limit }, k) => {
       // The batches' pieces go to the response as they are (records given as a list of buffers).
       const kept: Buffer[] = [];
       for (const batch of read[k]!) {
@@ -204,6 +208,7 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
       s.out.records = kept;
       budget -= s.bytes;
       total += s.bytes;
+      s.limit = limit;
     });
   }
   for (const s of live) {

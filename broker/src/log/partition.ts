@@ -10,6 +10,7 @@ import type { TxnMarker } from '../transactions/types.js';
 import { ProducerStateTable } from './producer-state.js';
 import { leaseUnitOf } from './internal-topics.js';
 import { buildMarkerBatch } from './txn-marker.js';
+import { ReadAhead } from './read-ahead.js';
 
 /** Most aborted transactions one read_committed fetch looks at (a consumer far behind many aborts gets the first ones; see docs). */
 const ABORTED_SCAN_LIMIT = 1000;
@@ -103,6 +104,8 @@ export class Partition {
    */
   private async load(): Promise<void> {
     while (this.queue.length > 0) await new Promise<void>((r) => this.idle.push(r));
+    this.generation++;
+    this.ahead.clear();
     const [tail, producers, lastAborted] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp), this.store.lastAbortedOffset(this.tp)]);
     this.lastAbortedOffset = lastAborted;
     this.logStartOffset = tail.logStartOffset;
@@ -161,6 +164,18 @@ export class Partition {
   /** Marks the in-memory view stale; the next operation reloads it from the store. */
   invalidate(): void {
     this.needsLoad = true;
+    this.generation++;
+    this.ahead.clear();
+  }
+
+  /** Sequential fetches' next reads, started early (see read-ahead.ts). */
+  readonly ahead = new ReadAhead<FetchBatch>();
+  /** Bumped by every reload: a read ahead from before it is never served. */
+  private generation = 0;
+
+  /** The state a read ahead is valid for: this load of the partition, its epoch, and its compacted prefix. */
+  private aheadStamp(): string {
+    return `${this.generation}:${this.leaderEpoch}:${this.cleanedTo}`;
   }
 
   async append(batch: Buffer, opts: AppendOptions): Promise<AppendOutcome> {
@@ -294,13 +309,40 @@ export class Partition {
     return this.readBounded(offset, maxBytes, committed, seen, (count) => this.store.read(this.tp, offset, count), (b) => b.bytes.readInt32BE(23), (b) => b.bytes.length);
   }
 
-  /** read() for Fetch: the batches as pieces (LogStore.readForFetch where the store has it). */
+  /**
+   * read() for Fetch: the batches as pieces (LogStore.readForFetch where the
+   * store has it), taken from a read started ahead at `offset` when there is
+   * one (readAhead).
+   */
   async readForFetch(offset: number, maxBytes: number, committed = false, seen?: { highWatermark: number; lastStableOffset: number }): Promise<FetchBatch[]> {
-    const store = this.store;
-    const fetch = store.readForFetch
-      ? (count: number) => store.readForFetch!(this.tp, offset, count)
-      : async (count: number) => (await store.read(this.tp, offset, count)).map(fetchBatchOf);
+    const fetch = async (count: number): Promise<FetchBatch[]> => {
+      const ahead = this.ahead.take(offset, count, this.aheadStamp());
+      const got = ahead ? await ahead : null;
+      return got ?? this.readStored(offset, count);
+    };
     return this.readBounded(offset, maxBytes, committed, seen, fetch, (b) => b.lastOffsetDelta, (b) => b.size);
+  }
+
+  /**
+   * Starts the store read of the next fetch at `offset` (where the answer just
+   * handed out ended), for the same `maxBytes`: see read-ahead.ts. Only where
+   * records are already visible there; at the tail the fetch long-polls instead.
+   */
+  readAhead(offset: number, maxBytes: number, committed: boolean): void {
+    if (this.needsLoad || offset < this.cleanedTo) return;
+    if (offset >= (committed ? this.lastStableOffset : this.highWatermark)) return;
+    const count = this.readCount(maxBytes);
+    this.ahead.start(offset, count, this.aheadStamp(), Math.min(maxBytes, Math.ceil(count * this.avgBatchBytes)), () => this.readStored(offset, count));
+  }
+
+  private readStored(offset: number, count: number): Promise<FetchBatch[]> {
+    const store = this.store;
+    return store.readForFetch ? store.readForFetch(this.tp, offset, count) : store.read(this.tp, offset, count).then((bs) => bs.map(fetchBatchOf));
+  }
+
+  /** How many stored batches a read of `maxBytes` asks for, by the running average batch size. */
+  private readCount(maxBytes: number): number {
+    return Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
   }
 
   private async readBounded<B extends { baseOffset: number }>(
@@ -315,7 +357,7 @@ export class Partition {
     // same ones, so a consumer that got everything up to them sees their end.
     if (seen) { seen.highWatermark = hw; seen.lastStableOffset = this.lastStableOffset; }
     if (offset >= bound) return [];
-    const count = Math.max(1, Math.min(1000, Math.floor(maxBytes / this.avgBatchBytes)));
+    const count = this.readCount(maxBytes);
     let batches: B[];
     try {
       batches = await fetch(count);

@@ -15,6 +15,7 @@ import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { FetchSessionCache } from '../../../broker/src/fetch/fetch-sessions.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
+import { sharedReadAheadBudget } from '../../../broker/src/log/read-ahead.js';
 import { wireRequest } from '../support/requests.js';
 
 /** Counts the bytes of stored batches handed to readers. */
@@ -136,13 +137,61 @@ describe('produce and fetch handlers', () => {
     const p0 = req.topics[0]!.partitions[0]!;
     req.topics[0]!.partitions = Array.from({ length: 20 }, (_, i) => ({ ...p0, partition: i, partitionMaxBytes: 1 << 20 }));
     store.readBytes = 0;
-    const parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    // The fetch's own reads: no read ahead for the next fetch (its bound is its own budget, below).
+    const limit = sharedReadAheadBudget.limit;
+    sharedReadAheadBudget.limit = 0;
+    let parts;
+    try {
+      parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+    } finally {
+      sharedReadAheadBudget.limit = limit;
+    }
     const served = parts.reduce((n: number, p: any) => n + p.records.reduce((m: number, r: Buffer) => m + r.length, 0), 0);
     expect(served).toBeGreaterThan(200_000);
     expect(served).toBeLessThanOrEqual(300_000);
     // 20 partitions x 200 KB are stored; at most the budget plus one topic-max-batch allowance is read.
     expect(store.readBytes).toBeLessThanOrEqual(300_000 + 1_048_588);
     expect(parts.every((p: any) => p.highWatermark === 4)).toBe(true);
+  });
+
+  it('reads ahead where each answered partition ends, within the broker-wide read-ahead budget', async () => {
+    const store = new CountingStore();
+    const b = services(store);
+    await b.log.createTopic('t', 8, {});
+    for (let index = 0; index < 8; index++) {
+      for (let i = 0; i < 4; i++) {
+        const req = produceReq('t', buildBatch([{ key: null, value: Buffer.alloc(50_000, i) }]));
+        req.topicData[0]!.partitionData[0]!.index = index;
+        await produceHandler.handle(req, ctx(9), b);
+      }
+    }
+    const req = fetchReq('t', 0);
+    req.maxBytes = 1 << 20;
+    const p0 = req.topics[0]!.partitions[0]!;
+    req.topics[0]!.partitions = Array.from({ length: 8 }, (_, i) => ({ ...p0, partition: i, partitionMaxBytes: 60_000 }));
+    const parts = await Promise.all(Array.from({ length: 8 }, (_, i) => b.log.partition('t', i)));
+    const limit = sharedReadAheadBudget.limit;
+    const before = sharedReadAheadBudget.used;
+    try {
+      await fetchHandler.handle(req, ctx(11), b);
+      expect(parts.every((p) => p.ahead.size === 1)).toBe(true);
+      const each = (sharedReadAheadBudget.used - before) / 8;
+      expect(each).toBeGreaterThan(0);
+      for (const p of parts) p.ahead.clear();
+      expect(sharedReadAheadBudget.used).toBe(before);
+      sharedReadAheadBudget.limit = before + 4.5 * each; // room for 4 of the 8 partitions' next reads
+      await fetchHandler.handle(req, ctx(11), b);
+      expect(parts.filter((p) => p.ahead.size === 1).length).toBe(4);
+      expect(sharedReadAheadBudget.used).toBeLessThanOrEqual(sharedReadAheadBudget.limit);
+      // The next fetch, at offset 1 of every partition, takes those four reads.
+      req.topics[0]!.partitions = req.topics[0]!.partitions.map((p) => ({ ...p, fetchOffset: 1 }));
+      const next = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
+      expect(next.map((p: any) => batchesOf(p).length)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+      expect(parts.reduce((n, p) => n + p.ahead.taken, 0)).toBe(4);
+      for (const p of parts) p.ahead.clear();
+    } finally {
+      sharedReadAheadBudget.limit = limit;
+    }
   });
 
   it('caps a request max_bytes at fetch.max.bytes', async () => {
