@@ -90,6 +90,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   fetchMaxBytes: number;
   /** Incremental fetch sessions one broker keeps (Kafka's max.incremental.fetch.session.cache.slots); 0 disables them. */
   maxIncrementalFetchSessionCacheSlots: number;
+  /** Bytes of store reads started ahead for consumers' next fetches, over all partitions (Runnel's name); 0 disables read-ahead. */
+  fetchReadAheadBytes: number;
   /** Client quotas are measured over this many samples (Kafka's quota.window.num)... */
   quotaWindowNum: number;
   /** ...of this many seconds each (quota.window.size.seconds). */
@@ -202,6 +204,7 @@ const SETTINGS: Setting[] = [
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
+  { key: 'fetch.read.ahead.bytes', field: 'fetchReadAheadBytes', kind: 'int', default: '67108864' },
   { key: 'quota.window.num', field: 'quotaWindowNum', kind: 'int', default: '11' },
   { key: 'quota.window.size.seconds', field: 'quotaWindowSizeSeconds', kind: 'int', default: '1' },
   { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },

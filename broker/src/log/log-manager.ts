@@ -3,6 +3,7 @@
 // created it).
 import { randomUUID } from 'node:crypto';
 import type { BrokerConfig } from '../config.js';
+import { ReadAheadBudget } from './read-ahead.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
@@ -45,7 +46,12 @@ export class LogManager {
   private partitions = new Map<string, Partition>();
   private lastFullRefresh = 0;
 
-  constructor(readonly store: LogStore, readonly config: BrokerConfig) {}
+  /** The byte budget of all partitions' reads ahead (fetch.read.ahead.bytes). */
+  readonly readAheadBudget: ReadAheadBudget;
+
+  constructor(readonly store: LogStore, readonly config: BrokerConfig) {
+    this.readAheadBudget = new ReadAheadBudget(config.fetchReadAheadBytes);
+  }
 
   async refreshTopics(): Promise<TopicRecord[]> {
     // A stored record with an absurd partition count is quarantined (served with no partitions), never enumerated.
@@ -209,7 +215,7 @@ export class LogManager {
     const key = `${t.name}\u0000${index}`;
     let p = this.partitions.get(key);
     if (!p) {
-      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs });
+      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs, readAheadBudget: this.readAheadBudget });
       this.partitions.set(key, p);
     }
     return p;

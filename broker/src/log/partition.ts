@@ -10,7 +10,7 @@ import type { TxnMarker } from '../transactions/types.js';
 import { ProducerStateTable } from './producer-state.js';
 import { leaseUnitOf } from './internal-topics.js';
 import { buildMarkerBatch } from './txn-marker.js';
-import { ReadAhead } from './read-ahead.js';
+import { ReadAhead, ReadAheadBudget, BUDGET_BYTES } from './read-ahead.js';
 
 /** Most aborted transactions one read_committed fetch looks at (a consumer far behind many aborts gets the first ones; see docs). */
 const ABORTED_SCAN_LIMIT = 1000;
@@ -50,6 +50,8 @@ export interface EpochHistory {
 
 export interface PartitionOptions {
   producerIdExpirationMs: number;
+  /** Shared by all partitions of a broker (fetch.read.ahead.bytes); a partition made alone gets its own. */
+  readAheadBudget?: ReadAheadBudget;
 }
 
 export class Partition {
@@ -85,6 +87,7 @@ export class Partition {
   constructor(readonly tp: TopicPartition, private readonly store: LogStore, private readonly opts: PartitionOptions = { producerIdExpirationMs: 86_400_000 }) {
     this.unit = leaseUnitOf(tp);
     this.producers = new ProducerStateTable(opts.producerIdExpirationMs);
+    this.ahead = new ReadAhead(opts.readAheadBudget ?? new ReadAheadBudget(BUDGET_BYTES));
   }
 
   get ready(): boolean { return !this.needsLoad; }
@@ -169,7 +172,7 @@ export class Partition {
   }
 
   /** Sequential fetches' next reads, started early (see read-ahead.ts). */
-  readonly ahead = new ReadAhead<FetchBatch>();
+  readonly ahead: ReadAhead<FetchBatch>;
   /** Bumped by every reload: a read ahead from before it is never served. */
   private generation = 0;
 

@@ -9,8 +9,8 @@
 //   positions read as before;
 // - a slot not taken within TTL_MS is dropped (the consumer went away);
 // - every slot is charged the bytes its read asked for against one budget
-//   shared by all partitions of the broker (BUDGET_BYTES). When it is spent,
-//   no read ahead starts.
+//   shared by all partitions of the broker (fetch.read.ahead.bytes, 64 MiB by
+//   default; 0 turns read-ahead off). When it is spent, no read ahead starts.
 //
 // A slot is tied to a stamp of the partition's state (its load generation and
 // leader epoch, and the compacted prefix). Any change makes it a miss, so a
@@ -36,8 +36,6 @@ export class ReadAheadBudget {
   }
 }
 
-/** The broker-wide budget (one per process). */
-export const sharedReadAheadBudget = new ReadAheadBudget(BUDGET_BYTES);
 
 interface Slot<B> {
   count: number;
@@ -54,7 +52,7 @@ export class ReadAhead<B> {
   started = 0;
   taken = 0;
 
-  constructor(private readonly budget: ReadAheadBudget = sharedReadAheadBudget, private readonly ttlMs = TTL_MS) {}
+  constructor(private readonly budget: ReadAheadBudget, private readonly ttlMs = TTL_MS) {}
 
   /**
    * The batches read ahead at `offset`, if a slot exists for the same stamp

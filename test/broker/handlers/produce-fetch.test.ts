@@ -15,7 +15,6 @@ import { buildBatch } from '../../helpers/batches.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { FetchSessionCache } from '../../../broker/src/fetch/fetch-sessions.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
-import { sharedReadAheadBudget } from '../../../broker/src/log/read-ahead.js';
 import { wireRequest } from '../support/requests.js';
 
 /** Counts the bytes of stored batches handed to readers. */
@@ -137,14 +136,15 @@ describe('produce and fetch handlers', () => {
     const p0 = req.topics[0]!.partitions[0]!;
     req.topics[0]!.partitions = Array.from({ length: 20 }, (_, i) => ({ ...p0, partition: i, partitionMaxBytes: 1 << 20 }));
     store.readBytes = 0;
+    const budget = b.log.readAheadBudget;
     // The fetch's own reads: no read ahead for the next fetch (its bound is its own budget, below).
-    const limit = sharedReadAheadBudget.limit;
-    sharedReadAheadBudget.limit = 0;
+    const limit = budget.limit;
+    budget.limit = 0;
     let parts;
     try {
       parts = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
     } finally {
-      sharedReadAheadBudget.limit = limit;
+      budget.limit = limit;
     }
     const served = parts.reduce((n: number, p: any) => n + p.records.reduce((m: number, r: Buffer) => m + r.length, 0), 0);
     expect(served).toBeGreaterThan(200_000);
@@ -170,19 +170,20 @@ describe('produce and fetch handlers', () => {
     const p0 = req.topics[0]!.partitions[0]!;
     req.topics[0]!.partitions = Array.from({ length: 8 }, (_, i) => ({ ...p0, partition: i, partitionMaxBytes: 60_000 }));
     const parts = await Promise.all(Array.from({ length: 8 }, (_, i) => b.log.partition('t', i)));
-    const limit = sharedReadAheadBudget.limit;
-    const before = sharedReadAheadBudget.used;
+    const budget = b.log.readAheadBudget;
+    const limit = budget.limit;
+    const before = budget.used;
     try {
       await fetchHandler.handle(req, ctx(11), b);
       expect(parts.every((p) => p.ahead.size === 1)).toBe(true);
-      const each = (sharedReadAheadBudget.used - before) / 8;
+      const each = (budget.used - before) / 8;
       expect(each).toBeGreaterThan(0);
       for (const p of parts) p.ahead.clear();
-      expect(sharedReadAheadBudget.used).toBe(before);
-      sharedReadAheadBudget.limit = before + 4.5 * each; // room for 4 of the 8 partitions' next reads
+      expect(budget.used).toBe(before);
+      budget.limit = before + 4.5 * each; // room for 4 of the 8 partitions' next reads
       await fetchHandler.handle(req, ctx(11), b);
       expect(parts.filter((p) => p.ahead.size === 1).length).toBe(4);
-      expect(sharedReadAheadBudget.used).toBeLessThanOrEqual(sharedReadAheadBudget.limit);
+      expect(budget.used).toBeLessThanOrEqual(budget.limit);
       // The next fetch, at offset 1 of every partition, takes those four reads.
       req.topics[0]!.partitions = req.topics[0]!.partitions.map((p) => ({ ...p, fetchOffset: 1 }));
       const next = (await fetchHandler.handle(req, ctx(11), b))!.responses[0].partitions;
@@ -190,7 +191,7 @@ describe('produce and fetch handlers', () => {
       expect(parts.reduce((n, p) => n + p.ahead.taken, 0)).toBe(4);
       for (const p of parts) p.ahead.clear();
     } finally {
-      sharedReadAheadBudget.limit = limit;
+      budget.limit = limit;
     }
   });
 
