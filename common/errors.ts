@@ -134,6 +134,18 @@ export type ErrorCodeName = keyof typeof ErrorCode;
 export type KafkaErrorCode = (typeof ErrorCode)[ErrorCodeName];
 
 /** An error that maps to one Kafka error code for the affected partition or resource. */
+const KNOWN_CODES = new Set<number>(Object.values(ErrorCode));
+
+/** Whether `n` is an error code Kafka defines (and this registry knows). */
+export function isKafkaErrorCode(n: unknown): n is KafkaErrorCode {
+  return typeof n === 'number' && KNOWN_CODES.has(n);
+}
+
+/** A code read off the wire: itself when it is a known Kafka code, else UNKNOWN_SERVER_ERROR. */
+export function kafkaErrorCodeOf(n: unknown): KafkaErrorCode {
+  return isKafkaErrorCode(n) ? n : ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
 export class KafkaError extends Error {
   constructor(readonly code: KafkaErrorCode, message?: string) {
     super(message ?? codeName(code));

@@ -41,7 +41,7 @@ async function addOne(b: BrokerServices, id: string, producerId: number, produce
     return answer();
   }
   const r = await t.addPartitions(id, producerId, producerEpoch, tps, verifyOnly);
-  for (const [k, code] of r) codes.set(k, fencedFor(code as KafkaErrorCode, version, 2));
+  for (const [k, code] of r) codes.set(k, fencedFor(code, version, 2));
   return answer();
 }
 

@@ -1,6 +1,6 @@
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { TXN_STATES } from '../transactions/txn-metadata.js';
+import { isTxnState } from '../transactions/txn-metadata.js';
 import type { HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
@@ -11,7 +11,7 @@ export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {
   maxVersion: 1,
   async handle(req, ctx, b) {
     const filters = req.stateFilters;
-    const unknown = filters.filter((s) => !(TXN_STATES as readonly string[]).includes(s));
+    const unknown = filters.filter((s) => !isTxnState(s));
     const reply = (errorCode: number, list: Array<{ transactionalId: string; producerId: number; state: string }>) => ({
       throttleTimeMs: 0, errorCode, unknownStateFilters: unknown,
       transactionStates: list.map((x) => ({ transactionalId: x.transactionalId, producerId: x.producerId, transactionState: x.state })),

@@ -277,7 +277,7 @@ export class TransactionCoordinator {
           this.logger?.warn('transaction state write fenced by a newer coordinator', { transactionalId: id, epoch: e.epoch, storedEpoch: e.storedEpoch });
           this.cache.delete(id);
         }
-        if (e instanceof KafkaError) return fail(e.code as KafkaErrorCode);
+        if (e instanceof KafkaError) return fail(e.code);
         this.logger?.warn('transaction coordinator request failed', { transactionalId: id, err: String(e) });
         return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
       }

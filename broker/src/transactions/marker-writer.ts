@@ -2,7 +2,7 @@
 // when it leads the partition, else to the partition's leader as
 // WriteTxnMarkers (api key 27) over the Kafka protocol. The leader of a
 // `__consumer_offsets` partition is its coordinator slot's holder.
-import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
+import { ErrorCode, kafkaErrorCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TopicPartition } from '../storage/log-store.js';
@@ -35,7 +35,7 @@ export class KafkaMarkerWriter implements MarkerWriter {
         }],
       });
       const code = res.markers?.[0]?.topics?.[0]?.partitions?.find((p) => p.partitionIndex === tp.partition)?.errorCode;
-      return typeof code === 'number' ? (code as KafkaErrorCode) : ErrorCode.UNKNOWN_SERVER_ERROR;
+      return kafkaErrorCodeOf(code);
     } catch (e) {
       this.logger?.debug('WriteTxnMarkers failed', { topic: tp.topic, partition: tp.partition, leader, err: String(e) });
       return ErrorCode.NOT_LEADER_OR_FOLLOWER;

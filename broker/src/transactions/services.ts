@@ -2,7 +2,7 @@
 // verification at the transactional id's coordinator (this broker, or
 // another one through AddPartitionsToTxn v4 with VerifyOnly), and completion
 // of transactional offset commits when a marker reaches `__consumer_offsets`.
-import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
+import { ErrorCode, kafkaErrorCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
 import type { TopicPartition } from '../storage/log-store.js';
@@ -27,9 +27,9 @@ export class CoordinatorTransactionServices implements TransactionServices {
       const res = await this.client.request(addr, AddPartitionsToTxn, 4, {
         transactions: [{ transactionalId, producerId, producerEpoch, verifyOnly: true, topics: [{ name: tp.topic, partitions: [tp.partition] }] }],
       });
-      if (res.errorCode !== ErrorCode.NONE) return res.errorCode as KafkaErrorCode;
+      if (res.errorCode !== ErrorCode.NONE) return kafkaErrorCodeOf(res.errorCode);
       const code = res.resultsByTransaction?.[0]?.topicResults?.[0]?.resultsByPartition?.[0]?.partitionErrorCode;
-      return typeof code === 'number' ? (code as KafkaErrorCode) : ErrorCode.UNKNOWN_SERVER_ERROR;
+      return kafkaErrorCodeOf(code);
     } catch {
       return ErrorCode.NOT_COORDINATOR;
     }

@@ -11,6 +11,11 @@ export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 
 
 export const TXN_STATES: readonly TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort'];
 
+/** Whether `s` names a transaction state (a stored or requested one). */
+export function isTxnState(s: string | null | undefined): s is TxnState {
+  return TXN_STATES.some((t) => t === s);
+}
+
 export interface TxnMetadata {
   transactionalId: string;
   producerId: number;

@@ -7,7 +7,7 @@
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
-import { TXN_STATES, type TxnMetadata, type TxnState } from '../../transactions/txn-metadata.js';
+import { isTxnState, type TxnMetadata, type TxnState } from '../../transactions/txn-metadata.js';
 import { TxnCoordinatorFencedError, type TxnStore } from '../../transactions/txn-store.js';
 import { guard } from './stream-entries.js';
 
@@ -35,7 +35,7 @@ export class RedisTxnStore implements TxnStore {
     const h: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
     if (h.producerId === undefined) return null;
-    const state = (TXN_STATES as readonly string[]).includes(h.state ?? '') ? (h.state as TxnState) : 'Empty';
+    const state: TxnState = isTxnState(h.state) ? h.state : 'Empty';
     return {
       transactionalId: id,
       producerId: Number(h.producerId),
