@@ -15,7 +15,7 @@
 // Every command, script and MULTI the archiver sends touches the keys of one
 // hash tag only, so each runs on one shard.
 import { isCluster, type RedisClient } from '../../common/redis/connect.js';
-import { flush } from './commit.js';
+import { finishFlush, flush, prepareFlush, type PreparedFlush } from './commit.js';
 import type { ArchiverConfig } from './config.js';
 import type { ArchiverContext } from './context.js';
 import { Keys } from './keys.js';
@@ -143,6 +143,7 @@ export class Archiver implements ArchiverContext {
     if (opts.flush !== false) {
       for (const t of this.topics.values()) {
         await t.busy?.catch(() => {});
+        await t.lock; // a flush may still be committing behind the last job
         if (t.buf.length || [...t.parts.values()].some((p) => p.last > p.base)) {
           await t.withLock(() => this.flush(t)).catch((e) => this.log.error('final flush failed', { topic: t.topic, err: e }));
         }
@@ -150,6 +151,7 @@ export class Archiver implements ArchiverContext {
     }
     for (const t of this.topics.values()) {
       await t.busy?.catch(() => {});
+      await t.lock;
       for (const p of t.parts.keys()) await this.leases.release(t.topic, p).catch(() => {});
     }
     if (this.client) await this.leases.leave().catch(() => {});
@@ -225,31 +227,56 @@ export class Archiver implements ArchiverContext {
   private scheduleWork() {
     const now = Date.now();
     for (const t of this.topics.values()) {
-      if (t.busy || now < t.backoffUntil) continue;
+      if (now < t.backoffUntil) continue;
       const due =
         t.estimated() >= this.config.targetFileBytes ||
         t.bufBytes >= readLimitBytes(this) ||
         (t.bufStart > 0 && now - t.bufStart >= this.config.maxFileAgeMs);
+      if (due) {
+        // the next buffer encodes while the previous flush uploads and commits
+        if (!t.encoding && t.flushesInFlight < 2) this.startFlush(t);
+        continue;
+      }
+      if (t.busy) continue;
       let job: (() => Promise<void>) | null = null;
-      if (due) job = () => this.flush(t);
-      else if (t.parts.has(0) && this.config.optimizeIntervalMs > 0 && now - t.lastOptimize >= this.config.optimizeIntervalMs)
+      if (t.parts.has(0) && this.config.optimizeIntervalMs > 0 && now - t.lastOptimize >= this.config.optimizeIntervalMs)
         job = async () => void (await this.optimize(t));
       else if (t.parts.has(0) && this.config.vacuumIntervalMs > 0 && now - t.lastVacuum >= this.config.vacuumIntervalMs)
         job = async () => void (await this.vacuum(t));
-      if (!job) continue;
-      const j = job;
-      t.busy = t
-        .withLock(j)
-        .catch((e) => {
-          this.stats.errors++;
-          t.backoffUntil = Date.now() + 1000;
-          this.log.warn('table job failed', { topic: t.topic, err: e as Error });
-        })
-        .finally(() => {
-          t.busy = null;
-          this.wake?.();
-        });
+      if (job) this.track(t, t.withLock(job));
     }
+  }
+
+  /** A flush in two stages (commit.ts): encode without the table lock, then upload and commit under it, in order. */
+  private startFlush(t: TopicArchiver) {
+    t.encoding = true;
+    t.flushesInFlight++;
+    const run = (async () => {
+      let prepared: PreparedFlush | null;
+      try {
+        prepared = await prepareFlush(this, t);
+      } finally {
+        t.encoding = false;
+        this.wake?.();
+      }
+      if (prepared) await t.withLock(() => finishFlush(this, t, prepared));
+    })().finally(() => t.flushesInFlight--);
+    this.track(t, run);
+  }
+
+  /** `t.busy` follows the last job scheduled; a failed job backs the topic off. */
+  private track(t: TopicArchiver, job: Promise<void>) {
+    const tracked: Promise<void> = job
+      .catch((e) => {
+        this.stats.errors++;
+        t.backoffUntil = Date.now() + 1000;
+        this.log.warn('table job failed', { topic: t.topic, err: e as Error });
+      })
+      .finally(() => {
+        if (t.busy === tracked) t.busy = null;
+        this.wake?.();
+      });
+    t.busy = tracked;
   }
 
   // ------------------------------------------------------------------ flush / OPTIMIZE / VACUUM

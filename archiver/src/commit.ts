@@ -14,7 +14,9 @@ import { crashPoint } from './crash-points.js';
 import type { Action, AddFile } from './delta/actions.js';
 import { appIdOf } from './keys.js';
 import { DELTA_SCHEMA, deltaStats } from './parquet/columns.js';
-import type { PartState, TopicArchiver } from './topic-state.js';
+import type { EncodedFile, EncodeJob } from './parquet/jobs.js';
+import { splitRuns } from './parquet/split.js';
+import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
@@ -59,16 +61,25 @@ export async function publishTable(ctx: ArchiverContext, t: TopicArchiver): Prom
 
 /** Drop the buffer and restart every partition from its txn version in the table log. */
 async function resetTable(ctx: ArchiverContext, t: TopicArchiver) {
+  let failure: unknown = null;
+  try {
+    await t.table.update();
+  } catch {
+    t.loaded = false;
+    try {
+      await t.table.load();
+      t.loaded = true;
+    } catch (e) {
+      failure = e;
+    }
+  }
+  // One synchronous step after the table read: no XRANGE reply is buffered between
+  // dropping the buffer and moving the positions back (replies read before carry an old epoch).
   t.buf = [];
   t.bufBytes = 0;
   t.bufStart = 0;
-  try {
-    await t.table.update();
-  } catch (e) {
-    t.loaded = false;
-    await t.table.load();
-    t.loaded = true;
-  }
+  t.generation++; // flushes encoded from earlier buffers are not committed (finishFlush)
+  if (failure !== null) throw failure; // the lake is away: the next commit's txn check finds the positions
   for (const ps of t.parts.values()) {
     const v = t.table.state.txns.get(appIdOf(t.topic, ps.partition))?.version ?? -1;
     ps.committed = ps.base = ps.last = v;
@@ -77,8 +88,33 @@ async function resetTable(ctx: ArchiverContext, t: TopicArchiver) {
   }
 }
 
-/** Write what `t` has buffered as data files and commit them with the partitions' new txn versions. */
+/** A flush whose data files are encoded, waiting for its turn to upload and commit. */
+export interface PreparedFlush {
+  adv: { ps: PartState; base: number; last: number }[];
+  /** the topic's reset generation when the buffer was taken */
+  generation: number;
+  storedBytes: number;
+  records: number;
+  files: EncodedFile[];
+  encodeMs: number;
+  /** the encode failed: handled (under the table lock) by finishFlush */
+  error?: UndecodableBuffer;
+}
+
+/** Write what `t` has buffered as data files and commit them with the partitions' new txn versions (caller holds the table lock). */
 export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<void> {
+  const prepared = await prepareFlush(ctx, t);
+  if (prepared) await finishFlush(ctx, t, prepared);
+}
+
+/**
+ * Stage 1, without the table lock: take the buffer, advance each partition's
+ * `base` to what it holds, and encode it in the workers (large buffers as
+ * parallel runs, parquet/split.ts). The archiver starts the next flush's
+ * stage 1 while this one uploads and commits; commits stay in buffer order
+ * because each queues on the table lock when its encode is done.
+ */
+export async function prepareFlush(ctx: ArchiverContext, t: TopicArchiver): Promise<PreparedFlush | null> {
   const batches = t.buf;
   const storedBytes = t.bufBytes;
   t.buf = [];
@@ -91,34 +127,49 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       ps.base = ps.last;
     }
   }
-  if (!adv.length) return;
-  try {
-    let files: { add: AddFile; bytes: Uint8Array }[] = [];
-    let records = 0;
-    if (batches.length) {
-      const meta = new Float64Array(batches.length * 2);
-      batches.forEach((b, i) => {
-        meta[i * 2] = b.p;
-        meta[i * 2 + 1] = b.skipUpTo;
-      });
+  if (!adv.length) return null;
+  const t0 = performance.now();
+  const prepared: PreparedFlush = { adv, generation: t.generation, storedBytes, records: 0, files: [], encodeMs: 0 };
+  if (batches.length) {
+    // large buffers encode as several runs at once, one per worker (parquet/split.ts)
+    const runs = splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
+    try {
       // CRC verified when read; a failure here is the records themselves (or the worker), not the lake
-      const enc = await ctx.pool.encode({ batches: batches.map((b) => b.bytes), meta, verifyCrc: false }).catch((e: unknown) => {
-        throw new UndecodableBuffer(e as Error);
-      });
-      records = enc.records;
-      const now = Date.now();
-      files = enc.files.map((f) => ({
-        bytes: f.bytes,
-        add: {
-          path: `date=${f.date}/part-${randomUUID()}.zstd.parquet`,
-          partitionValues: { date: f.date },
-          size: f.bytes.length,
-          modificationTime: now,
-          dataChange: true,
-          stats: deltaStats(f.stats),
-        },
-      }));
-      const outBytes = enc.files.reduce((s, f) => s + f.bytes.length, 0);
+      const encoded = await Promise.all(runs.map((run) => ctx.pool.encode(encodeJob(run))));
+      prepared.files = encoded.flatMap((e) => e.files);
+      prepared.records = encoded.reduce((s, e) => s + e.records, 0);
+    } catch (e) {
+      prepared.error = new UndecodableBuffer(e as Error);
+    }
+  }
+  prepared.encodeMs = Math.round(performance.now() - t0);
+  return prepared;
+}
+
+/** Stage 2, under the table lock: upload the files and commit them with the partitions' new txn versions. */
+export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepared: PreparedFlush): Promise<void> {
+  const { adv, storedBytes, records } = prepared;
+  // the table was reset (an earlier commit failed or aborted) after this buffer was taken:
+  // its partitions re-read from their committed versions, so these files are dropped unwritten
+  if (prepared.generation !== t.generation) return;
+  const t0 = performance.now();
+  let tUploaded = t0;
+  try {
+    if (prepared.error) throw prepared.error;
+    const now = Date.now();
+    const files = prepared.files.map((f) => ({
+      bytes: f.bytes,
+      add: {
+        path: `date=${f.date}/part-${randomUUID()}.zstd.parquet`,
+        partitionValues: { date: f.date },
+        size: f.bytes.length,
+        modificationTime: now,
+        dataChange: true,
+        stats: deltaStats(f.stats),
+      } satisfies AddFile,
+    }));
+    if (files.length) {
+      const outBytes = files.reduce((s, f) => s + f.bytes.length, 0);
       const r = storedBytes > 0 ? outBytes / storedBytes : 1;
       t.ratio = t.ratioKnown ? 0.5 * t.ratio + 0.5 * r : r;
       t.ratioKnown = true;
@@ -130,6 +181,7 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       crashPoint('after-upload');
       ctx.stats.bytesWritten += outBytes;
     }
+    tUploaded = performance.now();
     let conflicts = 0;
     const timed = ctx.metrics?.commitTimer();
     const outcome = await t.table.commit((state) => {
@@ -166,7 +218,10 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
       }
       published.push({ p: a.ps.partition, v: a.last });
     }
-    ctx.log.info('committed', { table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic, version: outcome.version, files: files.length, records });
+    ctx.log.info('committed', {
+      table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic, version: outcome.version, files: files.length, records,
+      storedBytes, encodeMs: prepared.encodeMs, uploadMs: Math.round(tUploaded - t0), commitMs: Math.round(performance.now() - tUploaded),
+    });
     await publishArchived(ctx, t.topic, published).catch((e) => ctx.log.warn('cannot publish archived offsets', { err: e as Error }));
     await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic: t.topic, err: e as Error }));
     await maybeCheckpoint(ctx, t, outcome.version);
@@ -193,6 +248,16 @@ export async function flush(ctx: ArchiverContext, t: TopicArchiver): Promise<voi
     }
     await resetTable(ctx, t);
   }
+}
+
+/** The worker job for one run of buffered batches (each batch's bytes are transferred to the worker). */
+function encodeJob(run: Buffered[]): EncodeJob {
+  const meta = new Float64Array(run.length * 2);
+  run.forEach((b, i) => {
+    meta[i * 2] = b.p;
+    meta[i * 2 + 1] = b.skipUpTo;
+  });
+  return { batches: run.map((b) => b.bytes), meta, verifyCrc: false };
 }
 
 /** The Parquet job failed on the buffered batches (decode or encode), before any lake request. */

@@ -36,8 +36,10 @@ export interface ArchiverConfig extends RedisTlsConfig {
   pollIntervalMs: number;
   /** RUNNEL_ARCHIVER_READ_COUNT: XRANGE COUNT (batches per read per partition). */
   readCount: number;
-  /** RUNNEL_ARCHIVER_WORKERS: Parquet worker threads (default: cores - 1, at least 1). */
+  /** RUNNEL_ARCHIVER_WORKERS: Parquet worker threads (default: the cores, at most 4). */
   workers: number;
+  /** RUNNEL_ARCHIVER_SPLIT_MIN_BYTES: a flush is encoded as several runs in parallel when each gets at least this many stored bytes. */
+  splitMinBytes: number;
   /** RUNNEL_ARCHIVER_VERIFY_CRC: verify CRC-32C of every batch (default true). */
   verifyCrc: boolean;
   /** RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS: how often to look for small files to compact (0 = never). */
@@ -108,7 +110,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
     leaseTtlMs: int(env, 'RUNNEL_ARCHIVER_LEASE_TTL_MS', 15_000, 300),
     pollIntervalMs: int(env, 'RUNNEL_ARCHIVER_POLL_INTERVAL_MS', 200, 1),
     readCount: int(env, 'RUNNEL_ARCHIVER_READ_COUNT', 256, 1),
-    workers: int(env, 'RUNNEL_ARCHIVER_WORKERS', Math.max(1, os.availableParallelism() - 1), 1),
+    // encoding is the archiver's work; while workers encode, the main thread mostly waits
+    workers: int(env, 'RUNNEL_ARCHIVER_WORKERS', Math.min(4, os.availableParallelism()), 1),
+    splitMinBytes: int(env, 'RUNNEL_ARCHIVER_SPLIT_MIN_BYTES', 8 * 1024 * 1024, 1),
     verifyCrc: bool(env, 'RUNNEL_ARCHIVER_VERIFY_CRC', true),
     optimizeIntervalMs: int(env, 'RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS', 300_000),
     optimizeMinFiles: int(env, 'RUNNEL_ARCHIVER_OPTIMIZE_MIN_FILES', 8, 2),
@@ -176,7 +180,8 @@ export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'
   { name: 'RUNNEL_ARCHIVER_LEASE_TTL_MS', kind: 'string', help: 'partition lease TTL (default 15000)' },
   { name: 'RUNNEL_ARCHIVER_POLL_INTERVAL_MS', kind: 'string', help: 'idle poll interval (default 200)' },
   { name: 'RUNNEL_ARCHIVER_READ_COUNT', kind: 'string', help: 'batches per read per partition (default 256)' },
-  { name: 'RUNNEL_ARCHIVER_WORKERS', kind: 'string', help: 'Parquet worker threads (default cores - 1)' },
+  { name: 'RUNNEL_ARCHIVER_WORKERS', kind: 'string', help: 'Parquet worker threads (default: the cores, at most 4)' },
+  { name: 'RUNNEL_ARCHIVER_SPLIT_MIN_BYTES', kind: 'string', help: 'encode a flush as parallel runs of at least this many stored bytes (default 8 MiB)' },
   { name: 'RUNNEL_ARCHIVER_VERIFY_CRC', kind: 'string', help: 'verify the CRC-32C of every batch: true|false (default true)' },
   { name: 'RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS', kind: 'string', help: 'small-file compaction interval, 0 = never (default 300000)' },
   { name: 'RUNNEL_ARCHIVER_OPTIMIZE_MIN_FILES', kind: 'string', help: 'compact a date partition at this many small files (default 8)' },

@@ -13,6 +13,9 @@ import type { ArchiverContext } from './context.js';
 import { continueRecheck, pastStall, resumePartition, stallHolds, stallPartition } from './records/stall.js';
 import type { PartState, TopicArchiver } from './topic-state.js';
 
+/** XRANGE COUNT of a topic's first read, before the size of its batches is known. */
+export const FIRST_READ_COUNT = 16;
+
 /** Stored bytes a topic buffer may hold before reading pauses. */
 export function readLimitBytes(ctx: ArchiverContext): number {
   return Math.min(ctx.config.targetFileBytes * 8, 256 * 1024 * 1024);
@@ -26,7 +29,11 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
     if (t.estimated() >= ctx.config.targetFileBytes || t.bufBytes >= readLimitBytes(ctx)) continue;
     // fetch about what still fits in this file, not COUNT huge batches that would be dropped
     const budget = Math.min(ctx.config.targetFileBytes / t.ratio, readLimitBytes(ctx)) - t.bufBytes;
-    const count = Math.max(1, Math.min(ctx.config.readCount, Math.ceil(budget / Math.max(1, t.avgBatch) / Math.max(1, t.parts.size))));
+    // before any batch was seen its size is unknown: a first read of FIRST_READ_COUNT, not readCount
+    // batches that may each be ~1 MiB (one reply the event loop would parse in one go)
+    const count = t.avgBatch
+      ? Math.max(1, Math.min(ctx.config.readCount, Math.ceil(budget / t.avgBatch / Math.max(1, t.parts.size))))
+      : Math.min(ctx.config.readCount, FIRST_READ_COUNT);
     for (const ps of t.parts.values()) {
       if (stallHolds(ps, now)) continue;
       wanted.push({ t, ps, epoch: ps.epoch, count });

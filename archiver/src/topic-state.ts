@@ -62,7 +62,14 @@ export class TopicArchiver {
   ratioKnown = false;
   /** moving average of stored batch size, to size XRANGE COUNT */
   avgBatch = 0;
+  /** the last table job scheduled (a flush: until its commit is done); awaited by stop() */
   busy: Promise<void> | null = null;
+  /** true while a flush encodes its buffer (stage 1, commit.ts prepareFlush) */
+  encoding = false;
+  /** flushes taken and not yet committed: at most 2 (one committing, one encoding the next buffer) */
+  flushesInFlight = 0;
+  /** counts resets (commit.ts resetTable): a flush encoded before a reset is dropped, not committed */
+  generation = 0;
   lock: Promise<unknown> = Promise.resolve();
   lastOptimize = Date.now();
   lastVacuum = Date.now();

@@ -3,7 +3,7 @@
 //
 //   npm run build && bash test/setup/install-archiver.sh
 //   node bench/archiver/bench.mjs [--records100 N] [--records1k N] [--targets local,s3] [--workers N] [--partitions N]
-//                                 [--sizes 100,1024] [--repeat N]
+//                                 [--sizes 100,1024] [--repeat N] [--bin PATH]
 //
 // --partitions 1 is the single-partition case (one stream, one Delta txn per commit).
 // --repeat N runs every case N times and reports the run with the median records/s
@@ -39,7 +39,10 @@ const args = Object.fromEntries(
 const N100 = Number(args.records100 ?? 1_000_000);
 const N1K = Number(args.records1k ?? 300_000);
 const TARGETS = (args.targets ?? 'local,s3').split(',');
-const WORKERS = args.workers ?? String(Math.max(1, os.availableParallelism() - 1));
+// unset: the archiver's own default (RUNNEL_ARCHIVER_WORKERS: the cores, at most 4)
+const WORKERS = args.workers;
+// --bin: another build's bin.js (A/B against a worktree's dist)
+const BIN = path.resolve(args.bin ?? path.join(ROOT, 'dist/archiver/src/bin.js'));
 const PER_BATCH = 1000;
 const PARTITIONS = Number(args.partitions ?? 4);
 const SIZES = (args.sizes ?? '100,1024').split(',').map(Number);
@@ -167,16 +170,16 @@ async function run(target, size, records) {
     ...process.env,
     RUNNEL_REDIS_URL: redis.url,
     RUNNEL_LAKE: s3 ? 's3://bench/lake' : `file://${lakeDir}`,
-    RUNNEL_ARCHIVER_WORKERS: WORKERS,
+    ...(WORKERS ? { RUNNEL_ARCHIVER_WORKERS: WORKERS } : {}),
     RUNNEL_ARCHIVER_TARGET_FILE_BYTES: String(16 * 1024 * 1024),
     RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '1000',
     RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS: '0',
     RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS: '0',
-    RUNNEL_LOG_LEVEL: 'warn',
+    RUNNEL_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', // info: one line per commit with its encode/upload/commit times
     ...(s3 ? { RUNNEL_S3_ENDPOINT: s3.endpoint, RUNNEL_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' } : {}),
   };
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(ROOT, 'dist/archiver/src/bin.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   let cpu = 0;
   for (;;) {
     await sleep(100);
@@ -232,7 +235,7 @@ for (const target of TARGETS) {
     results.push(r);
   }
 }
-console.log(`\nArchiver benchmark (${os.availableParallelism()} cores, workers=${WORKERS}, node ${process.version})\n`);
+console.log(`\nArchiver benchmark (${os.availableParallelism()} cores, workers=${WORKERS ?? "default"}, node ${process.version})\n`);
 console.log('| target | partitions | record | records | load 1m | wall s | cpu s | records/s | MB/s | records/core-s | MB/core-s | payload MB | parquet MB | ratio |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
@@ -247,4 +250,4 @@ try {
   prev = JSON.parse(fs.readFileSync(file, 'utf8')).results ?? [];
 } catch {}
 const merged = [...prev.filter((p) => !results.some((r) => r.target === p.target && r.recordBytes === p.recordBytes && r.partitions === (p.partitions ?? 4))), ...results];
-fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.availableParallelism(), workers: WORKERS, node: process.version, results: merged }, null, 2) + '\n');
+fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.availableParallelism(), workers: WORKERS ?? "default", node: process.version, results: merged }, null, 2) + '\n');

@@ -23,10 +23,13 @@ export class ParquetPool {
   private nextId = 1;
   private readonly inline: boolean;
   private closed = false;
+  /** worker threads (inline: jobs run one after another on the caller's thread, but a flush still splits by it) */
+  readonly size: number;
 
   constructor(size: number, opts: { inline?: boolean } = {}) {
     const url = new URL('./worker.js', import.meta.url);
     this.inline = opts.inline === true || !existsSync(fileURLToPath(url));
+    this.size = Math.max(1, size);
     if (this.inline) return;
     for (let i = 0; i < Math.max(1, size); i++) this.spawn(url);
   }

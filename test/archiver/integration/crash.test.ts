@@ -62,6 +62,9 @@ describe('archiver crash safety', () => {
         lake: `file://${dir}`,
         extra: {
           RUNNEL_ARCHIVER_TARGET_FILE_BYTES: '8000',
+          // 2 workers and small runs: flushes split into parallel runs, and the next buffer encodes while one commits
+          RUNNEL_ARCHIVER_WORKERS: '2',
+          RUNNEL_ARCHIVER_SPLIT_MIN_BYTES: '2000',
           RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100',
           RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL: '3',
           RUNNEL_ARCHIVER_LEASE_TTL_MS: '600',
@@ -115,6 +118,8 @@ describe('archiver crash safety', () => {
         extra: {
           RUNNEL_ARCHIVER_ID: id,
           RUNNEL_ARCHIVER_TARGET_FILE_BYTES: '6000',
+          RUNNEL_ARCHIVER_WORKERS: '2',
+          RUNNEL_ARCHIVER_SPLIT_MIN_BYTES: '2000',
           RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '50',
           RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL: '5',
           RUNNEL_ARCHIVER_LEASE_TTL_MS: '600',
