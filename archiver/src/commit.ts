@@ -219,8 +219,10 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
       published.push({ p: a.ps.partition, v: a.last });
     }
     ctx.log.info('committed', {
-      table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic, version: outcome.version, files: files.length, records,
+      table: ctx.store.url.replace(/\/+$/, '') + '/' + t.topic, topic: t.topic,
       storedBytes, encodeMs: prepared.encodeMs, uploadMs: Math.round(tUploaded - t0), commitMs: Math.round(performance.now() - tUploaded),
+      // last, as the README's quick start shows them
+      version: outcome.version, files: files.length, records,
     });
     await publishArchived(ctx, t.topic, published).catch((e) => ctx.log.warn('cannot publish archived offsets', { err: e as Error }));
     await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic: t.topic, err: e as Error }));
