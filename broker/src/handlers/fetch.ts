@@ -98,7 +98,8 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
     // Like Kafka, a fetch with no partition to read (none named, or none led here) is answered at once: nothing can wake it.
     const readable = slots.some((s) => s.partition !== null);
     while (readable && total < Math.max(1, req.minBytes) && Date.now() < deadline && !slots.some((s) => s.out.errorCode !== ErrorCode.NONE)) {
-      const woke = await waitForAppend(slots, deadline - Date.now());
+      // the clock may pass the deadline between the check and here: never a negative timer (TimeoutNegativeWarning)
+      const woke = await waitForAppend(slots, Math.max(0, deadline - Date.now()));
       if (!woke) break;
       total = await readAll(slots, maxBytes);
     }
