@@ -14,7 +14,9 @@
 // archiver process (dist/archiver/src/bin.js) until the `archived` watermark reaches the end,
 // and reports records/s and MB/s of wall time and per CPU core-second of the archiver
 // process (user+sys of all its threads, from /proc), plus the Parquet compression ratio
-// (record payload bytes / Parquet bytes). The S3 server is moto (Python), which is much
+// (record payload bytes / Parquet bytes). "sustained" is the rate between the first commit and the
+// last full one (from the archiver's "committed" log lines): without process start and without the
+// final partial file's wait for the 1 s max file age. The S3 server is moto (Python), which is much
 // slower than real S3; its numbers bound the archiver by the server, not by the archiver.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -175,11 +177,13 @@ async function run(target, size, records) {
     RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '1000',
     RUNNEL_ARCHIVER_OPTIMIZE_INTERVAL_MS: '0',
     RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS: '0',
-    RUNNEL_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', // info: one line per commit with its encode/upload/commit times
+    // info: one "committed" line per commit (with encodeMs, uploadMs, commitMs), read for the sustained rate
+    RUNNEL_LOG_LEVEL: 'info',
     ...(s3 ? { RUNNEL_S3_ENDPOINT: s3.endpoint, RUNNEL_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' } : {}),
   };
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const commits = watchCommits(child);
   let cpu = 0;
   for (;;) {
     await sleep(100);
@@ -192,6 +196,7 @@ async function run(target, size, records) {
   await new Promise((r) => child.on('exit', r));
   const parquet = s3 ? await s3.parquetBytes(`lake/${topic}/`) : dirBytes(path.join(lakeDir, topic));
   const n = perPart * partitions;
+  const sustained = sustainedRate(commits);
   const load1 = +os.loadavg()[0].toFixed(1);
   redis.stop();
   s3?.stop();
@@ -206,6 +211,8 @@ async function run(target, size, records) {
     cpuSeconds: +cpu.toFixed(2),
     recordsPerSec: Math.round(n / wall),
     mbPerSec: +(payload / wall / 1e6).toFixed(1),
+    sustainedRecordsPerSec: sustained === null ? null : Math.round(sustained),
+    sustainedMbPerSec: sustained === null ? null : +((sustained * payload) / n / 1e6).toFixed(1),
     recordsPerCoreSec: Math.round(n / cpu),
     mbPerCoreSec: +(payload / cpu / 1e6).toFixed(1),
     payloadMB: +(payload / 1e6).toFixed(1),
@@ -213,6 +220,45 @@ async function run(target, size, records) {
     parquetMB: +(parquet / 1e6).toFixed(1),
     compressionRatio: +(payload / parquet).toFixed(2),
   };
+}
+
+/**
+ * The archiver's log lines: "committed" ones are collected ({ t, records }); warnings and errors are
+ * shown (every line with BENCH_LOG_LEVEL=info).
+ */
+function watchCommits(child) {
+  const commits = [];
+  const all = process.env.BENCH_LOG_LEVEL === 'info';
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.on('data', (d) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop();
+      for (const line of lines) {
+        let o = null;
+        try {
+          o = JSON.parse(line);
+        } catch {}
+        if (o?.msg === 'committed') commits.push({ t: Date.parse(o.time), records: o.records });
+        if (all || !o || o.level === 'warn' || o.level === 'error' || o.level === 'fatal') process.stderr.write(line + '\n');
+      }
+    });
+  }
+  return commits;
+}
+
+/**
+ * Records/s between the first commit and the last full one: the records of the commits after the
+ * first, up to and including the one before the final (partial, age-cut) file, over that time.
+ * Leaves out process start and the final file's wait for the max file age. null under 3 commits.
+ */
+function sustainedRate(commits) {
+  if (commits.length < 3) return null;
+  const last = commits.length - 2;
+  let recs = 0;
+  for (let i = 1; i <= last; i++) recs += commits[i].records;
+  const dt = (commits[last].t - commits[0].t) / 1000;
+  return dt > 0 ? recs / dt : null;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
@@ -232,15 +278,20 @@ for (const target of TARGETS) {
     r.recordsPerCoreSec = median(runs.map((x) => x.recordsPerCoreSec));
     r.mbPerCoreSec = median(runs.map((x) => x.mbPerCoreSec));
     r.load1 = median(runs.map((x) => x.load1));
+    const sus = runs.map((x) => x.sustainedRecordsPerSec).filter((x) => x !== null);
+    if (sus.length) {
+      r.sustainedRecordsPerSec = median(sus);
+      r.sustainedMbPerSec = +((r.sustainedRecordsPerSec * r.payloadMB) / r.records).toFixed(1);
+    }
     results.push(r);
   }
 }
 console.log(`\nArchiver benchmark (${os.availableParallelism()} cores, workers=${WORKERS ?? "default"}, node ${process.version})\n`);
-console.log('| target | partitions | record | records | load 1m | wall s | cpu s | records/s | MB/s | records/core-s | MB/core-s | payload MB | parquet MB | ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| target | partitions | record | records | load 1m | wall s | cpu s | records/s | MB/s | sustained records/s | sustained MB/s | records/core-s | MB/core-s | payload MB | parquet MB | ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.target} | ${r.partitions} | ${r.recordBytes} B | ${r.records} | ${r.load1} | ${r.wallSeconds} | ${r.cpuSeconds} | ${r.recordsPerSec} | ${r.mbPerSec} | ${r.recordsPerCoreSec} | ${r.mbPerCoreSec} | ${r.payloadMB} | ${r.parquetMB} | ${r.compressionRatio} |`,
+    `| ${r.target} | ${r.partitions} | ${r.recordBytes} B | ${r.records} | ${r.load1} | ${r.wallSeconds} | ${r.cpuSeconds} | ${r.recordsPerSec} | ${r.mbPerSec} | ${r.sustainedRecordsPerSec ?? '-'} | ${r.sustainedMbPerSec ?? '-'} | ${r.recordsPerCoreSec} | ${r.mbPerCoreSec} | ${r.payloadMB} | ${r.parquetMB} | ${r.compressionRatio} |`,
   );
 }
 // merge into results.json (one entry per target and record size)
