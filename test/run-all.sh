@@ -60,6 +60,9 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # between the servers either, nor do the broker-level restart, key-namespace,
 # lease-failover and transaction-coordinator-failover suites (the storage
 # suites, the store contract and partition-side prove the server's side).
+# The archiver's lake-fault (S3 500s, 409s, lost commit responses) and
+# corrupt-batch stall suites test the archiver against the lake and against
+# bad bytes, not the server; its lake suite runs on valkey.
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
   --exclude 'test/interop/topic-configs.test.ts' --exclude 'test/integration/cli.test.ts' --exclude 'test/integration/groups/kafkajs.test.ts'
   --exclude 'test/integration/limits/**' --exclude 'test/interop/clients/**' --exclude 'test/integration/admin-tools.test.ts'
@@ -68,7 +71,8 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts'
   --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
   --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
-  --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts')
+  --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
+  --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 
