@@ -31,7 +31,7 @@ export class ParquetPool {
     this.inline = opts.inline === true || !existsSync(fileURLToPath(url));
     this.size = Math.max(1, size);
     if (this.inline) return;
-    for (let i = 0; i < Math.max(1, size); i++) this.spawn(url);
+    for (let i = 0; i < this.size; i++) this.spawn(url);
   }
 
   private spawn(url: URL) {
