@@ -1,7 +1,7 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../../../common/errors.js';
-import { readHeader, splitAndValidate } from '../record-batch/batch.js';
+import { HEADER_SIZE, readHeader, splitAndValidate } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
 import { recompressBatch } from '../../../common/record-batch/rebuild.js';
 import { Codec } from '../../../common/record-batch/layout.js';
@@ -9,7 +9,9 @@ import { Codec } from '../../../common/record-batch/layout.js';
 /** compression.type values that make the broker recompress (producer keeps the producer's codec). */
 const TOPIC_CODECS: Record<string, number | undefined> = { uncompressed: Codec.NONE, gzip: Codec.GZIP, snappy: Codec.SNAPPY, lz4: Codec.LZ4, zstd: Codec.ZSTD };
 import type { Partition, PendingAppend } from '../log/partition.js';
-import type { TopicRecord } from '../storage/log-store.js';
+import type { TopicPartition, TopicRecord } from '../storage/log-store.js';
+import type { Turn } from '../log/append-order.js';
+import type { SequenceHoles } from '../log/sequence-holes.js';
 import type { BrokerServices, HandlerOf } from './types.js';
 import { Op, Resource, authorize } from './authorize.js';
 
@@ -35,28 +37,38 @@ export const produceHandler: HandlerOf<typeof Produce> = {
     const acks: number = req.acks;
     // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
     const txnDenied = req.transactionalId != null && !authorize(ctx, b, Op.WRITE, Resource.TRANSACTIONAL_ID, req.transactionalId);
-    const responses = [];
-    for (const td of req.topicData) {
-      const topicDenied = !authorize(ctx, b, Op.WRITE, Resource.TOPIC, td.name);
-      const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
-      const results = await Promise.all(td.partitionData.map((pd) => {
-        if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
-        if (txnDenied) return fail(pd.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-        if (topicDenied) return fail(pd.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-        if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
-        if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
-        return appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId).catch((e) => failFromError(pd.index, e));
+    // Turns on every partition written, taken before the first await: appends keep arrival order (append-order.ts).
+    const turns = req.topicData.map((td) => td.partitionData.map((pd) => b.log.appendOrder.take(td.name, pd.index)));
+    try {
+      // Topics go in parallel: the turns order each partition's appends across requests.
+      const responses = await Promise.all(req.topicData.map(async (td, ti) => {
+        const topicDenied = !authorize(ctx, b, Op.WRITE, Resource.TOPIC, td.name);
+        const topic = b.log.cachedTopic(td.name) ?? (await b.log.topic(td.name));
+        const partitionResponses = await Promise.all(td.partitionData.map(async (pd, pi): Promise<PartitionResult> => {
+          const turn = turns[ti]![pi]!;
+          try {
+            if (acks !== 0 && acks !== 1 && acks !== -1) return fail(pd.index, ErrorCode.INVALID_REQUIRED_ACKS);
+            if (txnDenied) return fail(pd.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+            if (topicDenied) return fail(pd.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+            if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
+            if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
+            const r = await appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId, turn).catch((e) => failFromError(pd.index, e));
+            noteSequences(b.log.sequenceHoles, { topic: td.name, partition: pd.index }, pd.records, r);
+            return r;
+          } finally {
+            turn.release();
+          }
+        }));
+        return { name: td.name, partitionResponses };
       }));
-      responses.push({ name: td.name, partitionResponses: results });
+      if (acks === 0) return null;
+      return { responses, throttleTimeMs: 0 };
+    } finally {
+      for (const t of turns.flat()) t.release(); // a topic lookup that threw
     }
-    if (acks === 0) return null;
-    return { responses, throttleTimeMs: 0 };
   },
 };
-
-/** Per partition, the transactional append that the next one waits for (see appendPartition). */
-const verifying = new WeakMap<Partition, Promise<void>>();
 
 /**
  * A transactional batch needs the request's transactional id (Kafka answers
@@ -73,6 +85,25 @@ async function verifyTransactional(b: BrokerServices, p: Partition, h: ReturnTyp
   return code === ErrorCode.NONE ? null : { code, message: `transaction of ${transactionalId} not verified on ${p.tp.topic}-${p.tp.partition}: ${codeName(code)}` };
 }
 
+/** Errors after which a client sends the same batch again (Kafka's retriable produce errors). */
+const RETRIED: ReadonlySet<number> = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  ErrorCode.REQUEST_TIMED_OUT, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.CONCURRENT_TRANSACTIONS,
+]);
+
+/**
+ * An idempotent batch that failed retriably is expected again before the
+ * producer's later ones (a hole); one that was appended or found a duplicate
+ * fills its hole (sequence-holes.ts).
+ */
+function noteSequences(holes: SequenceHoles, tp: TopicPartition, records: Buffer | null, r: PartitionResult): void {
+  if (!records || records.length < HEADER_SIZE) return;
+  const h = readHeader(records);
+  if (h.producerId < 0) return;
+  if (r.errorCode === ErrorCode.NONE) holes.filled(tp, h.producerId, h.producerEpoch, h.baseSequence, h.baseSequence + h.lastOffsetDelta);
+  else if (RETRIED.has(r.errorCode)) holes.record(tp, h.producerId, h.producerEpoch, h.baseSequence);
+}
+
 /** Storage trouble is retriable for clients (KAFKA_STORAGE_ERROR); anything else is a bug. */
 function failFromError(index: number, e: unknown): PartitionResult {
   if (e instanceof KafkaError) return fail(index, e.code, e.message);
@@ -80,7 +111,9 @@ function failFromError(index: number, e: unknown): PartitionResult {
   throw e;
 }
 
-async function appendPartition(b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null): Promise<PartitionResult> {
+async function appendPartition(
+  b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
+): Promise<PartitionResult> {
   if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');
   const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
   let batches: Buffer[];
@@ -103,7 +136,6 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
   }
 
-  // No await between here and the append when state is cached and led: appends keep request order.
   let p: Partition = b.log.partitionOf(topic, index);
   if (!b.cluster.leads(p.unit)) p = await b.log.ledPartition(topic, index);
   const h = readHeader(batches[0]!);
@@ -111,33 +143,15 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     // Markers are written by the broker only (WriteTxnMarkers); a client's control batch would end transactions.
     return fail(index, ErrorCode.INVALID_RECORD, 'clients may not write control batches');
   }
-  // A transactional append waits until the partition's earlier transactional
-  // appends have taken their place: a producer pipelines its batches, and
-  // while the one opening its transaction waits for the coordinator
-  // (verification), the next ones look like openers too and could append
-  // first (OUT_OF_ORDER_SEQUENCE_NUMBER, fatal to the producer once the
-  // earlier batch is acknowledged). Kafka keeps a connection's requests in order.
-  let gate: (() => void) | null = null;
+  // Earlier requests' appends to this partition go first (the caller releases
+  // the turn on every other path). The transaction check comes after them: a
+  // producer pipelines its batches, and while the one opening its transaction
+  // waits for the coordinator (verification), the next ones would look like
+  // openers too.
+  if (turn.ready) await turn.ready;
   if (h.isTransactional) {
-    const prev = verifying.get(p);
-    let open!: () => void;
-    const mine = new Promise<void>((r) => { open = r; });
-    verifying.set(p, mine);
-    gate = () => {
-      if (verifying.get(p) === mine) verifying.delete(p);
-      open();
-    };
-    try {
-      if (prev) await prev;
-      const refused = await verifyTransactional(b, p, h, transactionalId);
-      if (refused) {
-        gate();
-        return fail(index, refused.code, refused.message);
-      }
-    } catch (e) {
-      gate();
-      throw e;
-    }
+    const refused = await verifyTransactional(b, p, h, transactionalId);
+    if (refused) return fail(index, refused.code, refused.message);
   }
   const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to
@@ -149,8 +163,7 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     let first: PartitionResult | null = null;
     for (const batch of batches) {
       const appending = p.append(batch, { logAppendTime, deferVisibility: waits });
-      gate?.(); // its sequence check and offset are taken: the next one may go
-      gate = null;
+      turn.release(); // its sequence check and offset are taken: the next one may go
       const out = await appending;
       if (out.pending) pending.push(out.pending);
       if (out.duplicate) duplicate = true;
@@ -180,7 +193,6 @@ async function appendPartition(b: BrokerServices, topic: TopicRecord, index: num
     }
     return first!;
   } finally {
-    gate?.();
     // Records stored but not confirmed (an error answer) stay in the log, as in
     // Kafka after NOT_ENOUGH_REPLICAS_AFTER_APPEND; they become visible here.
     for (const e of pending) p.settle(e);

@@ -11,6 +11,8 @@ import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js'
 import { Partition, type EpochHistory } from './partition.js';
 import { OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, isInternalTopic } from './internal-topics.js';
 import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
+import { AppendOrder } from './append-order.js';
+import { SequenceHoles } from './sequence-holes.js';
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 const MAX_TOPIC_NAME = 249;
@@ -48,6 +50,10 @@ export class LogManager {
 
   /** The byte budget of all partitions' reads ahead (fetch.read.ahead.bytes). */
   readonly readAheadBudget: ReadAheadBudget;
+  /** Produce appends in arrival order per partition (append-order.ts). */
+  readonly appendOrder = new AppendOrder();
+  /** Idempotent sequences to be retried before later ones (sequence-holes.ts). */
+  readonly sequenceHoles = new SequenceHoles();
 
   constructor(readonly store: LogStore, readonly config: BrokerConfig) {
     this.readAheadBudget = new ReadAheadBudget(config.fetchReadAheadBytes);
@@ -215,7 +221,7 @@ export class LogManager {
     const key = `${t.name}\u0000${index}`;
     let p = this.partitions.get(key);
     if (!p) {
-      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs, readAheadBudget: this.readAheadBudget });
+      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs, readAheadBudget: this.readAheadBudget, sequenceHoles: this.sequenceHoles });
       this.partitions.set(key, p);
     }
     return p;

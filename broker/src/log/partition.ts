@@ -11,6 +11,7 @@ import { ProducerStateTable } from './producer-state.js';
 import { leaseUnitOf } from './internal-topics.js';
 import { buildMarkerBatch } from './txn-marker.js';
 import { ReadAhead, ReadAheadBudget, BUDGET_BYTES } from './read-ahead.js';
+import type { SequenceHoles } from './sequence-holes.js';
 
 /** Most aborted transactions one read_committed fetch looks at (a consumer far behind many aborts gets the first ones; see docs). */
 const ABORTED_SCAN_LIMIT = 1000;
@@ -52,6 +53,8 @@ export interface PartitionOptions {
   producerIdExpirationMs: number;
   /** Shared by all partitions of a broker (fetch.read.ahead.bytes); a partition made alone gets its own. */
   readAheadBudget?: ReadAheadBudget;
+  /** Shared by all partitions of a broker: producer sequences still to be retried (see sequence-holes.ts). */
+  sequenceHoles?: SequenceHoles;
 }
 
 export class Partition {
@@ -188,6 +191,13 @@ export class Partition {
     const seq = this.producers.check(h, now);
     if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1, pending: null, duplicate: true };
     if (seq.kind === 'error') return { errorCode: seq.code, errorMessage: seq.message, baseOffset: -1, logAppendTime: -1, pending: null };
+    if (seq.unknownProducer && h.baseSequence !== 0) {
+      const hole = this.opts.sequenceHoles?.below(this.tp, h.producerId, h.producerEpoch, h.baseSequence, now) ?? null;
+      if (hole !== null) {
+        const message = `sequence ${hole} of producer ${h.producerId} failed here and is not appended yet: it must be retried before sequence ${h.baseSequence}`;
+        return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, errorMessage: message, baseOffset: -1, logAppendTime: -1, pending: null };
+      }
+    }
 
     const base = this.nextOffset;
     const end = base + h.lastOffsetDelta + 1;

@@ -53,7 +53,7 @@ export interface MarkerPlan {
 }
 
 export type SequenceCheck =
-  | { kind: 'append' }
+  | { kind: 'append'; unknownProducer?: true }
   | { kind: 'duplicate'; baseOffset: number }
   | { kind: 'error'; code: KafkaErrorCode; message: string };
 
@@ -116,7 +116,7 @@ export class ProducerStateTable {
   check(h: BatchHeader, now = Date.now()): SequenceCheck {
     if (h.producerId < 0) return { kind: 'append' };
     const entry = this.live(h.producerId, now);
-    if (!entry) return { kind: 'append' }; // unknown producer: any sequence is accepted (KIP-360)
+    if (!entry) return { kind: 'append', unknownProducer: true }; // any sequence is accepted (KIP-360), see sequence-holes.ts
     if (h.producerEpoch < entry.epoch) {
       return { kind: 'error', code: ErrorCode.INVALID_PRODUCER_EPOCH, message: `epoch ${h.producerEpoch} is older than ${entry.epoch}` };
     }
