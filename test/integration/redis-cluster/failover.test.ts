@@ -62,10 +62,10 @@ async function killPrimaryDuring(topic: string): Promise<{ killed: ClusterNode; 
 }
 
 /** Failed sends grouped by the producer's exception and message, so a failure says why. */
-function failureReasons(failed: { exception?: unknown; message?: unknown }[]): string[] {
+function failureReasons(failed: readonly Record<string, unknown>[]): string[] {
   const n = new Map<string, number>();
   for (const f of failed) {
-    const k = `${String(f.exception)}: ${String(f.message)}`;
+    const k = `${String(f['exception'])}: ${String(f['message'])}`;
     n.set(k, (n.get(k) ?? 0) + 1);
   }
   return [...n].map(([k, c]) => `${c} × ${k}`);
