@@ -10,7 +10,7 @@ import { CACHE_DIR } from '../../test/helpers/procs.js';
 import { startRedis } from '../../test/helpers/redis.js';
 import { startRunnel } from '../../test/helpers/runnel.js';
 import { summarise, type ProfileSummary } from './cpuprofile.js';
-import { startRunnelSystem, startRunnelWithNodeArgs } from './systems.js';
+import { EXTRA_REDIS_ARGS, startRunnelSystem, startRunnelWithNodeArgs } from './systems.js';
 import { topicName, type Counts } from './workloads.js';
 
 export interface ProfileResult {
@@ -56,7 +56,7 @@ export async function profileRunnelConsume(counts: Counts, dir: string): Promise
   const name = 'runnel-e.cpuprofile';
   const file = path.join(dir, name);
   fs.rmSync(file, { force: true });
-  const redis = await startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec' });
+  const redis = await startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec', args: EXTRA_REDIS_ARGS });
   let rate: number | null = null;
   let error: string | undefined;
   try {

@@ -103,7 +103,7 @@ async function redisSample(port: number, topic: string, partition: number, n: nu
 
 async function redisDescribe(port: number): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const k of ['appendonly', 'appendfsync', 'save', 'auto-aof-rewrite-percentage', 'auto-aof-rewrite-min-size', 'maxmemory']) {
+  for (const k of ['appendonly', 'appendfsync', 'save', 'auto-aof-rewrite-percentage', 'auto-aof-rewrite-min-size', 'maxmemory', 'stream-node-max-bytes']) {
     const r = (await redisCall(port, ['CONFIG', 'GET', k])) as Buffer[];
     out[k] = r[1]?.toString() ?? '';
   }
@@ -112,8 +112,15 @@ async function redisDescribe(port: number): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * redis-server arguments beyond persistence, for Runnel's Redis and raw Redis
+ * alike: README "Redis settings" (stream-node-max-bytes 1 MiB). BENCH_REDIS_ARGS
+ * replaces them for tuning runs ("" = the server's defaults); the report lists the values.
+ */
+export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576').split(/\s+/).filter(Boolean);
+
 async function startBenchRedis(): Promise<RedisServer> {
-  return startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec' });
+  return startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec', args: EXTRA_REDIS_ARGS });
 }
 
 function kafkaAdmin(bootstrap: string): kafkajs.Admin {

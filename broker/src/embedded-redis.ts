@@ -6,6 +6,7 @@ import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { RunnelError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger/logger.js';
+import { RECOMMENDED_STREAM_NODE_MAX_BYTES } from './storage/redis/server-checks.js';
 
 const CANDIDATES = ['redis-server', 'valkey-server'];
 
@@ -77,6 +78,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
   const child: ChildProcess = spawn(bin, [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
+    '--stream-node-max-bytes', String(RECOMMENDED_STREAM_NODE_MAX_BYTES), // batches share stream nodes (server-checks.ts)
     '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'notice', // its own file: start-up and AOF notices help
   ], { stdio: ['ignore', out, out] });
   closeSync(out);

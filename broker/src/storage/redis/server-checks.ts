@@ -22,12 +22,26 @@ export interface RedisServerFacts {
   appendfsync: string | null;
   save: string | null;
   hasWaitAof: boolean;
+  /** stream-node-max-bytes (null when CONFIG GET is refused). */
+  streamNodeMaxBytes: number | null;
 }
+
+/**
+ * stream-node-max-bytes Runnel recommends. A stored batch is one stream entry;
+ * under Redis's 4096-byte default every batch larger than that gets a listpack
+ * node of its own, which the allocator rounds up (16,889 B for a 15,600 B
+ * entry): about 5-10% of the log. With 1 MiB, entries share nodes and a log of
+ * 15-record 1 KiB batches costs about 1.02x its record bytes (README "Redis
+ * settings", test/integration/storage/stream-node-bytes.test.ts).
+ */
+export const RECOMMENDED_STREAM_NODE_MAX_BYTES = 1_048_576;
 
 function infoField(info: string, name: string): string | null {
   const m = new RegExp(`^${name}:(.*)$`, 'm').exec(info);
   return m ? m[1]!.trim() : null;
 }
+
+const numberOrNull = (v: string | null): number | null => (v === null || !/^\d+$/.test(v) ? null : Number(v));
 
 /** CONFIG GET may be disabled (managed services): null then. */
 async function configGet(redis: Redis, name: string): Promise<string | null> {
@@ -49,6 +63,7 @@ export async function readServerFacts(redis: Redis): Promise<RedisServerFacts> {
     appendfsync: await configGet(redis, 'appendfsync'),
     save: await configGet(redis, 'save'),
     hasWaitAof: Array.isArray(waitaof) && waitaof[0] !== null && waitaof[0] !== undefined,
+    streamNodeMaxBytes: numberOrNull(await configGet(redis, 'stream-node-max-bytes')),
   };
 }
 
@@ -66,7 +81,12 @@ export async function checkRedisServer(client: RedisClient, keys: Keys, opts: Se
     logger.info('redis persistence', {
       ...(shard ? { primary: `${nodes[i]!.options.host}:${nodes[i]!.options.port}` } : {}),
       server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
+      streamNodeMaxBytes: f.streamNodeMaxBytes ?? 'unknown',
     });
+    const nodeBytes = f.streamNodeMaxBytes;
+    if (nodeBytes !== null && nodeBytes !== 0 && nodeBytes < RECOMMENDED_STREAM_NODE_MAX_BYTES / 4) {
+      logger.info(`${shard}redis stream-node-max-bytes is ${nodeBytes}: batches larger than that each take a stream node of their own, about 5-10% more memory than the records; stream-node-max-bytes ${RECOMMENDED_STREAM_NODE_MAX_BYTES} is recommended (README "Redis settings")`);
+    }
     if (!f.aofEnabled) {
       logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)`);
     }
