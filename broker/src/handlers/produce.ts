@@ -97,6 +97,8 @@ const RETRIED: ReadonlySet<number> = new Set<number>([
  * fills its hole (sequence-holes.ts).
  */
 function noteSequences(holes: SequenceHoles, tp: TopicPartition, records: Buffer | null, r: PartitionResult): void {
+  // The common case, an append with no hole open anywhere, costs no header read.
+  if (r.errorCode === ErrorCode.NONE ? holes.size === 0 : !RETRIED.has(r.errorCode)) return;
   if (!records || records.length < HEADER_SIZE) return;
   const h = readHeader(records);
   if (h.producerId < 0) return;
