@@ -77,10 +77,11 @@ describe('acks', () => {
     process.kill(replicaPid, 'SIGSTOP');
     try {
       const first = produce(c, 'dupwait', -1, batch(1));
-      // The append connection blocked in WAIT: drop it, as a network fault would.
+      // The append connection blocked in WAIT: drop it, as a network fault would. Blocked
+      // means flags=b: an idle connection whose last command was batch 0's WAIT also shows cmd=wait.
       let waiting = '';
       await waitFor('append connection blocked in WAIT', async () => {
-        waiting = (await primary.command('CLIENT LIST')).split('\n').find((l) => /\bcmd=wait\b/.test(l)) ?? '';
+        waiting = (await primary.command('CLIENT LIST')).split('\n').find((l) => /\bflags=\w*b\w*\b/.test(l) && /\bcmd=wait\b/.test(l)) ?? '';
         return waiting !== '';
       }, { timeoutMs: 2_500, intervalMs: 20 });
       const id = /\bid=(\d+)/.exec(waiting)![1];
