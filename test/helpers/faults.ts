@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { JAVA_CP, log4jConfig, parseJsonLines, runJava, type JavaResult, type VerifiableEvent } from './java.js';
+import { JAVA_CP, javaCds, log4jConfig, parseJsonLines, runJava, type JavaResult, type VerifiableEvent } from './java.js';
 import type { KafkaBroker } from './kafka.js';
 import { WireClient } from './wire.js';
 import { Produce } from '../../broker/src/protocol/messages/produce.js';
@@ -303,7 +303,7 @@ export async function killAndRestartKafka(k: KafkaBroker, timeoutMs = 120_000): 
   await k.kill();
   const propsFile = path.join(k.dir, 'server.properties');
   const proc = spawnManaged(`kafka-${k.port}-restarted`, 'java', [
-    '-Xmx1g', '-Xms256m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
+    '-Xmx1g', '-Xms256m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true', ...javaCds(true).args,
     `-Dlog4j2.configurationFile=${log4jConfig('INFO')}`,
     '-cp', JAVA_CP, 'kafka.Kafka', propsFile,
   ]);

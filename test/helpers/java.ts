@@ -16,6 +16,7 @@
 // Logging: the jars use slf4j 1.7 -> log4j2 (log4j-slf4j-impl). Without a config
 // log4j2 would print to stdout, which breaks output parsing, so every JVM gets
 // -Dlog4j2.configurationFile pointing at a generated file that logs to stderr.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CACHE_DIR, REPO_ROOT, runCommand, type RunResult } from './procs.js';
@@ -67,7 +68,7 @@ export interface JavaOptions {
   timeoutMs?: number;
   /** Extra classpath entries appended after .cache/java/lib/*. */
   classpath?: string[];
-  /** JVM flags; default ['-Xmx768m', '-XX:+UseSerialGC']. */
+  /** JVM flags; default ['-Xmx768m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'] (a short tool; see javaCds). */
   jvmArgs?: string[];
   logLevel?: 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
   env?: NodeJS.ProcessEnv;
@@ -76,20 +77,76 @@ export interface JavaOptions {
 
 export type JavaResult = RunResult;
 
+// Start-up cost. The suites and the bench start a JVM about 250 times, and a
+// short tool (kafka-topics --list) spends ~1.4 CPU-s loading and compiling
+// classes for ~0.1 s of work. Two standard HotSpot features cut that to ~0.45:
+// - class-data sharing (JDK 13+ dynamic archive): the first tool run of a
+//   machine, with the plain jar classpath, writes the classes it loaded to
+//   .cache/java/cds/<jar-set hash>.jsa at exit (-XX:ArchiveClassesAtExit);
+//   later JVMs map that file instead of parsing and verifying the classes. A
+//   JVM that cannot use the file (other JDK build, changed jars, classpath not
+//   starting with the archived one) ignores it; -Xlog:cds*=off keeps its
+//   warning off stdout, which the tools' output parsers read.
+// - for the short tools only (those run with the default flags), C1 alone
+//   (-XX:TieredStopAtLevel=1): their work is too short for C2 to pay back.
+//   Throughput tools (ProducerPerformance, ...) pass their own flags and keep C2.
+const CDS_DIR = path.join(CACHE_DIR, 'java', 'cds');
+let cdsDumping = false;
+
+function cdsArchivePath(): string {
+  const jars = fs.readdirSync(JAVA_LIB).filter((f) => f.endsWith('.jar')).sort()
+    .map((f) => `${f}:${fs.statSync(path.join(JAVA_LIB, f)).size}`);
+  return path.join(CDS_DIR, `${createHash('sha256').update(jars.join('\n')).digest('hex').slice(0, 16)}.jsa`);
+}
+
+/** JVM flags for class-data sharing, and what to do once the JVM has exited (publish a fresh archive). */
+export function javaCds(extraClasspath: boolean): { args: string[]; exited: (ok: boolean) => void } {
+  const none = { args: ['-Xlog:cds*=off'], exited: () => undefined };
+  if (process.env.RUNNEL_JAVA_CDS === '0') return none;
+  let archive: string;
+  try {
+    archive = cdsArchivePath();
+  } catch {
+    return none;
+  }
+  if (fs.existsSync(archive)) return { args: [`-XX:SharedArchiveFile=${archive}`, '-Xlog:cds*=off'], exited: () => undefined };
+  // Only a run with the plain jar classpath writes it, so that every later classpath starts with the archived one.
+  if (extraClasspath || cdsDumping) return none;
+  cdsDumping = true;
+  fs.mkdirSync(CDS_DIR, { recursive: true });
+  const tmp = `${archive}.tmp-${process.pid}`;
+  return {
+    args: [`-XX:ArchiveClassesAtExit=${tmp}`, '-Xlog:cds*=off'],
+    exited: (ok) => {
+      cdsDumping = false;
+      try {
+        if (ok && fs.statSync(tmp).size > 0) fs.renameSync(tmp, archive);
+        else fs.rmSync(tmp, { force: true });
+      } catch {
+        fs.rmSync(tmp, { force: true });
+      }
+    },
+  };
+}
+
 export async function runJava(mainClass: string, args: string[], opts: JavaOptions = {}): Promise<JavaResult> {
   ensureJavaLib();
   const cp = [JAVA_CP, ...(opts.classpath ?? [])].join(path.delimiter);
+  const cds = javaCds((opts.classpath ?? []).length > 0);
   const jvm = [
-    ...(opts.jvmArgs ?? ['-Xmx768m', '-XX:+UseSerialGC']),
+    ...(opts.jvmArgs ?? ['-Xmx768m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']),
+    ...cds.args,
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${log4jConfig(opts.logLevel ?? 'WARN')}`,
   ];
-  return runCommand('java', [...jvm, '-cp', cp, mainClass, ...args], {
+  const r = await runCommand('java', [...jvm, '-cp', cp, mainClass, ...args], {
     timeoutMs: opts.timeoutMs ?? 120_000,
     env: opts.env,
     input: opts.input,
     logName: `java-${mainClass.split('.').pop()}`,
   });
+  cds.exited(r.code === 0 && !r.timedOut);
+  return r;
 }
 
 /** Throws with stdout/stderr tails unless the run exited 0. */

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureJavaLib, JAVA_CP, log4jConfig, runJava } from './java.js';
+import { ensureJavaLib, JAVA_CP, javaCds, log4jConfig, runJava } from './java.js';
 import { freePort, HOST, spawnManaged, tailFile, waitFor, waitForPort, type ManagedProcess } from './procs.js';
 
 export interface StartKafkaOptions {
@@ -101,6 +101,7 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
     '-XX:+UseG1GC',
     '-XX:MaxGCPauseMillis=20',
     '-Djava.awt.headless=true',
+    ...javaCds(true).args,
     `-Dlog4j2.configurationFile=${log4jConfig('INFO')}`,
     '-cp', JAVA_CP,
     'kafka.Kafka', propsFile,

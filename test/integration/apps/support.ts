@@ -3,7 +3,7 @@
 // fast start-up flags, feed topics and read them back with kcat.
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileJava, JAVA_CP, JAVA_LIB, log4jConfig } from '../../helpers/java.js';
+import { compileJava, JAVA_CP, JAVA_LIB, javaCds, log4jConfig } from '../../helpers/java.js';
 import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 
 const JAVA_SRC = path.join(REPO_ROOT, 'test', 'integration', 'apps', 'java');
@@ -39,6 +39,7 @@ export function spawnJavaApp(
   const cp = [JAVA_CP, ...(opts.classpath ?? [])].join(path.delimiter);
   return spawnManaged(name, 'java', [
     ...FAST_JVM,
+    ...javaCds(true).args,
     ...(opts.jvmArgs ?? []),
     `-Dlog4j2.configurationFile=${log4jConfig(opts.logLevel ?? 'WARN')}`,
     '-cp', cp, mainClass, ...args,

@@ -13,7 +13,7 @@ import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import fs from 'node:fs';
 import { sleep, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
-import { JAVA_CP, log4jConfig, parseJsonLines, runJava } from '../../helpers/java.js';
+import { JAVA_CP, javaCds, log4jConfig, parseJsonLines, runJava } from '../../helpers/java.js';
 import { WireClient } from '../../helpers/wire.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { denseOffsets, duplicates, idempotentProducer, readTopic } from '../support.js';
@@ -71,7 +71,7 @@ describe('three brokers', () => {
     const bootstrap = brokers.map((b) => b.bootstrap).join(',');
     // A consumer group (Java VerifiableConsumer, commits after every poll) runs through the failover.
     consumer = spawnManaged('vc-failover', 'java', [
-      '-Xmx256m', '-XX:+UseSerialGC', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
+      '-Xmx256m', '-XX:+UseSerialGC', ...javaCds(true).args, `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
       '-cp', JAVA_CP, 'org.apache.kafka.tools.VerifiableConsumer',
       '--bootstrap-server', bootstrap, '--topic', 'fo', '--group-id', 'fo-group',
       '--session-timeout', '10000', '--reset-policy', 'earliest', '--verbose',

@@ -11,6 +11,7 @@ import type { WireClient } from '../../helpers/wire.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { FAST_COMPACTION, KAFKA_CLEANER_PROPS, RUNNEL_CLEANER_ENV, connect, createTopic, expectedCompacted, produce, readAll, rec, type ReadRecord } from './support.js';
 
+const DELETE_RETENTION_MS = 3000;
 let target: Target;
 let c: WireClient;
 
@@ -48,7 +49,11 @@ async function converge(topic: string, want: ReadRecord[]): Promise<ReadRecord[]
 describe(`log compaction (${process.env.RUNNEL_TEST_TARGET ?? 'runnel'})`, () => {
   it('keeps the latest value of every key at its offset, keeps tombstones for delete.retention.ms then drops them in a later pass, leaves the active segment alone', async () => {
     const topic = `compact-${Date.now()}`;
-    await createTopic(c, topic, FAST_COMPACTION);
+    // delete.retention.ms is not 0 here: the cleaner may take its first pass while the
+    // batches below are still being written (the tombstones' batch is then no longer the
+    // newest), and with 0 the pass that the next append triggers would drop the tombstones
+    // before the first read could see them. With 3 s they stay until the wait below.
+    await createTopic(c, topic, { ...FAST_COMPACTION, 'delete.retention.ms': String(DELETE_RETENTION_MS) });
     // 20 keys, 12 rounds of updates in batches of 10 records; k3 and k7 are deleted, k5 deleted then set again.
     const batches: Array<Array<[string, string | null]>> = [];
     for (let round = 0; round < 12; round++) {
@@ -67,7 +72,9 @@ describe(`log compaction (${process.env.RUNNEL_TEST_TARGET ?? 'runnel'})`, () =>
     expect(await converge(topic, first)).toEqual(first);
     expect(first.filter((r) => r.value === null).map((r) => r.key)).toEqual(['k3', 'k7']);
 
-    // More records and another roll: the next pass is past the tombstones' horizon (delete.retention.ms=0).
+    // More records and another roll once the tombstones' horizon (first cleaned + delete.retention.ms)
+    // has passed: the next pass drops them.
+    await new Promise((r) => setTimeout(r, DELETE_RETENTION_MS + 500));
     const more = await write(topic, [[['k2', 'later-2'], ['k4', 'later-4']]]);
     await new Promise((r) => setTimeout(r, 400));
     const active2 = await write(topic, [[['k9', 'active-9']]]);

@@ -8,7 +8,7 @@
 //     (at-least-once with commits), counted and reported.
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTopic, JAVA_CP, log4jConfig, parseJsonLines, type VerifiableEvent } from '../../helpers/java.js';
+import { createTopic, JAVA_CP, javaCds, log4jConfig, parseJsonLines, type VerifiableEvent } from '../../helpers/java.js';
 import { spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { useBroker } from '../broker-fixture.js';
 import { idempotentProducer } from '../support.js';
@@ -27,7 +27,7 @@ class Consumer {
   killed = false;
   constructor(readonly name: string, bootstrap: string) {
     this.proc = spawnManaged(`vc-${name}`, 'java', [
-      '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
+      '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...javaCds(true).args, `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
       '-cp', JAVA_CP, 'org.apache.kafka.tools.VerifiableConsumer',
       '--bootstrap-server', bootstrap, '--topic', TOPIC, '--group-id', GROUP,
       '--session-timeout', '6000', '--reset-policy', 'earliest', '--verbose',

@@ -12,7 +12,7 @@
 // keeps the copiers' client INFO logs (in .cache/test-logs/*txn-copier-N.log).
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JAVA_CP, log4jConfig } from '../../helpers/java.js';
+import { JAVA_CP, javaCds, log4jConfig } from '../../helpers/java.js';
 import { runCommand, sleep, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 function copier(n: number): ManagedProcess {
   const p = spawnManaged(`txn-copier-${n}`, 'java', [
-    '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4jConfig(process.env.COPIER_LOG === 'info' ? 'INFO' : 'WARN')}`,
+    '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...javaCds(true).args, `-Dlog4j2.configurationFile=${log4jConfig(process.env.COPIER_LOG === 'info' ? 'INFO' : 'WARN')}`,
     '-cp', JAVA_CP, 'org.apache.kafka.tools.TransactionalMessageCopier',
     '--broker-list', target.bootstrap,
     '--input-topic', INPUT, '--input-partition', '0', '--output-topic', OUTPUT,
