@@ -9,9 +9,9 @@
 # Node 26 (the npm registry's node-linux-<arch> package: the official binary)
 # and a pinned npm (the one Node 20.20 ships, so `npm ci` behaves as before)
 # are fetched once into ROOT/.cache/node/, checked against the sha512 below,
-# and put first on PATH, with node-gyp's nodedir at its headers (node-gyp
-# builds addons such as zstd-napi against them instead of downloading
-# headers). Needs curl or wget, tar and sha512sum; Linux x64 or arm64. Bump a
+# and put first on PATH, with node-gyp's nodedir at its headers (should an
+# addon ever need building, node-gyp uses them instead of downloading
+# headers; today every native dependency installs prebuilt). Needs curl or wget, tar and sha512sum; Linux x64 or arm64. Bump a
 # version together with its sums.
 RUNNEL_NODE_MAJOR=26
 RUNNEL_NODE_VERSION=26.12.1

@@ -7,8 +7,9 @@
 //    [raw snappy block]...); other encoders may write one raw snappy block.
 //    Both are accepted.
 //  - lz4: the LZ4 frame format (Kafka >= 0.10 with the correct header checksum).
-//  - zstd: one or more zstd frames; the content size is optional (streaming
-//    encoders omit it).
+//  - zstd: one or more zstd frames (RFC 8878); the content size is optional
+//    (streaming encoders omit it). Node's own zstd (node:zlib, libzstd), so
+//    installing Runnel compiles nothing.
 // Any failure of a codec is reported as CORRUPT_MESSAGE.
 //
 // Decompressed size is bounded (MAX_DECOMPRESSED_BYTES) before any output is
@@ -17,7 +18,7 @@
 // records and needs no such bound; Runnel validates a whole batch at once, so
 // it refuses one whose records exceed the bound (INVALID_RECORD).
 import { createRequire } from 'node:module';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { corrupt, RecordBatchError } from './errors.js';
 import { Codec, CODEC_NAMES } from './layout.js';
 
@@ -31,31 +32,12 @@ export interface Lz4Module {
   decompressFrameSync(b: Buffer): Buffer;
   compressFrameSync(b: Buffer): Buffer;
 }
-interface ZstdDCtx {
-  decompress(dst: Uint8Array, src: Uint8Array): number;
-  decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number];
-  reset(directive: number): void;
-}
-interface ZstdBinding {
-  DCtx: new () => ZstdDCtx;
-  ResetDirective: { sessionOnly: number };
-  getFrameContentSize(frame: Uint8Array): number | null;
-  findFrameCompressedSize(frame: Uint8Array): number;
-}
-export interface ZstdModule {
-  decompress(b: Uint8Array): Buffer;
-  compress(b: Uint8Array, p?: Record<string, unknown>): Buffer;
-}
 
 // native modules load on first use: a broker that never sees lz4 never loads it
 let snappyMod: SnappyModule | undefined;
 let lz4Mod: Lz4Module | undefined;
-let zstdMod: ZstdModule | undefined;
 export const snappy = (): SnappyModule => (snappyMod ??= require('snappy') as SnappyModule);
 export const lz4 = (): Lz4Module => (lz4Mod ??= require('lz4-napi') as Lz4Module);
-export const zstd = (): ZstdModule => (zstdMod ??= require('zstd-napi') as ZstdModule);
-let zstdBindingMod: ZstdBinding | undefined;
-const zstdBinding = (): ZstdBinding => (zstdBindingMod ??= require('zstd-napi/binding') as ZstdBinding);
 
 /** Largest records section a batch may decompress to (128 MiB, 128x the default max.message.bytes). */
 export const MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
@@ -63,76 +45,40 @@ export const MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
 const tooLarge = (codec: string, limit: number): RecordBatchError =>
   new RecordBatchError('INVALID_RECORD', `${codec} records decompress to more than ${limit} bytes`);
 
-let dctxMod: ZstdDCtx | undefined;
-const dctx = (): ZstdDCtx => (dctxMod ??= new (zstdBinding().DCtx)());
+const ZSTD_MAGIC = 0xfd2fb528;
 
-/** Sum of the frames' declared content sizes, or null when a frame does not declare one (streaming encoders). */
+/**
+ * The content size the first zstd frame declares (RFC 8878 frame header:
+ * magic, descriptor byte, [window byte], [dictionary id], [content size]),
+ * or null when it declares none or is not a zstd frame (the decoder then judges it).
+ */
 function zstdDeclaredSize(b: Buffer): number | null {
-  let total = 0;
-  let frame = b;
-  while (frame.length > 0) {
-    const size = zstdBinding().getFrameContentSize(frame);
-    if (size === null) return null;
-    total += size;
-    frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame));
+  if (b.length < 5 || b.readUInt32LE(0) !== ZSTD_MAGIC) return null;
+  const fhd = b[4]!;
+  const singleSegment = (fhd & 0x20) !== 0;
+  const fcsSize = [singleSegment ? 1 : 0, 2, 4, 8][fhd >> 6]!;
+  if (fcsSize === 0) return null;
+  const at = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][fhd & 3]!;
+  if (b.length < at + fcsSize) return null;
+  switch (fcsSize) {
+    case 1: return b[at]!;
+    case 2: return b.readUInt16LE(at) + 256;
+    case 4: return b.readUInt32LE(at);
+    default: return Number(b.readBigUInt64LE(at));
   }
-  return total;
 }
 
 /**
- * A reusable output buffer for callers that only look at the records and
- * drop them (produce validation), so that a decompressed batch is not a new
- * allocation each time. Kept only up to SCRATCH_KEEP bytes.
+ * zstd decompression bounded by `limit`: a first frame that declares more is
+ * refused before anything is allocated; otherwise the decoder stops one
+ * chunk past the limit (maxOutputLength). Bytes after the last frame are corrupt.
  */
-const SCRATCH_KEEP = 8 << 20;
-let scratch = Buffer.allocUnsafe(0);
-function outputBuffer(size: number, reuse: boolean): Buffer {
-  if (!reuse || size > SCRATCH_KEEP) return Buffer.allocUnsafe(size);
-  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_KEEP, Math.max(size, scratch.length * 2, 64 << 10)));
-  return scratch;
-}
-
-/**
- * zstd decompression bounded by `limit`. Declared content sizes (checked by
- * zstd against the data) allow one exact allocation; otherwise the frames
- * are streamed into a buffer that grows up to limit + 1 bytes and no further.
- */
-function zstdBounded(b: Buffer, limit: number, reuse: boolean): Buffer {
-  const z = dctx();
-  z.reset(zstdBinding().ResetDirective.sessionOnly);
+function zstdBounded(b: Buffer, limit: number): Buffer {
   const declared = zstdDeclaredSize(b);
-  if (declared !== null) {
-    if (declared > limit) throw tooLarge('zstd', limit);
-    const out = outputBuffer(declared, reuse);
-    const n = z.decompress(out.subarray(0, declared), b);
-    if (n !== declared) throw corrupt(`zstd frame declared ${declared} bytes and held ${n}`);
-    return out.subarray(0, declared);
-  }
-  // Output in chunks (the first sized for a typical ratio, reused when transient; then doubling),
-  // so a bomb allocates at most limit + 1 bytes before it is refused.
-  const chunks: Buffer[] = [];
-  let cur = outputBuffer(Math.min(limit + 1, Math.max(64 << 10, b.length * 4)), reuse);
-  let used = 0;
-  let total = 0;
-  let rest = b;
-  let pending = 0; // ZSTD_decompressStream's hint: 0 once a frame is complete and flushed
-  while (rest.length > 0 || pending > 0) {
-    if (used === cur.length) {
-      chunks.push(cur);
-      cur = Buffer.allocUnsafe(Math.min(limit + 1 - total, cur.length * 2));
-      used = 0;
-    }
-    const [hint, produced, consumed] = z.decompressStream(cur.subarray(used), rest);
-    if (produced === 0 && consumed === 0) throw corrupt('zstd frame is truncated');
-    pending = hint;
-    used += produced;
-    total += produced;
-    if (total > limit) throw tooLarge('zstd', limit); // one byte past the limit tells "too large"
-    rest = rest.subarray(consumed);
-  }
-  if (chunks.length === 0) return cur.subarray(0, used);
-  chunks.push(cur.subarray(0, used));
-  return Buffer.concat(chunks, total);
+  if (declared !== null && declared > limit) throw tooLarge('zstd', limit);
+  const { buffer, engine } = zstdDecompressSync(b, { maxOutputLength: limit, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  if (engine.bytesWritten < b.length) throw corrupt(`zstd data continues ${b.length - engine.bytesWritten} bytes past its last frame`);
+  return buffer;
 }
 
 /** Snappy expands at most ~21x (a 3-byte copy tag yields 64 bytes); a larger claim is corrupt, not a bomb. */
@@ -220,12 +166,10 @@ export const isKnownCodec = (codec: number): boolean => codec >= Codec.NONE && c
 
 /**
  * The uncompressed records section. `payload` is returned as is for NONE.
- * With `transient`, the result may live in a buffer that the next call
- * overwrites (for callers that walk the records and drop them).
  * Throws RecordBatchError: UNSUPPORTED_COMPRESSION_TYPE for ids 5..7,
  * CORRUPT_MESSAGE when the codec rejects the data.
  */
-export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOMPRESSED_BYTES, opts: { transient?: boolean } = {}): Buffer {
+export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOMPRESSED_BYTES): Buffer {
   const b = asBuffer(payload);
   if (codec === Codec.NONE) return b;
   if (!isKnownCodec(codec)) throw new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
@@ -243,11 +187,11 @@ export function decompress(codec: number, payload: Uint8Array, limit = MAX_DECOM
         return lz4().decompressFrameSync(b);
       }
       default:
-        return zstdBounded(b, limit, opts.transient === true);
+        return zstdBounded(b, limit);
     }
   } catch (e) {
     if (e instanceof RecordBatchError) throw e;
-    if (e instanceof RangeError && (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge('gzip', limit);
+    if (e instanceof RangeError && (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(CODEC_NAMES[codec] ?? 'records', limit);
     throw corrupt(`${CODEC_NAMES[codec]} records cannot be decompressed: ${(e as Error).message}`);
   }
 }

@@ -1,7 +1,7 @@
 // Compression as real producers write it, for encoders in tests and benchmarks
 // (the broker and the archiver only ever decompress).
-import { gzipSync } from 'node:zlib';
-import { lz4, snappy, XERIAL_MAGIC, zstd } from './codecs.js';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
+import { lz4, snappy, XERIAL_MAGIC } from './codecs.js';
 import { Codec } from './layout.js';
 
 /** snappy-java's default block size (the Java client frames its output in blocks of this size). */
@@ -27,7 +27,7 @@ export function compress(codec: number, data: Buffer, opts: { xerial?: boolean }
     case Codec.LZ4:
       return lz4().compressFrameSync(data);
     case Codec.ZSTD:
-      return zstd().compress(data);
+      return zstdCompressSync(data);
     default:
       throw new Error(`unknown compression codec ${codec}`);
   }

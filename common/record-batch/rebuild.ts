@@ -34,7 +34,7 @@ export interface FilterResult {
 export function forEachRecord(batch: Buffer, visit: (r: RecordView) => void): void {
   const h = checkBatchHeader(batch, 'stored', false);
   if (h.isControl) return;
-  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE), undefined, { transient: true });
+  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
   walkRecords(data, 0, data.length, h, 'increasing', viewSink(visit));
 }
 

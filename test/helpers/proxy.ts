@@ -29,7 +29,7 @@ export async function startFaultProxy(upstreamPort: number, opts: { dropEvery: n
     client.on('close', () => { upstream.destroy(); sockets.delete(client); });
     upstream.on('close', () => { client.destroy(); sockets.delete(upstream); });
     client.on('data', (d) => {
-      inBuf = Buffer.concat([inBuf, d]);
+      inBuf = Buffer.concat([inBuf, typeof d === 'string' ? Buffer.from(d) : d]);
       while (inBuf.length >= 4 && inBuf.length >= 4 + inBuf.readInt32BE(0)) {
         const n = inBuf.readInt32BE(0);
         const frame = inBuf.subarray(0, 4 + n);
@@ -39,7 +39,7 @@ export async function startFaultProxy(upstreamPort: number, opts: { dropEvery: n
       }
     });
     upstream.on('data', (d) => {
-      outBuf = Buffer.concat([outBuf, d]);
+      outBuf = Buffer.concat([outBuf, typeof d === 'string' ? Buffer.from(d) : d]);
       while (outBuf.length >= 4 && outBuf.length >= 4 + outBuf.readInt32BE(0)) {
         const n = outBuf.readInt32BE(0);
         const frame = outBuf.subarray(0, 4 + n);

@@ -20,7 +20,7 @@ export class WireClient {
       c.sock = net.connect({ host, port }, () => res());
       c.sock.once('error', rej);
     });
-    c.sock.on('data', (d) => c.onData(d));
+    c.sock.on('data', (d) => c.onData(typeof d === 'string' ? Buffer.from(d) : d));
     c.sock.on('close', () => { c.closed = true; });
     c.sock.on('error', () => { c.closed = true; });
     return c;

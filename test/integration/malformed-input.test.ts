@@ -208,7 +208,7 @@ function runCase(port: number, c: Case, timeoutMs = 10_000): Promise<Outcome> {
     sock.on('error', () => undefined);
     sock.on('close', () => finish({ ok: true, how: answered ? `answered, then closed` : 'closed' }));
     sock.on('data', (d) => {
-      buf = Buffer.concat([buf, d]);
+      buf = Buffer.concat([buf, typeof d === 'string' ? Buffer.from(d) : d]);
       while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
         const frame = buf.subarray(4, 4 + buf.readInt32BE(0));
         buf = buf.subarray(4 + frame.length);

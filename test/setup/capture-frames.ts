@@ -57,7 +57,7 @@ async function relay(upstream: number): Promise<{ port: number; close(): void }>
     let buf = Buffer.alloc(0);
     client.on('data', (d) => {
       up.write(d);
-      buf = Buffer.concat([buf, d]);
+      buf = Buffer.concat([buf, typeof d === 'string' ? Buffer.from(d) : d]);
       while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
         const frame = buf.subarray(0, 4 + buf.readInt32BE(0));
         buf = buf.subarray(frame.length);

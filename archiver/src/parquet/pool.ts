@@ -45,7 +45,7 @@ export class ParquetPool {
       if (m.ok) p.resolve(m.result);
       else p.reject(new Error(m.error?.message ?? 'worker job failed'));
     });
-    worker.on('error', (e) => this.failSlot(slot, e, url));
+    worker.on('error', (e) => this.failSlot(slot, e instanceof Error ? e : new Error(String(e)), url));
     worker.on('exit', (code) => {
       if (!this.closed) this.failSlot(slot, new Error(`parquet worker exited with code ${code}`), url);
     });

@@ -73,7 +73,8 @@ export class Connection {
     this.framer = new Framer(this.sasl ? this.sasl.maxFrameBytes(limits.maxFrameBytes) : limits.maxFrameBytes);
     this.id = session.connectionId;
     socket.setNoDelay(true);
-    socket.on('data', (chunk) => this.onData(chunk));
+    // No encoding is set, so chunks are Buffers (the typings also allow strings).
+    socket.on('data', (chunk) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     socket.on('drain', () => {
       this.lastActivity = Date.now();
       this.pump();

@@ -30,7 +30,7 @@ class Conn {
       this.sock.once('error', reject);
     });
     this.ready.catch(() => undefined);
-    this.sock.on('data', (d) => this.onData(d));
+    this.sock.on('data', (d) => this.onData(typeof d === 'string' ? Buffer.from(d) : d));
     this.sock.on('error', () => this.close(new Error(`connection to ${addr.host}:${addr.port} failed`)));
     this.sock.on('close', () => this.close(new Error(`connection to ${addr.host}:${addr.port} closed`)));
   }

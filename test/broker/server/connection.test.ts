@@ -83,7 +83,7 @@ describe('Connection', () => {
     let buf = Buffer.alloc(0);
     const order: number[] = [];
     h.client.on('data', (d) => {
-      buf = Buffer.concat([buf, d]);
+      buf = Buffer.concat([buf, typeof d === 'string' ? Buffer.from(d) : d]);
       while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
         order.push(buf.readInt32BE(4));
         buf = buf.subarray(4 + buf.readInt32BE(0));

@@ -31,7 +31,7 @@ describe('AppendConnection', () => {
     const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
     let got = Buffer.alloc(0);
     const server = net.createServer((sock) => {
-      sock.on('data', (d) => { got = Buffer.concat([got, d]); sock.write('+OK\r\n'); });
+      sock.on('data', (d) => { got = Buffer.concat([got, typeof d === 'string' ? Buffer.from(d) : d]); sock.write('+OK\r\n'); });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const conn = new AppendConnection({ host: '127.0.0.1', port: (server.address() as { port: number }).port });

@@ -1,7 +1,8 @@
+import { createZstdCompress } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 // Decoding stored batches into a sink (the archiver's Parquet writer uses it).
 import { Codec } from '../../../common/record-batch/layout.js';
-import { decompress, zstd } from '../../../common/record-batch/codecs.js';
+import { decompress } from '../../../common/record-batch/codecs.js';
 import { compress } from '../../../common/record-batch/compress.js';
 import { decodeBatch } from '../../../common/record-batch/decode.js';
 import { RecordBatchError } from '../../../common/record-batch/errors.js';
@@ -79,16 +80,14 @@ describe('RecordBatch v2 decoding', () => {
   }
 
   it('decodes zstd frames without content size (streaming encoders)', async () => {
-    const { CompressStream } = (await import('zstd-napi')) as unknown as { CompressStream: new () => NodeJS.ReadWriteStream };
     const data = Buffer.from('abc'.repeat(10000));
     const chunks: Buffer[] = [];
-    const s = new CompressStream();
+    const s = createZstdCompress();
     const done = new Promise<void>((res) => s.on('end', () => res()));
     s.on('data', (c: Buffer) => chunks.push(c));
     s.end(data);
     await done;
     expect(decompress(Codec.ZSTD, Buffer.concat(chunks)).equals(data)).toBe(true);
-    expect(zstd()).toBeDefined();
   });
 
   it('decodes xerial snappy with several blocks', () => {

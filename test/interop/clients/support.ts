@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const VENV_PYTHON = resolve(REPO_ROOT, '.cache/venv/bin/python');
@@ -158,7 +159,7 @@ export function hex(b: Buffer | null): string | null {
 // KafkaJS 2.2.4 only ships gzip. The npm codec packages are stale (kafkajs-lz4
 // needs a node-gyp build of `lz4`@0.6, @kafkajs/zstd needs `cppzst`), so instead
 // we adapt the napi packages the project already depends on, which install from
-// prebuilt binaries: `snappy`, `lz4-napi`, `zstd-napi`.
+// prebuilt binaries: `snappy` and `lz4-napi`; zstd is Node's own (node:zlib).
 //
 // Snappy is emitted in the xerial/snappy-java *framed* format (what the Java
 // client produces) on purpose: librdkafka and kcat produce raw snappy blocks, so
@@ -236,13 +237,11 @@ export function kafkajsCodecs(kafkajs: { CompressionCodecs: Record<number, () =>
     });
     have.add('lz4');
   }
-  const zstd = tryRequire('zstd-napi');
-  if (zstd) {
-    CompressionCodecs[CompressionTypes.ZSTD!] = () => ({
-      compress: async (e) => zstd.compress(e.buffer) as Buffer,
-      decompress: async (b) => zstd.decompress(b) as Buffer,
-    });
-    have.add('zstd');
-  }
+  // zstd: Node's own (node:zlib, libzstd).
+  CompressionCodecs[CompressionTypes.ZSTD!] = () => ({
+    compress: async (e) => zstdCompressSync(e.buffer),
+    decompress: async (b) => zstdDecompressSync(b),
+  });
+  have.add('zstd');
   return have;
 }

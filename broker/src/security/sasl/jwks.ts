@@ -40,7 +40,7 @@ export function parseJwks(text: string): VerificationKey[] {
     try {
       // Only the public members: a JWKS that (wrongly) publishes a private key still yields the public one.
       const pub = jwk.kty === 'RSA' ? { kty: 'RSA', n: jwk.n, e: jwk.e } : { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y };
-      const key = createPublicKey({ key: pub as import('node:crypto').JsonWebKey, format: 'jwk' });
+      const key = createPublicKey({ key: pub as import('node:crypto').webcrypto.JsonWebKey, format: 'jwk' });
       out.push({
         kid: typeof jwk.kid === 'string' ? jwk.kid : undefined,
         kty: jwk.kty,

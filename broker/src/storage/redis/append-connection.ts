@@ -140,7 +140,7 @@ export class AppendConnection {
         s.off('error', fail);
         s.on('error', (e) => this.teardown(s, e));
         s.on('close', () => this.teardown(s, new Error('redis append connection closed')));
-        s.on('data', (d) => this.onData(d));
+        s.on('data', (d) => this.onData(typeof d === 'string' ? Buffer.from(d) : d));
         this.socket = s;
         const setup: string[][] = [];
         if (this.target.password) setup.push(this.target.username ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password]);
