@@ -35,7 +35,7 @@ ROOT="$PWD"
 
 # Test files and folders the cluster phase runs against a Redis Cluster
 # (RUNNEL_TEST_BACKEND=redis-cluster): the cluster's own tests (placement,
-# resharding, added shard, primary failover, loss window, harness), and the
+# resharding, added shard, primary failover, loss window), and the
 # broker, client, group, broker-failover and archiver suites, which run
 # unchanged on a cluster. Not here, with the reason: stale-leader,
 # duplicate-node-id and coordinator-fencing put a TCP relay (or a second
@@ -47,10 +47,19 @@ ROOT="$PWD"
 # topic-configs and java-tools check config validation and the Java admin
 # tools, which never reach the store's cluster logic.
 CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
+# The harness's own test (test/integration/redis-cluster/harness.test.ts: start,
+# SIGKILL + promotion, reshard, addPrimary + rebalance, restart of every node)
+# is left out of CI: the steps the product's cluster suites use (start, SIGKILL
+# + promotion in failover and loss-window, reshard and addPrimary + rebalance
+# in reshard) fail those suites if the harness breaks, and no suite of the
+# cluster phase restarts every node. Run it by hand after changing
+# test/helpers/redis-cluster.ts:
+#   RUNNEL_TEST_BACKEND=redis-cluster npx vitest run --project integration test/integration/redis-cluster/harness.test.ts
+CLUSTER_EXCLUDE=(--exclude 'test/integration/redis-cluster/harness.test.ts')
 # The valkey-cluster pass: what depends on the server's cluster behaviour
 # (placement, resharding, primary failover, ACL users) and the archiver on a
-# cluster. The harness self-test, the acks=1 loss-window measurement and the
-# unreachable-cluster start-up error run once, on redis-cluster.
+# cluster. The acks=1 loss-window measurement and the unreachable-cluster
+# start-up error run once, on redis-cluster.
 VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/integration/redis-cluster/reshard.test.ts test/integration/redis-cluster/failover.test.ts test/integration/redis-cluster/acl.test.ts test/archiver/integration/cluster.test.ts"
 # Slow suites whose subject does not depend on the server flavour (Kafka's
 # Java tools, the archiver's crash points, group membership churn) run once, on
@@ -223,7 +232,7 @@ for phase in $PHASES; do
         continue
       fi
       # shellcheck disable=SC2086  # CLUSTER_SUITES is a space-separated list
-      run_vitest integration-redis-cluster RUNNEL_TEST_BACKEND=redis-cluster RUNNEL_SKIP_PERF=1 -- --project integration $CLUSTER_SUITES
+      run_vitest integration-redis-cluster RUNNEL_TEST_BACKEND=redis-cluster RUNNEL_SKIP_PERF=1 -- --project integration "${CLUSTER_EXCLUDE[@]}" $CLUSTER_SUITES
       # shellcheck disable=SC2086
       run_vitest integration-valkey-cluster RUNNEL_TEST_BACKEND=valkey-cluster RUNNEL_SKIP_PERF=1 -- --project integration $VALKEY_CLUSTER_SUITES
       ;;

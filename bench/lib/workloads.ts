@@ -29,6 +29,8 @@ export interface Counts {
   /** f: fixed rate (records/s) and records for the ack-latency run; records for EndToEndLatency */
   rate: number;
   rateRecords: number;
+  /** f: seconds of warm-up at the rate, left out of the ack-latency percentiles */
+  rateWarmupSec: number;
   e2e: number;
   /** unmeasured warm-up records per system (JIT) */
   warmup: number;
@@ -56,6 +58,7 @@ export const FULL: Counts = {
   c: 120_000,
   d: 600_000,
   rate: 2_000,
+  rateWarmupSec: 3,
   rateRecords: 20_000,
   e2e: 5_000,
   warmup: 150_000,
@@ -81,7 +84,8 @@ export const QUICK: Counts = {
   c: 5_000,
   d: 30_000,
   rate: 1_000,
-  rateRecords: 2_000,
+  rateRecords: 1_000,
+  rateWarmupSec: 1,
   e2e: 300,
   warmup: 0,
   archiver100: 20_000,
@@ -513,8 +517,8 @@ export async function runAckLatency(sys: System, ctx: Ctx): Promise<Row> {
       Object.assign(row.metrics, { avgLatencyMs: r.avg, p50: r.p50, p99: r.p99, p999: r.p999, records: r.count });
       row.notes!.push('one 1-record batch per XADD, open loop at the fixed rate');
     } else {
-      // 3 s of warm-up at the rate, left out of the percentiles.
-      const warmup = ctx.counts.rate * 3;
+      // Warm-up at the rate (3 s; 1 s in quick mode), left out of the percentiles.
+      const warmup = ctx.counts.rate * ctx.counts.rateWarmupSec;
       const r = await producerPerfSteady({
         bootstrap: sys.bootstrap,
         topic,

@@ -67,6 +67,13 @@ async function checkRawStreams(url: string, topic: string, log: LogRecord[]): Pr
   }
 }
 
+// The valkey pass (test/run-all.sh) runs only what can differ from redis-server
+// here: WAITAOF (absent before Redis 7.2, so skipped on this machine's
+// redis-server 7.0) and min.insync.replicas with replica promotion. AOF replay
+// after a SIGKILL (fsync always / everysec) and running without persistence
+// are the same code in both servers; the redis pass proves them.
+const valkeyPass = process.env.RUNNEL_TEST_BACKEND === 'valkey';
+
 describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent producer (no Kafka equivalent)', () => {
   const cases = [
     { name: 'appendfsync always', appendfsync: 'always', waitaof: false },
@@ -75,7 +82,7 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
     { name: 'appendfsync everysec + redis.acks.all.waitaof=true', appendfsync: 'everysec', waitaof: true },
   ] as const;
   for (const { name, appendfsync, waitaof } of cases) {
-    it(`appendonly yes, ${name}: nothing acknowledged is lost or duplicated, nothing read is lost`, async (ctx) => {
+    it.skipIf(valkeyPass && !waitaof)(`appendonly yes, ${name}: nothing acknowledged is lost or duplicated, nothing read is lost`, async (ctx) => {
       redis = await startRedis({ appendonly: true, appendfsync });
       if (waitaof && /unknown command/i.test(await redis.command('WAITAOF 0 0 0'))) {
         // WAITAOF exists from Redis 7.2 / Valkey 7.2; the redis-server of this machine may be older (the broker then refuses the setting, see startup-checks.test.ts).
@@ -114,7 +121,7 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
     });
   }
 
-  it('no persistence (appendonly no, save ""): everything is lost; the broker restarts offsets at 0 and serves only new records', async () => {
+  it.skipIf(valkeyPass)('no persistence (appendonly no, save ""): everything is lost; the broker restarts offsets at 0 and serves only new records', async () => {
     redis = await startRedis({ appendonly: false });
     // auto-created topics get the same partition count, so a lost topic record comes back the same
     broker = await startRunnel({ redisUrl: redis.url, args: ['--set', `num.partitions=${PARTITIONS}`] });
