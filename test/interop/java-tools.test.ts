@@ -46,7 +46,7 @@ import { groupsEnabled, startTarget, targetKindFromEnv, type Target } from '../h
 const KIND = targetKindFromEnv();
 const GROUPS = groupsEnabled(KIND);
 const SKIP_PERF = process.env.RUNNEL_SKIP_PERF === '1';
-const PERF_RECORDS = Number(process.env.RUNNEL_PERF_RECORDS ?? 300_000);
+const PERF_RECORDS = Number(process.env.RUNNEL_PERF_RECORDS ?? 100_000);
 
 let target: Target;
 

@@ -94,7 +94,7 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
       consumer = startConsumer(broker.bootstrap, topic);
 
       const n = 14_000;
-      const run = javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: n, throughput: 2000, repeatingKeys: 50, valuePrefix: 7 });
+      const run = javaProducer({ bootstrap: broker.bootstrap, topic, maxMessages: n, throughput: 4000, repeatingKeys: 50, valuePrefix: 7 });
       // two crashes while records flow (the consumer proves they flow)
       await waitFor('records flowing', () => consumer!.records().length > 1500, { timeoutMs: 60_000, intervalMs: 100 });
       const killedAt = Date.now();
