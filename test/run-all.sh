@@ -45,8 +45,11 @@ ROOT="$PWD"
 # java-verifiable-group (~30 s; the group store on a cluster is proven by the
 # KafkaJS, librdkafka and coordinator-failover group suites); test/interop's
 # topic-configs and java-tools check config validation and the Java admin
-# tools, which never reach the store's cluster logic.
-CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/interop/clients test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
+# tools, which never reach the store's cluster logic; test/interop/clients
+# (kcat, KafkaJS, librdkafka round trips: codecs, headers, timestamps) is
+# protocol-level, and those clients run on a cluster in the group and
+# transaction suites here.
+CLUSTER_SUITES="test/integration/redis-cluster test/integration/transactions/kafkajs.test.ts test/integration/compaction/kafka-semantics.test.ts test/integration/storage/compaction-store.test.ts test/integration/groups/kafkajs.test.ts test/integration/groups/librdkafka.test.ts test/integration/groups/failover.test.ts test/integration/cluster/failover.test.ts test/integration/cluster/rebalance.test.ts test/integration/idempotent-restart.test.ts test/archiver/integration/lake.test.ts test/archiver/integration/cluster.test.ts"
 # The harness's own test (test/integration/redis-cluster/harness.test.ts: start,
 # SIGKILL + promotion, reshard, addPrimary + rebalance, restart of every node)
 # is left out of CI: the steps the product's cluster suites use (start, SIGKILL
