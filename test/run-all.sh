@@ -107,10 +107,19 @@ elapsed() { echo $(( $(date +%s) - $1 ))s; }
 if [ "${RUNNEL_SKIP_INSTALL:-0}" != 1 ]; then
   step "install (test/setup/install.sh)"
   t=$(date +%s)
+  # The deploy/ validators (Go builds, their own venv) share nothing with the
+  # other installs, so they build alongside them; their log follows.
+  deploy_log="$(mktemp)"
+  bash test/setup/install-deploy-tools.sh >"$deploy_log" 2>&1 &
+  deploy_pid=$!
   bash test/setup/install.sh
   bash test/setup/install-archiver.sh
-  bash test/setup/install-deploy-tools.sh
   bash test/setup/install-chromium.sh
+  deploy_rc=0
+  wait "$deploy_pid" || deploy_rc=$?
+  cat "$deploy_log" >&2
+  rm -f "$deploy_log"
+  [ "$deploy_rc" = 0 ] || { echo "test/setup/install-deploy-tools.sh failed (exit $deploy_rc)" >&2; exit "$deploy_rc"; }
   SUMMARY+=("install: $(elapsed "$t")")
 fi
 
