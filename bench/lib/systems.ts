@@ -33,6 +33,8 @@ export interface System {
   deleteTopic(topic: string, partitions: number): Promise<void>;
   /** Redis INFO used_memory (runnel/raw), null for Kafka. */
   usedMemory(): Promise<number | null>;
+  /** Redis INFO persistence: AOF rewrites done since start and whether one runs now (runnel/raw), null for Kafka. */
+  aofRewrites(): Promise<AofRewrites | null>;
   /** Bytes the system stores for a topic: Kafka .log segment bytes; Redis: null (use usedMemory deltas). */
   logBytes(topic: string, partitions: number): Promise<number | null>;
   /** MEMORY USAGE of the topic's streams (runnel/raw), null for Kafka. */
@@ -63,6 +65,27 @@ async function redisCall(port: number, args: Array<string | number>): Promise<un
   } finally {
     c.close();
   }
+}
+
+export interface AofRewrites {
+  done: number;
+  inProgress: boolean;
+}
+
+/**
+ * A rewrite forks Redis and writes the whole dataset again; on the bench's
+ * shared cores it competes with the run it overlaps, so runs report it.
+ */
+async function redisAofRewrites(port: number): Promise<AofRewrites | null> {
+  const info = String(await redisCall(port, ['INFO', 'persistence']));
+  const done = /aof_rewrites:(\d+)/.exec(info);
+  const running = /aof_rewrite_in_progress:(\d)/.exec(info);
+  return done && running ? { done: Number(done[1]), inProgress: running[1] === '1' } : null;
+}
+
+/** Rewrites that overlapped the span between two readings: finished in it, or still running at its end. */
+export function aofRewritesBetween(a: AofRewrites | null, b: AofRewrites | null): number | null {
+  return a && b ? b.done - a.done + (b.inProgress ? 1 : 0) : null;
 }
 
 async function redisUsedMemory(port: number): Promise<number> {
@@ -174,6 +197,7 @@ export async function startKafkaSystem(o: StartSystemOptions = {}): Promise<Syst
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
     },
     usedMemory: async () => null,
+    aofRewrites: async () => null,
     async logBytes(topic, partitions) {
       let n = 0;
       for (let p = 0; p < partitions; p++) {
@@ -280,6 +304,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
       await admin.deleteTopics({ topics: [t], timeout: 30_000 }).catch(() => undefined);
     },
     usedMemory: () => redisUsedMemory(redis.port),
+    aofRewrites: () => redisAofRewrites(redis.port),
     logBytes: async () => null,
     streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
     entries: (t, n) => redisEntries(redis.port, t, n),
@@ -306,6 +331,7 @@ export async function startRawSystem(): Promise<System> {
       await redisCall(redis.port, ['DEL', ...Array.from({ length: n }, (_, p) => streamKey(t, p))]);
     },
     usedMemory: () => redisUsedMemory(redis.port),
+    aofRewrites: () => redisAofRewrites(redis.port),
     logBytes: async () => null,
     streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
     entries: (t, n) => redisEntries(redis.port, t, n),

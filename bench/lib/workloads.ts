@@ -14,7 +14,7 @@ import { consumerPerf, producerPerf, runJava, type ProducerPerfResult } from '..
 import { CACHE_DIR, REPO_ROOT, runCommand } from '../../test/helpers/procs.js';
 import { cpuDelta, cpuMark, type CpuDelta } from './cpu.js';
 import { rawAckLatencyAtRate, rawConsume, rawEndToEnd, rawProduce, type RawBatch } from './raw.js';
-import { streamKey, type System, type SystemName } from './systems.js';
+import { aofRewritesBetween, streamKey, type AofRewrites, type System, type SystemName } from './systems.js';
 
 export interface Counts {
   /** a: records (1 KiB) */
@@ -326,6 +326,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
   try {
     await sys.createTopic(topic, spec.partitions);
     const mem0 = await sys.usedMemory();
+    const aof0 = await sys.aofRewrites();
     const cpu0 = cpuMark(sys.pids() as Record<string, number>);
     if (sys.name === 'raw') {
       const batches = rawBatchesFor(w, spec, ctx, row);
@@ -350,6 +351,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
     }
     const records = row.metrics.records ?? total;
     Object.assign(row.metrics, cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), records));
+    noteAofRewrites(row, aof0, await sys.aofRewrites());
     const mem1 = await sys.usedMemory();
     if (mem0 !== null && mem1 !== null) row.metrics.redisBytesPerRecord = (mem1 - mem0) / records;
     const streamBytes = await sys.streamBytes(topic, spec.partitions);
@@ -473,18 +475,29 @@ export async function assignConsumerPerf(bootstrap: string, topic: string, recor
   return { records: Number(m[1]), bytes: Number(m[2]), ms: Number(m[3]) };
 }
 
+/** Records how many Redis AOF rewrites overlapped the run (metric aofRewrites), with a note when any did. */
+function noteAofRewrites(row: Row, before: AofRewrites | null, after: AofRewrites | null): void {
+  const n = aofRewritesBetween(before, after);
+  if (n === null) return;
+  row.metrics.aofRewrites = n;
+  if (n > 0) row.notes!.push(`run ${row.run}: ${n} AOF rewrite(s) of this system's Redis (a forked child writing the whole dataset, not counted in its CPU) overlapped the run`);
+}
+
 async function runConsume(sys: System, w: WorkloadId, topic: string, spec: ProduceSpec, records: number, ctx: Ctx): Promise<Row> {
   const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  const aof0 = await sys.aofRewrites().catch(() => null);
   try {
     if (sys.name === 'raw') {
       const r = await rawConsume({ port: sys.redisPort, streams: Array.from({ length: spec.partitions }, (_, p) => streamKey(topic, p)), recordSize: spec.recordSize });
       Object.assign(row.metrics, { records: r.records, recordsPerSec: r.recordsPerSec, mbPerSec: r.mbPerSec });
       row.notes!.push('XRANGE COUNT 8, one request in flight');
+      noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
       return row;
     }
     const { records: n, bytes, ms } = await assignConsumerPerf(sys.bootstrap, topic, records);
     if (n < records) row.notes!.push(`read ${n} of ${records} records`);
     Object.assign(row.metrics, { records: n, recordsPerSec: n / (ms / 1000), mbPerSec: bytes / 1048576 / (ms / 1000) });
+    noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
     if (sys.groups) {
       try {
         const cp = await consumerPerf({ bootstrap: sys.bootstrap, topic, numRecords: records, group: `bench-${randomBytes(3).toString('hex')}`, timeoutMs: 300_000 });
