@@ -11,8 +11,9 @@
 # are fetched once into ROOT/.cache/node/, checked against the sha512 below,
 # and put first on PATH, with node-gyp's nodedir at its headers (should an
 # addon ever need building, node-gyp uses them instead of downloading
-# headers; today every native dependency installs prebuilt). Needs curl or wget, tar and sha512sum; Linux x64 or arm64. Bump a
-# version together with its sums.
+# headers; today every native dependency installs prebuilt). Needs curl or
+# wget, tar and sha512sum; Linux x64 or arm64. Bump a version together with
+# its sums.
 RUNNEL_NODE_MAJOR=26
 RUNNEL_NODE_VERSION=26.12.1
 RUNNEL_NPM_VERSION=11.19.1

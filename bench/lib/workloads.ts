@@ -326,7 +326,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
   try {
     await sys.createTopic(topic, spec.partitions);
     const mem0 = await sys.usedMemory();
-    const aof0 = await sys.aofRewrites();
+    const aof0 = await sys.aofRewrites().catch(() => null);
     const cpu0 = cpuMark(sys.pids() as Record<string, number>);
     if (sys.name === 'raw') {
       const batches = rawBatchesFor(w, spec, ctx, row);
@@ -351,7 +351,7 @@ export async function runProduce(sys: System, w: WorkloadId, ctx: Ctx): Promise<
     }
     const records = row.metrics.records ?? total;
     Object.assign(row.metrics, cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), records));
-    noteAofRewrites(row, aof0, await sys.aofRewrites());
+    noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
     const mem1 = await sys.usedMemory();
     if (mem0 !== null && mem1 !== null) row.metrics.redisBytesPerRecord = (mem1 - mem0) / records;
     const streamBytes = await sys.streamBytes(topic, spec.partitions);

@@ -76,6 +76,8 @@ function zstdDeclaredSize(b: Buffer): number | null {
 function zstdBounded(b: Buffer, limit: number): Buffer {
   const declared = zstdDeclaredSize(b);
   if (declared !== null && declared > limit) throw tooLarge('zstd', limit);
+  // With `info: true` zlib returns the buffer and its engine (bytesWritten = input consumed);
+  // @types/node declares only the plain Buffer result for zstd.
   const { buffer, engine } = zstdDecompressSync(b, { maxOutputLength: limit, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
   if (engine.bytesWritten < b.length) throw corrupt(`zstd data continues ${b.length - engine.bytesWritten} bytes past its last frame`);
   return buffer;

@@ -50,7 +50,7 @@ export function checkBatchHeader(batch: Buffer, origin: BatchOrigin, crc = true)
  */
 export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean; requireKeys?: string } = {}): BatchHeader {
   const h = checkBatchHeader(batch, origin, opts.crc !== false);
-  // Only walked here, never kept: the output buffer is reused across batches.
+  // Only walked here, never kept.
   const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
   walkRecords(data, 0, data.length, h, ruleOf(origin), opts.requireKeys === undefined ? null : keyRequired(opts.requireKeys));
   return h;
