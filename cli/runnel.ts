@@ -2,7 +2,7 @@
 // `runnel <command>`: broker | archiver | apis | placement | status. Arguments are
 // parsed with node:util parseArgs (strict): an unknown flag exits 2 with the
 // usage; --help and --version exit 0.
-import './v8-flags.js';
+import './v8-setup.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

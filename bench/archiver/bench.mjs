@@ -32,6 +32,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // The batch encoder is a test helper (TypeScript, not built): loaded through the bench's ts hooks.
 register('../lib/ts-hooks.mjs', import.meta.url);
 const { encodeBatch } = await import(path.join(ROOT, 'test/helpers/encode-batch.ts'));
+// The V8 flags `runnel archiver` runs with (cli/v8-setup.ts), given on the command line since bin.js is not the CLI.
+const { V8_FLAGS, V8_STARTUP_FLAGS, V8_FLAGS_APPLY } = await import(path.join(ROOT, 'cli/v8-flags.ts'));
+const CLI_V8_FLAGS = V8_FLAGS_APPLY ? [...V8_STARTUP_FLAGS, ...V8_FLAGS] : [];
 const PY = path.join(ROOT, '.cache/venv/bin/python');
 const HOST = '127.0.0.1';
 
@@ -182,7 +185,7 @@ async function run(target, size, records) {
     ...(s3 ? { RUNNEL_S3_ENDPOINT: s3.endpoint, RUNNEL_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' } : {}),
   };
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_V8_FLAGS, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const commits = watchCommits(child);
   let cpu = 0;
   for (;;) {

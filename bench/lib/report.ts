@@ -149,13 +149,13 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   }
   L.push('');
   L.push(
-    '**CPU per record** (g+; µs of CPU per record during the produce run, from /proc: the server processes, and the load generator = the bench process plus the producer JVMs it ran (their cutime/cstime), JVM start-up included; other tenants of the machine are not counted):',
+    '**CPU per record** (g+; µs of CPU per record during the produce or consume run, from /proc: the server processes, and the load generator = the bench process plus the producer or consumer JVMs it ran (their cutime/cstime), JVM start-up included; raw Redis consume rows are not measured; other tenants of the machine are not counted):',
   );
   L.push('');
   L.push("| workload | Kafka JVM | Runnel node | Runnel's Redis | Runnel + its Redis | raw Redis | load generator: Kafka run | Runnel run | raw run |");
   L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const produceIds = WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e');
-  for (const w of produceIds) {
+  const cpuIds = WORKLOADS.filter((x) => x.kind === 'throughput');
+  for (const w of cpuIds) {
     const b = get(r, w.id, 'runnel', 'brokerCpuUsPerRecord');
     const rd = get(r, w.id, 'runnel', 'redisCpuUsPerRecord');
     L.push(

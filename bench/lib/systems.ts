@@ -11,6 +11,7 @@ import { startKafka, type KafkaBroker } from '../../test/helpers/kafka.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis.js';
 import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../test/helpers/runnel.js';
 import { freePort, HOST, runCommand, spawnManaged, waitFor, waitForPort } from '../../test/helpers/procs.js';
+import { V8_STARTUP_FLAGS } from '../../cli/v8-flags.js';
 import { RespConnection } from './resp.js';
 import type { RawBatch } from './raw.js';
 import { prepareSecureListeners, secureBootstraps, securePorts, secureServerSettings, type SecureListeners, type SecureMaterial } from './secure-setup.js';
@@ -126,7 +127,7 @@ async function redisSample(port: number, topic: string, partition: number, n: nu
 
 async function redisDescribe(port: number): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const k of ['appendonly', 'appendfsync', 'save', 'auto-aof-rewrite-percentage', 'auto-aof-rewrite-min-size', 'maxmemory', 'stream-node-max-bytes']) {
+  for (const k of ['appendonly', 'appendfsync', 'save', 'auto-aof-rewrite-percentage', 'auto-aof-rewrite-min-size', 'maxmemory', 'stream-node-max-bytes', 'rdbcompression', 'aof-use-rdb-preamble']) {
     const r = (await redisCall(port, ['CONFIG', 'GET', k])) as Buffer[];
     out[k] = r[1]?.toString() ?? '';
   }
@@ -137,10 +138,10 @@ async function redisDescribe(port: number): Promise<Record<string, string>> {
 
 /**
  * redis-server arguments beyond persistence, for Runnel's Redis and raw Redis
- * alike: README "Redis settings" (stream-node-max-bytes 1 MiB). BENCH_REDIS_ARGS
+ * alike: README "Redis settings" (stream-node-max-bytes 1 MiB, rdbcompression no). BENCH_REDIS_ARGS
  * replaces them for tuning runs ("" = the server's defaults); the report lists the values.
  */
-export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576').split(/\s+/).filter(Boolean);
+export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576 --rdbcompression no').split(/\s+/).filter(Boolean);
 
 async function startBenchRedis(): Promise<RedisServer> {
   return startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec', args: EXTRA_REDIS_ARGS });
@@ -246,7 +247,7 @@ export interface StartRunnelSystemOptions extends StartSystemOptions {
  */
 export async function startRunnelWithNodeArgs(redisUrl: string, nodeArgs: string[], env: Record<string, string>): Promise<RunnelBroker> {
   const port = await freePort();
-  const proc = spawnManaged(`runnel-${port}`, process.execPath, [...nodeArgs, RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl], {
+  const proc = spawnManaged(`runnel-${port}`, process.execPath, [...V8_STARTUP_FLAGS, ...nodeArgs, RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl], {
     env: { ...process.env, ...env },
   });
   await waitForPort(port, { proc, timeoutMs: 60_000 });

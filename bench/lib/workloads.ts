@@ -494,9 +494,12 @@ async function runConsume(sys: System, w: WorkloadId, topic: string, spec: Produ
       noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
       return row;
     }
+    // CPU across the whole consumer run (JVM start-up and metadata included), like the produce rows.
+    const cpu0 = cpuMark(sys.pids() as Record<string, number>);
     const { records: n, bytes, ms } = await assignConsumerPerf(sys.bootstrap, topic, records);
+    const cpu = cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), Math.max(1, n));
     if (n < records) row.notes!.push(`read ${n} of ${records} records`);
-    Object.assign(row.metrics, { records: n, recordsPerSec: n / (ms / 1000), mbPerSec: bytes / 1048576 / (ms / 1000) });
+    Object.assign(row.metrics, { records: n, recordsPerSec: n / (ms / 1000), mbPerSec: bytes / 1048576 / (ms / 1000) }, cpu);
     noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
     if (sys.groups) {
       try {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { freePort, HOST, REPO_ROOT, spawnManaged, waitFor, waitForPort, type ExitInfo, type ManagedProcess } from './procs.js';
+import { V8_STARTUP_FLAGS } from '../../cli/v8-flags.js';
 
 export const RUNNEL_CLI = path.join(REPO_ROOT, 'dist', 'cli', 'runnel.js');
 
@@ -76,7 +77,8 @@ export function apiVersionsProbe(port: number, host = HOST, timeoutMs = 3000): P
 export async function startRunnel(opts: StartRunnelOptions): Promise<RunnelBroker> {
   if (!fs.existsSync(RUNNEL_CLI)) throw new Error(`${RUNNEL_CLI} not found: run \`npm run build\` first`);
   const port = opts.port ?? (await freePort());
-  const args = [RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', opts.redisUrl, ...(opts.args ?? [])];
+  // The heap flags on node's command line, as ./runnel's re-exec would put them (cli/v8-setup.ts), without its extra start.
+  const args = [...V8_STARTUP_FLAGS, RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', opts.redisUrl, ...(opts.args ?? [])];
   const env = { ...process.env, ...opts.env };
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   let proc: ManagedProcess;
@@ -123,7 +125,7 @@ export async function startRunnel(opts: StartRunnelOptions): Promise<RunnelBroke
  */
 export async function brokerExit(redisUrl: string, sets: string[] = [], timeoutMs = 20_000): Promise<{ exit: ExitInfo; log: string }> {
   const port = await freePort();
-  const args = [RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl, ...sets.flatMap((s) => ['--set', s])];
+  const args = [...V8_STARTUP_FLAGS, RUNNEL_CLI, 'broker', '--host', HOST, '--port', String(port), '--redis', redisUrl, ...sets.flatMap((s) => ['--set', s])];
   const proc = spawnManaged(`runnel-exit-${port}`, process.execPath, args);
   const exit = await Promise.race([proc.exited, new Promise<null>((r) => setTimeout(() => r(null), timeoutMs))]);
   if (!exit) {

@@ -10,6 +10,7 @@ import { apiVersionsProbe } from '../helpers/runnel.js';
 import { readTopic } from './support.js';
 import { DescribeConfigs } from '../../broker/src/protocol/messages/describe-configs.js';
 import { WireClient } from '../helpers/wire.js';
+import { V8_STARTUP_FLAGS } from '../../cli/v8-flags.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-cli-'));
 const cli = path.join(REPO_ROOT, 'dist', 'cli', 'runnel.js');
@@ -19,6 +20,13 @@ afterAll(async () => {
   for (const p of procs) await p.stop(10_000).catch(() => undefined);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** node's own flags of a running process: the /proc cmdline words between the node binary and the script. */
+function nodeFlagsOf(pid: number): string[] {
+  const words = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const script = words.findIndex((w) => w.endsWith('runnel.js'));
+  return words.slice(1, script);
+}
 
 async function startEmbedded(port: number, extra: string[] = []): Promise<ManagedProcess> {
   const p = spawnManaged(`runnel-embedded-${port}`, process.execPath, [cli, 'broker', '--port', String(port), '--data-dir', dataDir, ...extra]);
@@ -33,6 +41,8 @@ describe('runnel CLI', () => {
     const port = await freePort();
     const bootstrap = `127.0.0.1:${port}`;
     let broker = await startEmbedded(port);
+    // started without node flags, the broker re-executed itself (same pid) with the heap flags (cli/v8-setup.ts)
+    expect(nodeFlagsOf(broker.pid)).toEqual([...V8_STARTUP_FLAGS]);
     const send = async (lines: string) => {
       const r = await runCommand('kcat', ['-b', bootstrap, '-P', '-t', 'cli', '-K:'], { input: lines, timeoutMs: 30_000 });
       expect(r.code).toBe(0);
@@ -56,6 +66,8 @@ describe('runnel CLI', () => {
       env: { ...process.env, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '300', RUNNEL_ARCHIVER_HTTP_PORT: String(archiverHttp) },
     });
     procs.push(archiver);
+    await waitFor('archiver re-executed', async () => nodeFlagsOf(archiver.pid).length > 0, { proc: archiver, timeoutMs: 15_000, intervalMs: 50 });
+    expect(nodeFlagsOf(archiver.pid)).toEqual([...V8_STARTUP_FLAGS]);
     const py = path.join(REPO_ROOT, '.cache', 'venv', 'bin', 'python');
     const read = `from deltalake import DeltaTable\nt = DeltaTable(${JSON.stringify(path.join(lake, 'cli'))})\nprint(t.to_pyarrow_table().num_rows, t.transaction_version('runnel/cli/0'))`;
     await waitFor('archived', async () => {

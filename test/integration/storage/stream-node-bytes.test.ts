@@ -4,7 +4,9 @@
 // "Redis settings" recommend and the embedded Redis and the bench use. Under
 // the default, every such batch gets a stream node of its own, rounded up by
 // the allocator; with 1 MiB they share nodes. The broker's start-up log says
-// which it found, with the recommendation when the value is small.
+// which it found, with the recommendation when the value is small; the same
+// for rdbcompression, which the README recommends off (AOF rewrites would
+// LZF-compress the whole log again).
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
@@ -53,17 +55,21 @@ async function bytesPerRecord(args: string[]): Promise<{ ratio: number; log: str
 
 describe.skipIf(onKafka)('Redis bytes per record and stream-node-max-bytes', () => {
   it('1 MiB stream nodes: 15-record 1 KiB batches cost at most 1.05x their record values; no recommendation logged', async () => {
-    const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '1048576']);
+    const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '1048576', '--rdbcompression', 'no']);
     console.log(`stream-node-max-bytes 1048576: ${ratio.toFixed(3)}x the record values`);
     expect(ratio).toBeLessThanOrEqual(1.05);
     expect(log).toContain('"streamNodeMaxBytes":1048576');
     expect(log).not.toContain('stream-node-max-bytes 1048576 is recommended');
+    expect(log).toContain('"rdbCompression":"no"');
+    expect(log).not.toContain('rdbcompression no is recommended');
   });
 
-  it("the server's 4096-byte default: a node per batch costs more, and the broker recommends 1 MiB", async () => {
+  it("the server's defaults (4096-byte nodes, rdbcompression yes): a node per batch costs more, and the broker recommends 1 MiB and rdbcompression no", async () => {
     const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '4096']);
     console.log(`stream-node-max-bytes 4096: ${ratio.toFixed(3)}x the record values`);
     expect(ratio).toBeGreaterThan(1.05);
     expect(log).toContain('stream-node-max-bytes 1048576 is recommended');
+    expect(log).toContain('"rdbCompression":"yes"');
+    expect(log).toContain('rdbcompression no is recommended');
   });
 });

@@ -24,6 +24,8 @@ export interface RedisServerFacts {
   hasWaitAof: boolean;
   /** stream-node-max-bytes (null when CONFIG GET is refused). */
   streamNodeMaxBytes: number | null;
+  /** rdbcompression: yes | no (null when CONFIG GET is refused). */
+  rdbCompression: string | null;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function readServerFacts(redis: Redis): Promise<RedisServerFacts> {
     save: await configGet(redis, 'save'),
     hasWaitAof: Array.isArray(waitaof) && waitaof[0] !== null && waitaof[0] !== undefined,
     streamNodeMaxBytes: numberOrNull(await configGet(redis, 'stream-node-max-bytes')),
+    rdbCompression: await configGet(redis, 'rdbcompression'),
   };
 }
 
@@ -81,11 +84,14 @@ export async function checkRedisServer(client: RedisClient, keys: Keys, opts: Se
     logger.info('redis persistence', {
       ...(shard ? { primary: `${nodes[i]!.options.host}:${nodes[i]!.options.port}` } : {}),
       server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
-      streamNodeMaxBytes: f.streamNodeMaxBytes ?? 'unknown',
+      streamNodeMaxBytes: f.streamNodeMaxBytes ?? 'unknown', rdbCompression: f.rdbCompression ?? 'unknown',
     });
     const nodeBytes = f.streamNodeMaxBytes;
     if (nodeBytes !== null && nodeBytes !== 0 && nodeBytes < RECOMMENDED_STREAM_NODE_MAX_BYTES / 4) {
       logger.info(`${shard}redis stream-node-max-bytes is ${nodeBytes}: batches larger than that each take a stream node of their own, about 5-10% more memory than the records; stream-node-max-bytes ${RECOMMENDED_STREAM_NODE_MAX_BYTES} is recommended (README "Redis settings")`);
+    }
+    if (f.aofEnabled && f.rdbCompression === 'yes') {
+      logger.info(`${shard}redis rdbcompression is yes: every AOF rewrite LZF-compresses the whole log again, 3-4x the rewrite's CPU and no smaller for batches that producers compress or values that do not compress; rdbcompression no is recommended unless the values are uncompressed text (README "Redis settings")`);
     }
     if (!f.aofEnabled) {
       logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)`);
