@@ -5,6 +5,7 @@
 //
 //   node --import ./bench/lib/ts-loader.mjs bench/broker-cpu.ts [runnel|kafka] [records]
 //   BROKER_NODE_ARGS="--trace-gc" ...   # then: grep -c Mark-Compact .cache/test-logs/*-runnel-*.log
+//   LINGER_MS=50 ...                    # full 1 MiB batches on every system, so (e) reads the same layout
 //
 // The broker always gets cli/v8-flags.ts V8_STARTUP_FLAGS first; a later flag
 // wins, so BROKER_NODE_ARGS="--initial-old-space-size=0" is the broker without
@@ -33,7 +34,7 @@ try {
     const topic = `broker-cpu-${i}`;
     await sys.createTopic(topic, 1);
     let c0 = cpuMark(sys.pids() as Record<string, number>);
-    const r = await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: n, recordSize: 1024, props: { acks: 1, 'batch.size': 1048576, 'linger.ms': 0 } });
+    const r = await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: n, recordSize: 1024, props: { acks: 1, 'batch.size': 1048576, 'linger.ms': Number(process.env.LINGER_MS ?? 0) } });
     line('produce', i, r.recordsPerSec, cpuDelta(c0, cpuMark(sys.pids() as Record<string, number>)));
     c0 = cpuMark(sys.pids() as Record<string, number>);
     const c = await assignConsumerPerf(sys.bootstrap, topic, n);

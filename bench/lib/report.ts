@@ -135,16 +135,16 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   const sec = secureMarkdown(r.medians, r.counts);
   if (sec) L.push('', sec);
   L.push('');
-  L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records.');
+  L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');
   L.push('');
-  L.push('| workload | payload B/record | Runnel Redis B/record | raw Redis B/record | Runnel / raw | Runnel / payload | Runnel MEMORY USAGE B/record | Kafka log B/record | records per stored batch (Runnel) |');
-  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  L.push('| workload | payload B/record | Runnel Redis B/record | raw Redis B/record | Runnel / raw | Runnel / payload | Runnel MEMORY USAGE B/record | Kafka log B/record | records per stored batch: Runnel | Kafka |');
+  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const w of WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e')) {
     const payload = get(r, w.id, 'runnel', 'payloadBytesPerRecord') ?? get(r, w.id, 'kafka', 'payloadBytesPerRecord');
     const rn = get(r, w.id, 'runnel', 'redisBytesPerRecord');
     const raw = get(r, w.id, 'raw', 'redisBytesPerRecord');
     L.push(
-      `| ${w.id} | ${fmt(payload, 0)} | ${fmt(rn, 0)} | ${fmt(raw, 0)} | ${ratio(rn, raw)} | ${ratio(rn, payload)} | ${fmt(get(r, w.id, 'runnel', 'streamBytesPerRecord'), 0)} | ${fmt(get(r, w.id, 'kafka', 'logBytesPerRecord'), 0)} | ${fmt(get(r, w.id, 'runnel', 'recordsPerBatch'), 1)} |`,
+      `| ${w.id} | ${fmt(payload, 0)} | ${fmt(rn, 0)} | ${fmt(raw, 0)} | ${ratio(rn, raw)} | ${ratio(rn, payload)} | ${fmt(get(r, w.id, 'runnel', 'streamBytesPerRecord'), 0)} | ${fmt(get(r, w.id, 'kafka', 'logBytesPerRecord'), 0)} | ${fmt(get(r, w.id, 'runnel', 'recordsPerBatch'), 1)} | ${fmt(get(r, w.id, 'kafka', 'recordsPerBatch'), 1)} |`,
     );
   }
   L.push('');
