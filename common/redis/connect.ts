@@ -7,6 +7,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisEndpoints, type RedisEndpoints } from './endpoints.js';
 import { isTlsConfigError } from './tls-options.js';
+import { GuardedConnector } from './guarded-connector.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -24,7 +25,10 @@ export function nodeOptions(ep: RedisEndpoints, o: RedisConnectOptions = {}): Re
   const base: RedisOptions = { ...o.redis };
   if (ep.username) base.username = ep.username;
   if (ep.password) base.password = ep.password;
-  if (ep.tls) base.tls = o.tls ?? {};
+  if (ep.tls) {
+    base.tls = o.tls ?? {};
+    base.Connector = GuardedConnector; // a second 'error' of a TLS socket must not end the process
+  }
   return base;
 }
 

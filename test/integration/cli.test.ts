@@ -58,6 +58,10 @@ describe('runnel CLI', () => {
     const log = await readTopic(bootstrap, 'cli');
     expect(log.map((r) => `${r.offset}:${r.value}`)).toEqual(['0:1', '1:2', '2:3']);
 
+    // the embedded server runs with the README's "Redis settings"
+    const persistence = fs.readFileSync(broker.logFile, 'utf8').split('\n').find((l) => l.includes('"msg":"redis persistence"')) ?? '';
+    expect(persistence).toContain('"streamNodeMaxBytes":1048576');
+    expect(persistence).toContain('"rdbCompression":"no"');
     const redisPort = /"port":(\d+)[^\n]*"msg":"embedded redis started"/.exec(fs.readFileSync(broker.logFile, 'utf8'))?.[1];
     expect(redisPort).toBeDefined();
     const lake = path.join(dataDir, 'lake');

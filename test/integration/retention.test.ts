@@ -18,7 +18,7 @@ async function setup(c: WireClient, topic: string, configs: Array<{ name: string
   for (let i = 0; i < batches; i++) {
     const records = buildBatch([{ key: null, value: Buffer.alloc(1000, i), timestamp: ts(i) }, { key: null, value: Buffer.alloc(1000, i), timestamp: ts(i) }]);
     const r = await c.request(Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
-    expect(r.responses[0].partitionResponses[0].errorCode).toBe(0);
+    expect(r.responses[0].partitionResponses[0].errorCode, JSON.stringify(r.responses[0].partitionResponses[0])).toBe(0);
   }
 }
 

@@ -87,6 +87,14 @@ export class Leadership {
   /** Leadership changes not yet logged: one summary line per tick (or per burst of claims), per-unit lines at debug. */
   private changes: { acquired: string[]; released: string[] } = { acquired: [], released: [] };
   private flushTimer: NodeJS.Timeout | null = null;
+  /**
+   * Acquisitions in flight (the lease is taken in Redis before onAcquire has
+   * finished and the unit is held here): a tick that runs meanwhile must not
+   * mistake the lease for a failed takeover and release it, nor start a second
+   * acquisition (whose onAcquire would bump the leader epoch again and fence the
+   * partition the first one loaded).
+   */
+  private readonly acquiring = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly store: ClusterStore,
@@ -168,8 +176,16 @@ export class Leadership {
     return this.tryAcquire(u);
   }
 
-  private async tryAcquire(u: LeaseUnit): Promise<boolean> {
+  private tryAcquire(u: LeaseUnit): Promise<boolean> {
     const key = unitKey(u);
+    const inFlight = this.acquiring.get(key);
+    if (inFlight) return inFlight;
+    const p = this.acquire(u, key).finally(() => this.acquiring.delete(key));
+    this.acquiring.set(key, p);
+    return p;
+  }
+
+  private async acquire(u: LeaseUnit, key: string): Promise<boolean> {
     const started = Date.now();
     const taken = await this.store.acquireLease(u, this.instance, this.opts.leaseTtlMs);
     if (!taken) return false;
@@ -264,7 +280,7 @@ export class Leadership {
           work.push(this.store.renewLease(u, this.instance, this.opts.leaseTtlMs).then((ok) => {
             const h = this.held.get(key);
             if (ok && h) h.validUntil = renewAt + this.opts.leaseTtlMs * 0.8;
-            else if (ok && !h) {
+            else if (ok && !h && !this.acquiring.has(key)) {
               // Held in Redis but not locally (a failed takeover): give it back cleanly.
               return this.store.releaseLease(u, this.instance);
             } else if (!ok && h) {

@@ -69,6 +69,45 @@ describe('Leadership', () => {
   });
 });
 
+describe('Leadership: a claim in flight', () => {
+  it('a tick while a new partition\'s claim is still loading it neither releases the lease nor acquires it a second time', async () => {
+    // The race CI saw: CreateTopics claimed the partition, the tick found the lease held by this
+    // instance in Redis but not yet locally, took it for a failed takeover and released it; the next
+    // tick acquired it again and bumped the leader epoch, fencing the first Produce.
+    const store = new MemoryClusterStore();
+    const fresh: LeaseUnit = { kind: 'partition', topic: 'new', partition: 0 };
+    const all = [...units];
+    let open!: () => void;
+    const loading = new Promise<void>((r) => (open = r));
+    let onAcquireCalls = 0;
+    const released: string[] = [];
+    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: 3 },
+      async () => all, {
+        onAcquire: async (u) => {
+          if (unitKey(u) !== unitKey(fresh)) return;
+          onAcquireCalls++;
+          await loading; // the partition load (and epoch bump) takes a while
+        },
+        onRelease: (u) => { released.push(unitKey(u)); },
+      }, logger);
+    await l.tick();
+    all.push(fresh); // the topic now exists
+    const claimed = l.claim(fresh);
+    await new Promise((r) => setImmediate(r)); // the lease is taken; onAcquire waits
+    expect(store.leases.get(unitKey(fresh))).toBe('1:a');
+    await l.tick();
+    expect(store.calls).not.toContain(`release ${unitKey(fresh)} 1:a`);
+    expect(store.leases.get(unitKey(fresh))).toBe('1:a');
+    expect(await Promise.race([l.claim(fresh).then(() => 'settled'), new Promise((r) => setImmediate(() => r('waiting')))])).toBe('waiting'); // joins the claim in flight
+    open();
+    expect(await claimed).toBe(true);
+    await l.tick();
+    expect(l.leads(fresh)).toBe(true);
+    expect(onAcquireCalls).toBe(1);
+    expect(released).not.toContain(unitKey(fresh));
+  });
+});
+
 describe('Leadership: leases belong to one process instance', () => {
   it('a second process with the same node id neither renews nor releases the first one\'s leases', async () => {
     const store = new MemoryClusterStore();

@@ -134,7 +134,9 @@ export class AppendConnection {
         this.teardown(s, e);
         reject(e);
       };
-      s.once('error', fail);
+      // `on`, not `once`: a TLS socket can emit 'error' twice (a TLS alert, then the reset), and an
+      // 'error' without a listener ends the process (common/redis/guarded-connector.ts).
+      s.on('error', fail);
       // A TLS socket is usable once the handshake is done (and the server's certificate accepted).
       s.once(this.target.tls ? 'secureConnect' : 'connect', () => {
         s.off('error', fail);
