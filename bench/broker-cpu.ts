@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import { producerPerf } from '../test/helpers/java.js';
 import { startKafkaSystem, startRunnelSystem } from './lib/systems.js';
 import { cpuDelta, cpuMark } from './lib/cpu.js';
-import { assignConsumerPerf } from './lib/workloads.js';
+import { assignConsumerPerf, BIG_BATCH } from './lib/workloads.js';
 
 const which = process.argv[2] ?? 'runnel';
 const n = Number(process.argv[3] ?? 400_000);
@@ -34,7 +34,7 @@ try {
     const topic = `broker-cpu-${i}`;
     await sys.createTopic(topic, 1);
     let c0 = cpuMark(sys.pids() as Record<string, number>);
-    const r = await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: n, recordSize: 1024, props: { acks: 1, 'batch.size': 1048576, 'linger.ms': Number(process.env.LINGER_MS ?? 0) } });
+    const r = await producerPerf({ bootstrap: sys.bootstrap, topic, numRecords: n, recordSize: 1024, props: { ...BIG_BATCH, 'linger.ms': Number(process.env.LINGER_MS ?? 0) } });
     line('produce', i, r.recordsPerSec, cpuDelta(c0, cpuMark(sys.pids() as Record<string, number>)));
     c0 = cpuMark(sys.pids() as Record<string, number>);
     const c = await assignConsumerPerf(sys.bootstrap, topic, n);

@@ -68,6 +68,17 @@ async function redisCall(port: number, args: Array<string | number>): Promise<un
   }
 }
 
+/** Kafka's `.log` segment files of a topic's partitions under its log dir. */
+function segmentFiles(dataDir: string, topic: string, partitions: number): string[] {
+  const out: string[] = [];
+  for (let p = 0; p < partitions; p++) {
+    const d = path.join(dataDir, `${topic}-${p}`);
+    if (!fs.existsSync(d)) continue;
+    for (const f of fs.readdirSync(d)) if (f.endsWith('.log')) out.push(path.join(d, f));
+  }
+  return out;
+}
+
 export interface AofRewrites {
   done: number;
   inProgress: boolean;
@@ -200,25 +211,15 @@ export async function startKafkaSystem(o: StartSystemOptions = {}): Promise<Syst
     usedMemory: async () => null,
     aofRewrites: async () => null,
     async logBytes(topic, partitions) {
-      let n = 0;
-      for (let p = 0; p < partitions; p++) {
-        const d = path.join(dataDir, `${topic}-${p}`);
-        if (!fs.existsSync(d)) continue;
-        for (const f of fs.readdirSync(d)) if (f.endsWith('.log')) n += fs.statSync(path.join(d, f)).size;
-      }
-      return n;
+      return segmentFiles(dataDir, topic, partitions).reduce((n, f) => n + fs.statSync(f).size, 0);
     },
     streamBytes: async () => null,
     async entries(topic, partitions) {
       // Record batches in the .log segments: each starts with baseOffset (8 bytes) and its length (4) after them.
       let n = 0;
-      for (let p = 0; p < partitions; p++) {
-        const d = path.join(dataDir, `${topic}-${p}`);
-        if (!fs.existsSync(d)) continue;
-        for (const f of fs.readdirSync(d).filter((x) => x.endsWith('.log'))) {
-          const b = fs.readFileSync(path.join(d, f));
-          for (let at = 0; at + 12 <= b.length; at += 12 + b.readInt32BE(at + 8)) n++;
-        }
+      for (const f of segmentFiles(dataDir, topic, partitions)) {
+        const b = fs.readFileSync(f);
+        for (let at = 0; at + 12 <= b.length; at += 12 + b.readInt32BE(at + 8)) n++;
       }
       return n;
     },
