@@ -13,7 +13,7 @@ import type { ArchiverContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import type { Action, AddFile } from './delta/actions.js';
 import { appIdOf } from './keys.js';
-import { DELTA_SCHEMA, deltaStats } from './parquet/columns.js';
+import { DELTA_SCHEMA, deltaStats } from './parquet/file-stats.js';
 import type { EncodedFile, EncodeJob } from './parquet/jobs.js';
 import { splitRuns } from './parquet/split.js';
 import type { Buffered, PartState, TopicArchiver } from './topic-state.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { maybeCheckpoint, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import type { Action, AddFile } from './delta/actions.js';
-import { deltaStats } from './parquet/columns.js';
+import { deltaStats } from './parquet/file-stats.js';
 import type { TopicArchiver } from './topic-state.js';
 
 /** Compact small files per date partition (dataChange:false remove/add pairs). */

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../storage/store.js';
 import { type Action, commitTxnId, decodeCommit, encodeCommit, pad20 } from './actions.js';
-import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { TableState } from './state.js';
 
 export type Planner = (state: TableState) => Action[] | null;
@@ -18,9 +17,10 @@ export interface CheckpointCodec {
   read(bytes: Uint8Array): Promise<Action[]>;
 }
 
+/** The codec on the caller's thread, loaded on first use (Arrow and parquet-wasm are large). */
 const inlineCodec: CheckpointCodec = {
-  write: async (a) => writeCheckpoint(a),
-  read: async (b) => readCheckpoint(b),
+  write: async (a) => (await import('./checkpoint.js')).writeCheckpoint(a),
+  read: async (b) => (await import('./checkpoint.js')).readCheckpoint(b),
 };
 
 export class DeltaTable {

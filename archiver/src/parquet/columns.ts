@@ -11,6 +11,7 @@
 //   headers         list<element: struct<key: string not null, value: binary>> (ordered, may repeat; empty list when none)
 import * as arrow from 'apache-arrow';
 import type { RecordSink } from '../../../common/record-batch/records.js';
+import { emptyFileStats, type FileStats } from './file-stats.js';
 
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 
@@ -30,35 +31,6 @@ export const DATA_SCHEMA = new arrow.Schema([
   new arrow.Field('headers', headersType, true),
 ]);
 
-/** Delta schemaString (table schema incl. the partition column `date`). */
-export const DELTA_SCHEMA = {
-  type: 'struct',
-  fields: [
-    { name: 'partition', type: 'integer', nullable: false, metadata: {} },
-    { name: 'offset', type: 'long', nullable: false, metadata: {} },
-    { name: 'timestamp', type: 'timestamp', nullable: false, metadata: {} },
-    { name: 'timestamp_type', type: 'string', nullable: false, metadata: {} },
-    { name: 'key', type: 'binary', nullable: true, metadata: {} },
-    { name: 'value', type: 'binary', nullable: true, metadata: {} },
-    {
-      name: 'headers',
-      type: {
-        type: 'array',
-        elementType: {
-          type: 'struct',
-          fields: [
-            { name: 'key', type: 'string', nullable: false, metadata: {} },
-            { name: 'value', type: 'binary', nullable: true, metadata: {} },
-          ],
-        },
-        containsNull: false,
-      },
-      nullable: true,
-      metadata: {},
-    },
-    { name: 'date', type: 'date', nullable: true, metadata: {} },
-  ],
-};
 
 class Bytes {
   buf: Uint8Array<ArrayBuffer>;
@@ -153,17 +125,6 @@ function packBits(valid: Uint8Array, n: number): Uint8Array {
   return bm;
 }
 
-export interface FileStats {
-  numRecords: number;
-  minPartition: number;
-  maxPartition: number;
-  minOffset: number;
-  maxOffset: number;
-  minTimestampMs: number;
-  maxTimestampMs: number;
-  keyNulls: number;
-  valueNulls: number;
-}
 
 /** Rows for one data file (one Delta `date` partition). */
 export class ColumnSet {
@@ -316,34 +277,4 @@ export class DateSplitter implements RecordSink {
   header(buf: Buffer, kS: number, kL: number, vS: number, vL: number): void {
     this.cur!.addHeader(buf, kS, kL, vS, vL);
   }
-}
-
-export function isoMs(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** Delta `add.stats` JSON for a data file. */
-export function deltaStats(s: FileStats): string {
-  if (s.numRecords === 0) return JSON.stringify({ numRecords: 0 });
-  return JSON.stringify({
-    numRecords: s.numRecords,
-    minValues: { partition: s.minPartition, offset: s.minOffset, timestamp: isoMs(s.minTimestampMs) },
-    maxValues: { partition: s.maxPartition, offset: s.maxOffset, timestamp: isoMs(s.maxTimestampMs) },
-    nullCount: { partition: 0, offset: 0, timestamp: 0, timestamp_type: 0, key: s.keyNulls, value: s.valueNulls },
-  });
-}
-
-/** Stats of a file with no rows yet; min/max fold in as rows are added. */
-export function emptyFileStats(): FileStats {
-  return {
-    numRecords: 0,
-    minPartition: Infinity,
-    maxPartition: -Infinity,
-    minOffset: Infinity,
-    maxOffset: -Infinity,
-    minTimestampMs: Infinity,
-    maxTimestampMs: -Infinity,
-    keyNulls: 0,
-    valueNulls: 0,
-  };
 }

@@ -3,7 +3,8 @@
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
 import { decodeBatch } from '../../../common/record-batch/decode.js';
-import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS, emptyFileStats, type FileStats } from './columns.js';
+import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS } from './columns.js';
+import { emptyFileStats, type FileStats } from './file-stats.js';
 
 export interface EncodeJob {
   /** stored batches, each in its own (transferable) ArrayBuffer */

@@ -2,10 +2,14 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compactFiles, encodeDataFiles, type CompactJob, type EncodeJob, type EncodeResult, type EncodedFile } from './jobs.js';
-import type { FileStats } from './columns.js';
-import { readCheckpoint, writeCheckpoint } from '../delta/checkpoint.js';
+import type { CompactJob, EncodeJob, EncodeResult, EncodedFile } from './jobs.js';
+import type { FileStats } from './file-stats.js';
 import type { Action } from '../delta/actions.js';
+
+// The inline mode's job code (Arrow, parquet-wasm) loads on its first job: with
+// workers, the main thread never loads it, and the archiver starts faster.
+const jobs = () => import('./jobs.js');
+const checkpoints = () => import('../delta/checkpoint.js');
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -77,23 +81,23 @@ export class ParquetPool {
   }
 
   async encode(job: EncodeJob): Promise<EncodeResult> {
-    if (this.inline) return encodeDataFiles(job);
+    if (this.inline) return (await jobs()).encodeDataFiles(job);
     const transfer = [...new Set(job.batches.map((b) => b.buffer as ArrayBuffer))];
     return this.run<EncodeResult>('encode', job, transfer);
   }
 
   async compact(job: CompactJob): Promise<{ bytes: Uint8Array; stats: FileStats }> {
-    if (this.inline) return compactFiles(job);
+    if (this.inline) return (await jobs()).compactFiles(job);
     return this.run('compact', job, []);
   }
 
   async writeCheckpoint(actions: Action[]): Promise<Uint8Array> {
-    if (this.inline) return writeCheckpoint(actions);
+    if (this.inline) return (await checkpoints()).writeCheckpoint(actions);
     return this.run('writeCheckpoint', actions, []);
   }
 
   async readCheckpoint(bytes: Uint8Array): Promise<Action[]> {
-    if (this.inline) return readCheckpoint(bytes);
+    if (this.inline) return (await checkpoints()).readCheckpoint(bytes);
     return this.run('readCheckpoint', bytes, []);
   }
 

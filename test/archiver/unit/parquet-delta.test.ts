@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch } from '../../helpers/encode-batch.js';
 import { compactFiles, encodeDataFiles, readParquetTable } from '../../../archiver/src/parquet/jobs.js';
-import { deltaStats } from '../../../archiver/src/parquet/columns.js';
+import { deltaStats } from '../../../archiver/src/parquet/file-stats.js';
 import { LocalStore } from '../../../archiver/src/storage/local.js';
 import { DeltaTable } from '../../../archiver/src/delta/table.js';
 import { readCheckpoint, writeCheckpoint } from '../../../archiver/src/delta/checkpoint.js';
