@@ -2,36 +2,22 @@
 // commit, right after commit, around checkpoints) >= 20 times while producers keep
 // appending; then the table must hold every record exactly once. Two archivers
 // racing for the same topic must produce no duplicate and no gap.
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   archiverEnv,
   createTopic,
   diffRows,
-  ensureBuilt,
   newProducer,
   produce,
   readDelta,
+  redisForFile,
   sleep,
   spawnArchiver,
-  startRedis,
-  tmpDir,
   waitArchived,
   type ArchiverProc,
-  type RedisHandle,
 } from './helpers.js';
 
-let redis: RedisHandle;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  await ensureBuilt();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const lab = redisForFile();
 
 // '' = killed from outside at a random time (mid-file, mid-read, anywhere); the others make
 // the process SIGKILL itself at that point of the commit path
@@ -52,13 +38,12 @@ describe('archiver crash safety', () => {
   it('SIGKILL at random points, 24 times, while producing: exactly once', async () => {
     const topic = 'crashy';
     const parts = 3;
-    const dir = tmpDir('crash');
-    dirs.push(dir);
+    const dir = lab.dir('crash');
     const prod = newProducer();
-    await createTopic(redis.client, topic, parts);
+    await createTopic(lab.redis.client, topic, parts);
     const env = (extra: Record<string, string>) =>
       archiverEnv({
-        redisUrl: redis.url,
+        redisUrl: lab.redis.url,
         lake: `file://${dir}`,
         extra: {
           RUNNEL_ARCHIVER_TARGET_FILE_BYTES: '8000',
@@ -76,7 +61,7 @@ describe('archiver crash safety', () => {
     let kills = 0;
     let selfCrashes = 0;
     for (let i = 0; i < 24; i++) {
-      for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 6, 5 + ((i + p) % 4));
+      for (let p = 0; p < parts; p++) await produce(lab.redis.client, prod, topic, p, 6, 5 + ((i + p) % 4));
       const mode = CRASH_MODES[i % CRASH_MODES.length]!;
       const a = spawnArchiver(env(mode ? { RUNNEL_ARCHIVER_CRASH_POINTS: mode } : {}));
       const wait = mode ? 6000 : 300 + Math.floor(Math.random() * 900);
@@ -91,7 +76,7 @@ describe('archiver crash safety', () => {
     // a final clean run drains everything
     const fin = spawnArchiver(env({}));
     try {
-      await waitArchived(redis.client, topic, prod, 60_000);
+      await waitArchived(lab.redis.client, topic, prod, 60_000);
     } finally {
       await fin.kill('SIGTERM');
     }
@@ -107,13 +92,12 @@ describe('archiver crash safety', () => {
   it('two archivers racing on one topic (with kills and restarts): no duplicate, no gap', async () => {
     const topic = 'racy';
     const parts = 4;
-    const dir = tmpDir('race');
-    dirs.push(dir);
+    const dir = lab.dir('race');
     const prod = newProducer();
-    await createTopic(redis.client, topic, parts);
+    await createTopic(lab.redis.client, topic, parts);
     const env = (id: string) =>
       archiverEnv({
-        redisUrl: redis.url,
+        redisUrl: lab.redis.url,
         lake: `file://${dir}`,
         extra: {
           RUNNEL_ARCHIVER_ID: id,
@@ -129,7 +113,7 @@ describe('archiver crash safety', () => {
       });
     const procs: (ArchiverProc | null)[] = [spawnArchiver(env('racer-a')), spawnArchiver(env('racer-b'))];
     for (let i = 0; i < 16; i++) {
-      for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 4, 6);
+      for (let p = 0; p < parts; p++) await produce(lab.redis.client, prod, topic, p, 4, 6);
       await sleep(150 + Math.floor(Math.random() * 250));
       if (i % 3 === 2) {
         const victim = i % 2;
@@ -138,7 +122,7 @@ describe('archiver crash safety', () => {
       }
     }
     try {
-      await waitArchived(redis.client, topic, prod, 60_000);
+      await waitArchived(lab.redis.client, topic, prod, 60_000);
     } finally {
       for (const p of procs) await p?.kill('SIGTERM');
     }

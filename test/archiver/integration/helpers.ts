@@ -21,7 +21,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../../../common/redis/connect.js';
 import { partitionTag } from '../../../common/keys.js';
 import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluster.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch, type EncodeRecord } from '../../helpers/encode-batch.js';
@@ -65,6 +65,35 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
 
 export function tmpDir(tag: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `rn-arch-${tag}-`));
+}
+
+/**
+ * The per-file fixture of the archiver's integration tests: one Redis started
+ * before the file's tests (after the build check) and stopped after them, and
+ * temporary lake folders that are removed at the end.
+ */
+export function redisForFile(): { readonly redis: RedisHandle; dir(tag: string): string } {
+  let redis: RedisHandle | undefined;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    await ensureBuilt();
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    get redis(): RedisHandle {
+      if (!redis) throw new Error('redisForFile: Redis is not started yet (use it inside a test)');
+      return redis;
+    },
+    dir(tag: string): string {
+      const d = tmpDir(tag);
+      dirs.push(d);
+      return d;
+    },
+  };
 }
 
 // ------------------------------------------------------------------ redis

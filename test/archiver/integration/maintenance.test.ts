@@ -2,33 +2,21 @@
 // txn state, and VACUUM: delta-rs reads identical contents afterwards.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   archiverEnv,
   checkTable,
   createTopic,
-  ensureBuilt,
   newProducer,
   produce,
   readDelta,
+  redisForFile,
   spawnArchiver,
-  startRedis,
-  tmpDir,
   waitArchived,
   waitFor,
-  type RedisHandle,
 } from './helpers.js';
 
-let redis: RedisHandle;
-const dirs: string[] = [];
-beforeAll(async () => {
-  await ensureBuilt();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const lab = redisForFile();
 
 function commits(logDir: string) {
   return fs
@@ -56,10 +44,9 @@ describe('archiver table maintenance', () => {
   it('compacts small files, checkpoints txn state, vacuums unreferenced files', async () => {
     const topic = 'tiny';
     const parts = 2;
-    const dir = tmpDir('maint');
-    dirs.push(dir);
+    const dir = lab.dir('maint');
     const prod = newProducer();
-    await createTopic(redis.client, topic, parts);
+    await createTopic(lab.redis.client, topic, parts);
     const base = {
       RUNNEL_ARCHIVER_TOPICS: topic,
       RUNNEL_ARCHIVER_CHECKPOINT_INTERVAL: '4',
@@ -69,11 +56,11 @@ describe('archiver table maintenance', () => {
       RUNNEL_ARCHIVER_VACUUM_INTERVAL_MS: '0',
     };
     // phase 1: trickle traffic -> many small files
-    const a = spawnArchiver(archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: base }));
+    const a = spawnArchiver(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: base }));
     try {
       for (let i = 0; i < 12; i++) {
-        for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 3, 4, { control: false });
-        await waitArchived(redis.client, topic, prod, 30_000);
+        for (let p = 0; p < parts; p++) await produce(lab.redis.client, prod, topic, p, 3, 4, { control: false });
+        await waitArchived(lab.redis.client, topic, prod, 30_000);
       }
     } finally {
       await a.kill('SIGTERM');
@@ -86,7 +73,7 @@ describe('archiver table maintenance', () => {
     // phase 2: OPTIMIZE + VACUUM (retention 0 so replaced files go at once)
     const b = spawnArchiver(
       archiverEnv({
-        redisUrl: redis.url,
+        redisUrl: lab.redis.url,
         lake: `file://${dir}`,
         extra: {
           ...base,
@@ -133,10 +120,10 @@ describe('archiver table maintenance', () => {
     checkTable(fromCkpt, topic, parts, prod);
 
     // and the archiver itself resumes from the checkpoint (no duplicates after restart)
-    for (let p = 0; p < parts; p++) await produce(redis.client, prod, topic, p, 2, 3, { control: false });
-    const d = spawnArchiver(archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: base }));
+    for (let p = 0; p < parts; p++) await produce(lab.redis.client, prod, topic, p, 2, 3, { control: false });
+    const d = spawnArchiver(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: base }));
     try {
-      await waitArchived(redis.client, topic, prod, 30_000);
+      await waitArchived(lab.redis.client, topic, prod, 30_000);
     } finally {
       await d.kill('SIGTERM');
     }

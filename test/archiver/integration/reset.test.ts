@@ -6,37 +6,23 @@
 // record still reaches the table exactly once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ObjectInfo, ObjectStore } from '../../../archiver/src/storage/store.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import {
-  ROOT,
   archiverEnv,
   createTopic,
   diffRows,
-  ensureBuilt,
   newProducer,
   produce,
   readDelta,
-  startRedis,
-  tmpDir,
+  redisForFile,
+  ROOT,
   waitArchived,
   waitFor,
-  type RedisHandle,
 } from './helpers.js';
 
-let redis: RedisHandle;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  await ensureBuilt();
-  redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const lab = redisForFile();
 
 /** A lake whose first data-file upload waits for `fail()` and then fails; everything else goes to `inner`. */
 function gatedStore(inner: ObjectStore) {
@@ -75,18 +61,17 @@ const quiet: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: 
 describe('a reset drops the flush encoded from the next buffer', () => {
   it('the second flush, encoded while the first upload fails, is not uploaded; no commit aborts; exactly once', async () => {
     const topic = 'reset-gen';
-    const dir = tmpDir('reset-gen');
-    dirs.push(dir);
+    const dir = lab.dir('reset-gen');
     const prod = newProducer();
-    await createTopic(redis.client, topic, 1);
-    await produce(redis.client, prod, topic, 0, 60, 5, { valueBytes: 1000 });
+    await createTopic(lab.redis.client, topic, 1);
+    await produce(lab.redis.client, prod, topic, 0, 60, 5, { valueBytes: 1000 });
 
     const { Archiver } = (await import(path.join(ROOT, 'dist/archiver/src/archiver.js'))) as typeof import('../../../archiver/src/archiver.js');
     const { loadConfig } = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
     const { LocalStore } = (await import(path.join(ROOT, 'dist/archiver/src/storage/local.js'))) as typeof import('../../../archiver/src/storage/local.js');
     const cfg = loadConfig(
       archiverEnv({
-        redisUrl: redis.url,
+        redisUrl: lab.redis.url,
         lake: `file://${dir}`,
         extra: {
           RUNNEL_ARCHIVER_TOPICS: topic,
@@ -107,7 +92,7 @@ describe('a reset drops the flush encoded from the next buffer', () => {
         return gate.isHeld() && t !== undefined && t.flushesInFlight === 2 && !t.encoding;
       }, 20_000, 'a second flush encoded behind the held upload');
       gate.fail();
-      await waitArchived(redis.client, topic, prod, 30_000);
+      await waitArchived(lab.redis.client, topic, prod, 30_000);
     } finally {
       await a.stop();
     }

@@ -3,43 +3,28 @@
 // committing to the Delta table, the stall shows in the lag report and the
 // counters, it is logged once (not once per retry), and removing the bad entry
 // resumes the partition without a restart.
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch } from '../../helpers/encode-batch.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import { withHeader, withRecordsSection } from '../../helpers/batches.js';
 import {
-  ROOT,
   archiverEnv,
   createTopic,
   diffRows,
-  ensureBuilt,
+  metaKey,
   newProducer,
   produce,
   readDelta,
-  metaKey,
+  redisForFile,
   redisKey,
+  ROOT,
   sleep,
-  startRedis,
-  tmpDir,
   waitFor,
-  type RedisHandle,
 } from './helpers.js';
 
-let redis: RedisHandle;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  await ensureBuilt();
-  redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const lab = redisForFile();
 
 /** Collects log lines in memory (the archiver runs in this process). */
 function memoryLogger(): Logger & { lines: { level: string; msg: string }[] } {
@@ -53,33 +38,32 @@ const three = (tag: string) => [0, 1, 2].map((i) => ({ value: Buffer.from(`${tag
 describe('a bad stored batch stalls only its partition', () => {
   it('junk zstd payload with a valid CRC (p1) and recordCount > lastOffsetDelta + 1 (p2): p0 keeps committing', async () => {
     const topic = 'poison';
-    const dir = tmpDir('poison');
-    dirs.push(dir);
+    const dir = lab.dir('poison');
     const prod = newProducer();
-    await createTopic(redis.client, topic, 3);
-    for (let p = 0; p < 3; p++) await produce(redis.client, prod, topic, p, 4, 5, { control: false });
+    await createTopic(lab.redis.client, topic, 3);
+    for (let p = 0; p < 3; p++) await produce(lab.redis.client, prod, topic, p, 4, 5, { control: false });
     const stallAt = { 1: prod.next.get(1)!, 2: prod.next.get(2)! };
 
     // p1: a zstd batch of 3 records whose payload is junk, re-signed so the CRC holds
     const junk = withRecordsSection(encodeBatch(three('junk'), { baseOffset: stallAt[1], codec: Codec.ZSTD }), Buffer.alloc(200, 0x5a), Codec.ZSTD);
-    const junkId = await redis.client.xadd(redisKey(topic, 1), `${stallAt[1]}-1`, 'b', junk);
+    const junkId = await lab.redis.client.xadd(redisKey(topic, 1), `${stallAt[1]}-1`, 'b', junk);
     prod.next.set(1, stallAt[1] + 3);
-    await produce(redis.client, prod, topic, 1, 1, 3, { control: false }); // good batch behind it
+    await produce(lab.redis.client, prod, topic, 1, 1, 3, { control: false }); // good batch behind it
 
     // p2: 3 records in an offset range of 2 (lastOffsetDelta 1): corrupt on its face
     const crowded = withHeader(encodeBatch(three('crowded'), { baseOffset: stallAt[2] }), { lastOffsetDelta: 1 });
-    await redis.client.xadd(redisKey(topic, 2), `${stallAt[2]}-1`, 'b', crowded);
+    await lab.redis.client.xadd(redisKey(topic, 2), `${stallAt[2]}-1`, 'b', crowded);
     const behind = newProducer(); // rows behind p2's bad batch never reach the lake: not expected
     behind.next.set(2, stallAt[2] + 2);
-    await produce(redis.client, behind, topic, 2, 1, 3, { control: false });
+    await produce(lab.redis.client, behind, topic, 2, 1, 3, { control: false });
 
     const { Archiver } = (await import(path.join(ROOT, 'dist/archiver/src/archiver.js'))) as typeof import('../../../archiver/src/archiver.js');
     const { loadConfig } = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
-    const cfg = loadConfig(archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100' } }));
+    const cfg = loadConfig(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100' } }));
     const log = memoryLogger();
     const a = new Archiver(cfg, undefined, { logger: log });
     await a.start();
-    const archived = async (p: number) => Number((await redis.client.hget(metaKey(topic, p), 'archived')) ?? -1);
+    const archived = async (p: number) => Number((await lab.redis.client.hget(metaKey(topic, p), 'archived')) ?? -1);
     const stalledOf = () => Object.fromEntries(a.lag().map((l) => [l.partition, l.stallCode]));
     try {
       await waitFor(async () => (await archived(0)) === prod.next.get(0)! - 1, 30_000, 'p0 archived');
@@ -90,7 +74,7 @@ describe('a bad stored batch stalls only its partition', () => {
 
       // the stall is per partition: p0 keeps archiving and committing
       const v0 = (await readDelta(`file://${dir}/${topic}`, { appIds: [`runnel/${topic}/0`] })).version;
-      await produce(redis.client, prod, topic, 0, 3, 4, { control: false });
+      await produce(lab.redis.client, prod, topic, 0, 3, 4, { control: false });
       await waitFor(async () => (await archived(0)) === prod.next.get(0)! - 1, 30_000, 'p0 archived after the stall');
       const mid = await readDelta(`file://${dir}/${topic}`, { appIds: [0, 1, 2].map((p) => `runnel/${topic}/${p}`) });
       expect(mid.version).toBeGreaterThan(v0);
@@ -104,7 +88,7 @@ describe('a bad stored batch stalls only its partition', () => {
       expect(a.stats.corruptBatches).toBe(2);
 
       // an operator removes the bad entry: p1 resumes (with a gap warning) and archives what follows
-      expect(await redis.client.xdel(redisKey(topic, 1), junkId!)).toBe(1);
+      expect(await lab.redis.client.xdel(redisKey(topic, 1), junkId!)).toBe(1);
       await waitFor(async () => (await archived(1)) === prod.next.get(1)! - 1, 30_000, 'p1 archived after the bad entry was removed');
       expect(stalledOf()[1]).toBeNull();
       expect(stalledOf()[2]).toBe('RN4003');
