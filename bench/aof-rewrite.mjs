@@ -1,11 +1,12 @@
 // What an AOF rewrite costs Redis with rdbcompression yes (the server's default)
-// and no (README "Redis settings"), for a log of ~850 KB stream entries (workload
-// a's stored batch size). Two payloads: ProducerPerformance's (random letters
+// and no (README "Redis settings"), and with rdbchecksum no on top (the RDB
+// preamble's CRC64), for a log of ~850 KB stream entries (workload a's stored
+// batch size). Two payloads: ProducerPerformance's (random letters
 // A-Z, an uncompressed batch), JSON events (compressible text) and random bytes
 // (a batch a producer compressed).
 // The rewrite runs in a forked child on its own, so its wall time is its CPU.
 //
-//   node bench/aof-rewrite.mjs [--mb 500] [--repeat 3]
+//   node bench/aof-rewrite.mjs [--mb 500] [--repeat 3] [--server redis-server|valkey-server] [--payloads letters,json,random]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '500' }, repeat: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { mb: { type: 'string', default: '500' }, repeat: { type: 'string', default: '3' }, server: { type: 'string', default: 'redis-server' }, payloads: { type: 'string', default: 'letters,json,random' } } });
 const ENTRY = 850_000;
 const entries = Math.ceil((Number(values.mb) * 1e6) / ENTRY);
 const repeat = Number(values.repeat);
@@ -37,10 +38,10 @@ function payload(kind) {
   return b;
 }
 
-async function once(kind, compression) {
+async function once(kind, settings) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aof-rewrite-'));
   const port = await freePort();
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--auto-aof-rewrite-percentage', '0', '--rdbcompression', compression], { stdio: 'ignore' });
+  const proc = spawn(values.server, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--auto-aof-rewrite-percentage', '0', ...settings.flatMap(([k, v]) => [`--${k}`, v])], { stdio: 'ignore' });
   try {
     for (let i = 0; !(await listening(port)); i++) { if (i > 200) throw new Error('redis-server did not start'); await sleep(25); }
     const r = new Redis({ port, host: '127.0.0.1' });
@@ -64,15 +65,21 @@ async function once(kind, compression) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`AOF rewrite of ${entries} x ${ENTRY} B stream entries (${((entries * ENTRY) / 1e6).toFixed(0)} MB), median of ${repeat}, redis-server on ${os.availableParallelism()} cores\n`);
-console.log('| payload | rdbcompression | rewrite ms | MB/s | AOF MB after |');
+const SETTINGS = [
+  [['rdbcompression', 'yes']],
+  [['rdbcompression', 'no']],
+  [['rdbcompression', 'no'], ['rdbchecksum', 'no']],
+];
+const PAYLOADS = { letters: 'letters A-Z (uncompressed batch)', json: 'JSON events (uncompressed batch)', random: 'random bytes (compressed batch)' };
+console.log(`AOF rewrite of ${entries} x ${ENTRY} B stream entries (${((entries * ENTRY) / 1e6).toFixed(0)} MB), median of ${repeat}, ${values.server} on ${os.availableParallelism()} cores\n`);
+console.log('| payload | settings | rewrite ms | MB/s | AOF MB after |');
 console.log('|---|---|---:|---:|---:|');
-for (const kind of ['letters A-Z (uncompressed batch)', 'JSON events (uncompressed batch)', 'random bytes (compressed batch)']) {
-  for (const compression of ['yes', 'no']) {
+for (const kind of values.payloads.split(',').map((p) => PAYLOADS[p])) {
+  for (const settings of SETTINGS) {
     const runs = [];
-    for (let i = 0; i < repeat; i++) runs.push(await once(kind, compression));
+    for (let i = 0; i < repeat; i++) runs.push(await once(kind, settings));
     const ms = median(runs.map((x) => x.ms));
     const mb = median(runs.map((x) => x.bytes)) / 1e6;
-    console.log(`| ${kind} | ${compression} | ${ms.toFixed(0)} | ${((entries * ENTRY) / 1e6 / (ms / 1000)).toFixed(0)} | ${mb.toFixed(0)} |`);
+    console.log(`| ${kind} | ${settings.map(([k, v]) => `${k} ${v}`).join(', ')} | ${ms.toFixed(0)} | ${((entries * ENTRY) / 1e6 / (ms / 1000)).toFixed(0)} | ${mb.toFixed(0)} |`);
   }
 }
