@@ -40,6 +40,22 @@ export function partitionTag(topic: string, partition: number, salt = 0): string
   return salt > 0 ? `{${topic}/${partition}/${salt}}` : `{${topic}/${partition}}`;
 }
 
+/**
+ * Fields of a partition's `:meta` hash (docs/redis-keys.md): the broker writes
+ * most of them, the archiver `archived`, and each reads the other's. The Lua
+ * scripts, which cannot import this, spell the same names.
+ */
+export const META_FIELD = {
+  next: 'next',
+  logStartOffset: 'logStartOffset',
+  leaderEpoch: 'leaderEpoch',
+  raised: 'raised',
+  archived: 'archived',
+  cleanedTo: 'cleanedTo',
+  cleaning: 'cleaning',
+  syncs: 'syncs',
+} as const;
+
 export function escapeGroupId(id: string): string {
   return id.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }

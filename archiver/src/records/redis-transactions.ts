@@ -11,6 +11,7 @@
 // transaction, so its abort (if any) is already in `:aborted`.
 import type { RedisClient } from '../../../common/redis/connect.js';
 import type { Keys } from '../keys.js';
+import { META_FIELD } from '../../../common/keys.js';
 import type { BatchInfo, TransactionHooks } from './transactions.js';
 
 /** Aborted ranges read per round trip while looking for a batch's range. */
@@ -19,7 +20,7 @@ const PAGE = 500;
 export function redisTransactionHooks(redis: () => RedisClient, keys: Keys): TransactionHooks {
   return {
     async lastStableOffset(topic: string, partition: number): Promise<number | null> {
-      const out = await redis().multi().hvals(keys.txns(topic, partition)).hget(keys.meta(topic, partition), 'next').exec();
+      const out = await redis().multi().hvals(keys.txns(topic, partition)).hget(keys.meta(topic, partition), META_FIELD.next).exec();
       if (!out) throw new Error('transaction aborted');
       const [[e1, open], [e2, next]] = out as [[Error | null, string[]], [Error | null, string | null]];
       if (e1 || e2) throw e1 ?? e2;

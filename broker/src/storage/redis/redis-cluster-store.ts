@@ -5,7 +5,7 @@
 import { releaseLease, renewLease, takeLease } from '../../../../common/lease/lease.js';
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
-import type { Keys } from './keys.js';
+import { META_FIELD, type Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import { guardWithin } from './stream-entries.js';
 
@@ -73,7 +73,7 @@ export class RedisClusterStore implements ClusterStore {
 
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     const holders = Promise.all(units.map((u) => this.redis.get(this.leaseKey(u))));
-    const epochs = Promise.all(units.map((u) => (u.kind === 'partition' ? this.redis.hget(this.keys.meta({ topic: u.topic, partition: u.partition }), 'leaderEpoch') : null)));
+    const epochs = Promise.all(units.map((u) => (u.kind === 'partition' ? this.redis.hget(this.keys.meta({ topic: u.topic, partition: u.partition }), META_FIELD.leaderEpoch) : null)));
     const [h, e] = await guard(Promise.all([holders, epochs]));
     return h.map((v, i) => ({
       holder: v === null ? null : nodeIdOfInstance(v),
@@ -99,7 +99,7 @@ export class RedisClusterStore implements ClusterStore {
   }
 
   async bumpLeaderEpoch(topic: string, partition: number): Promise<number> {
-    return guard(this.redis.hincrby(this.keys.meta({ topic, partition }), 'leaderEpoch', 1));
+    return guard(this.redis.hincrby(this.keys.meta({ topic, partition }), META_FIELD.leaderEpoch, 1));
   }
 
   async recordEpochStart(topic: string, partition: number, epoch: number, startOffset: number): Promise<void> {

@@ -12,7 +12,7 @@ import { RedisCompaction, defineCompactionCommands, type CompactionRedis } from 
 import { LogReads, type Ranges } from './log-reads.js';
 import { ShardReaders, streamingRanges } from './read-connection.js';
 import { decodeTopic, encodeTopic } from './topic-records.js';
-import { Keys, entryId, partitionTag } from './keys.js';
+import { Keys, META_FIELD, entryId, partitionTag } from './keys.js';
 import { bulk } from './append-connection.js';
 import { ShardAppenders, isTopologyError } from './shard-appenders.js';
 import { placePartitions, slotOfTag } from './placement.js';
@@ -220,7 +220,7 @@ export class RedisLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     const [last, meta] = await guardWithin(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
-      this.redis.hmget(this.keys.meta(tp), 'logStartOffset', 'leaderEpoch', 'archived', 'next', 'cleanedTo'),
+      this.redis.hmget(this.keys.meta(tp), META_FIELD.logStartOffset, META_FIELD.leaderEpoch, META_FIELD.archived, META_FIELD.next, META_FIELD.cleanedTo),
     ]), RELOAD_TIMEOUT_MS);
     const batches = toBatches(last);
     return {
@@ -327,7 +327,7 @@ export class RedisLogStore implements LogStore {
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
     // One slot (the partition's hash tag): the aborted ranges that end below the new start go with it.
     const out = await guard(this.redis.multi()
-      .hset(this.keys.meta(tp), 'logStartOffset', String(offset))
+      .hset(this.keys.meta(tp), META_FIELD.logStartOffset, String(offset))
       .zremrangebyscore(this.keys.aborted(tp), '-inf', `(${offset}`)
       .exec());
     const failed = out?.find(([e]) => e)?.[0];
@@ -386,7 +386,7 @@ export class RedisLogStore implements LogStore {
     // earlier, since dropped append connection is covered by one write on
     // this connection first: the primary's replication stream is one
     // sequence, so confirming this write confirms every write before it.
-    if (coverStored && (replicas > 0 || aof)) await guard(this.call(tp, ['HINCRBY', this.keys.meta(tp), 'syncs', '1']));
+    if (coverStored && (replicas > 0 || aof)) await guard(this.call(tp, ['HINCRBY', this.keys.meta(tp), META_FIELD.syncs, '1']));
     if (aof) {
       try {
         const [local, remote] = (await this.call(tp, ['WAITAOF', '1', String(replicas), String(timeoutMs)])) as [number, number];

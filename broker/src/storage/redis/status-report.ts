@@ -3,6 +3,7 @@
 // consumer groups with their lag, and Redis memory per primary. Partition keys come from the store's key builder, which learns
 // every topic's placement from its record (listTopics), never by hand.
 import { isCluster } from '../../../../common/redis/connect.js';
+import { META_FIELD } from './keys.js';
 import { nodeIdOfInstance } from '../cluster-store.js';
 import type { RedisLogStore } from './redis-log-store.js';
 import { RedisGroupStore } from './redis-group-store.js';
@@ -111,7 +112,7 @@ export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> 
       const tp = { topic: t.name, partition };
       const [holder, meta] = await Promise.all([
         store.redis.get(keys.leader(tp)),
-        store.redis.hmget(keys.meta(tp), 'leaderEpoch', 'next', 'archived', 'logStartOffset'),
+        store.redis.hmget(keys.meta(tp), META_FIELD.leaderEpoch, META_FIELD.next, META_FIELD.archived, META_FIELD.logStartOffset),
       ]);
       const logEndOffset = num(meta[1], 0);
       const archivedOffset = meta[2] === null ? null : Number(meta[2]);
