@@ -72,9 +72,9 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # between the servers either, nor do the broker-level restart, key-namespace,
 # lease-failover and transaction-coordinator-failover suites (the storage
 # suites, the store contract and partition-side prove the server's side).
-# The archiver's lake-fault (S3 500s, 409s, lost commit responses) and
-# corrupt-batch stall suites test the archiver against the lake and against
-# bad bytes, not the server; its lake suite runs on valkey. The __consumer_offsets
+# The archiver's lake-fault (S3 500s, 409s, lost commit responses), reset
+# (a failed upload behind a pipelined flush) and corrupt-batch stall suites
+# test the archiver against the lake and against bad bytes, not the server; its lake suite runs on valkey. The __consumer_offsets
 # view (consumer-offsets-topic) and the compaction semantics a consumer sees
 # (kafka-semantics) are protocol-level; the group store and the compaction store
 # run on valkey in the group, compaction-behaviour and compaction-store suites.
@@ -87,7 +87,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
   --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
   --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
-  --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts'
+  --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts'
   --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')

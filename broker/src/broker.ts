@@ -78,8 +78,9 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     embedded = await startEmbeddedRedis(config.dataDir, logger);
     url = embedded.url;
   }
-  const store = new RedisLogStore(url, config.keyPrefix, tls ? { tls } : {});
-  await connectWithRetry(store, url, logger).catch(async (e: unknown) => { await embedded?.stop(); throw e; });
+  const connectTimeoutMs = Math.max(1, config.redisConnectionTimeoutMs);
+  const store = new RedisLogStore(url, config.keyPrefix, tls ? { tls, connectTimeoutMs } : { connectTimeoutMs });
+  await connectWithRetry(store, url, logger, connectTimeoutMs).catch(async (e: unknown) => { await embedded?.stop(); throw e; });
   await checkRedisServer(store.redis, store.keyNames, { waitAof: config.acksAllWaitAof, allowEviction: config.redisAllowEviction }, logger)
     .catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
   const clusterId = await store.clusterId();
@@ -266,10 +267,18 @@ function configured<T>(f: () => T): T {
   }
 }
 
-const CONNECT_ATTEMPTS = 50;
+/** Refused connection attempts are retried this often at start-up. */
+const CONNECT_RETRY_MS = 200;
 
-async function connectWithRetry(store: RedisLogStore, url: string, logger: Logger): Promise<void> {
+/**
+ * Connects the store at start-up: refused or failed attempts are retried every
+ * CONNECT_RETRY_MS until `timeoutMs` (redis.connection.timeout.ms) has passed
+ * since the first, each attempt itself bounded by it; then the broker gives up,
+ * naming the URL (password redacted) and the reason.
+ */
+async function connectWithRetry(store: RedisLogStore, url: string, logger: Logger, timeoutMs: number): Promise<void> {
   const shown = redactSecrets(url);
+  const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {
     try {
       await store.connect();
@@ -282,12 +291,12 @@ async function connectWithRetry(store: RedisLogStore, url: string, logger: Logge
         throw new Error(`redis TLS handshake failed: ${(e instanceof Error ? e.message : String(e)).trim()} (check redis.url and redis.tls.*)`, { cause: e });
       }
       const reason = connectFailureReason(e);
-      if (attempt >= CONNECT_ATTEMPTS) {
+      if (Date.now() + CONNECT_RETRY_MS > deadline) {
         await store.close().catch(() => undefined);
-        throw new Error(`cannot connect to redis at ${shown}: ${reason} (gave up after ${attempt} attempts; check --redis / redis.url)`, { cause: e });
+        throw new Error(`cannot connect to redis at ${shown}: ${reason} (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${timeoutMs} ms, redis.connection.timeout.ms; check --redis / redis.url)`, { cause: e });
       }
-      if (attempt === 1) logger.warn('waiting for redis', { url: shown, reason, retries: CONNECT_ATTEMPTS - 1, intervalMs: 200 });
-      await new Promise((r) => setTimeout(r, 200));
+      if (attempt === 1) logger.warn('waiting for redis', { url: shown, reason, timeoutMs, retryMs: CONNECT_RETRY_MS });
+      await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
     }
   }
 }

@@ -43,6 +43,11 @@ export interface BrokerConfig extends RedisTlsConfig {
   acksAllWaitAof: boolean;
   /** Timeout for WAIT / WAITAOF under acks=all, capped by the request's timeout. */
   replicaWaitMs: number;
+  /**
+   * How long the broker waits for Redis at start-up (Kafka's zookeeper.connection.timeout.ms):
+   * the bound of one connection attempt, and of retrying refused ones every 200 ms.
+   */
+  redisConnectionTimeoutMs: number;
   /** An idempotent producer silent for this long is forgotten (Kafka's producer.id.expiration.ms). */
   producerIdExpirationMs: number;
   /** Start even though Redis may evict keys (maxmemory-policy other than noeviction): data loss. */
@@ -172,6 +177,7 @@ const SETTINGS: Setting[] = [
   { key: 'min.insync.replicas', field: 'minInsyncReplicas', kind: 'int', default: '1' },
   { key: 'redis.acks.all.waitaof', field: 'acksAllWaitAof', kind: 'bool', default: 'false' },
   { key: 'redis.replica.wait.ms', field: 'replicaWaitMs', kind: 'int', default: '5000' },
+  { key: 'redis.connection.timeout.ms', field: 'redisConnectionTimeoutMs', kind: 'int', default: '10000' },
   { key: 'producer.id.expiration.ms', field: 'producerIdExpirationMs', kind: 'int', default: '86400000' },
   { key: 'redis.allow.eviction', field: 'redisAllowEviction', kind: 'bool', default: 'false' },
   { key: 'delete.topic.enable', field: 'deleteTopicEnable', kind: 'bool', default: 'true' },

@@ -65,9 +65,10 @@ export async function connectClient(client: RedisClient, timeoutMs?: number): Pr
 /**
  * Asks the seeds in turn whether Redis runs in cluster mode. A server that
  * refuses `INFO cluster` (a proxy that hides cluster commands) is a single
- * endpoint. Throws the last connection error when no seed answers.
+ * endpoint. Throws the last connection error when no seed answers. Each seed
+ * gets `timeoutMs` to accept the connection.
  */
-export async function probeClusterMode(ep: RedisEndpoints, o: RedisConnectOptions = {}): Promise<boolean> {
+export async function probeClusterMode(ep: RedisEndpoints, o: RedisConnectOptions = {}, timeoutMs = 5_000): Promise<boolean> {
   if (ep.socketPath) return false;
   let last: unknown = new Error('no seed node');
   for (const seed of ep.seeds) {
@@ -79,7 +80,7 @@ export async function probeClusterMode(ep: RedisEndpoints, o: RedisConnectOption
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
-      connectTimeout: 5_000,
+      connectTimeout: timeoutMs,
     });
     r.on('error', () => undefined);
     try {

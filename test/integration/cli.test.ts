@@ -124,13 +124,19 @@ describe('runnel CLI: arguments, Kafka configuration, errors', () => {
     expect(tls.stderr).toMatch(/RN3001.*listener SSL uses TLS but has no server certificate: set ssl\.keystore\.location/);
   });
 
-  it('a refused Redis URL is named (password redacted) with "connection refused"', async () => {
+  it('a refused Redis URL is named (password redacted) with "connection refused", after redis.connection.timeout.ms', async () => {
     const dead = await freePort();
     const url = `redis://:Sekr3t-991@127.0.0.1:${dead}`;
-    const b = await run(['broker', '--redis', url, '--port', '0'], process.env, 40_000);
+    const t0 = Date.now();
+    const b = await run(['broker', '--redis', url, '--port', '0', '--set', 'redis.connection.timeout.ms=1500'], process.env, 40_000);
+    const took = Date.now() - t0;
     expect(b.code).toBe(1);
     expect(b.stderr).toContain(`cannot connect to redis at redis://***@127.0.0.1:${dead}: connection refused`);
+    expect(b.stderr).toMatch(/gave up after \d+ attempts in 1500 ms, redis\.connection\.timeout\.ms/);
     expect(b.stderr.match(/waiting for redis/g)?.length).toBe(1);
+    // it retried for the configured 1.5 s, not the default 10 s
+    expect(took).toBeGreaterThanOrEqual(1300);
+    expect(took).toBeLessThan(8000);
     expect(b.stderr).not.toContain('Sekr3t');
     const a = await run(['archiver', '--redis', url, '--lake', `file://${path.join(dataDir, 'nolake')}`], process.env, 40_000);
     expect(a.code).toBe(1);

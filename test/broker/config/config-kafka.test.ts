@@ -88,9 +88,15 @@ describe('Kafka broker keys', () => {
   });
 
   it("every key the test suites pass with --set is accepted", () => {
-    const keys = ['broker.lease.ms', 'cluster.max.partitions', 'connections.max.idle.ms', 'group.initial.rebalance.delay.ms', 'http.port', 'key.prefix', 'leadership.handoff.per.tick', 'leadership.tick.ms', 'log.retention.check.interval.ms', 'max.connections', 'min.insync.replicas', 'num.partitions', 'offsets.topic.num.partitions', 'producer.id.expiration.ms', 'redis.acks.all.waitaof', 'redis.allow.eviction', 'redis.replica.wait.ms', 'socket.partial.request.timeout.ms', 'topic.max.partitions', 'broker.rack'];
+    const keys = ['broker.lease.ms', 'cluster.max.partitions', 'connections.max.idle.ms', 'group.initial.rebalance.delay.ms', 'http.port', 'key.prefix', 'leadership.handoff.per.tick', 'leadership.tick.ms', 'log.retention.check.interval.ms', 'max.connections', 'min.insync.replicas', 'num.partitions', 'offsets.topic.num.partitions', 'producer.id.expiration.ms', 'redis.acks.all.waitaof', 'redis.allow.eviction', 'redis.replica.wait.ms', 'redis.connection.timeout.ms', 'socket.partial.request.timeout.ms', 'topic.max.partitions', 'broker.rack'];
     const vals: Record<string, string> = { 'redis.acks.all.waitaof': 'true', 'redis.allow.eviction': 'true', 'broker.rack': 'r1' };
     expect(() => loadBrokerConfig(keys.flatMap((k) => ['--set', `${k}=${vals[k] ?? '7'}`]), {})).not.toThrow();
+  });
+
+  it('redis.connection.timeout.ms: 10 s by default (the start-up wait the README names), settable', () => {
+    expect(loadBrokerConfig([], {}).redisConnectionTimeoutMs).toBe(10_000);
+    expect(loadBrokerConfig(['--set', 'redis.connection.timeout.ms=1500'], {}).redisConnectionTimeoutMs).toBe(1500);
+    expect(loadBrokerConfig([], { RUNNEL_REDIS_CONNECTION_TIMEOUT_MS: '2500' }).redisConnectionTimeoutMs).toBe(2500);
   });
 });
 

@@ -31,7 +31,7 @@ const FENCE_LUA = luaSource('append-fence');
 const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
 const EXPIRE_LUA = luaSource('expire-producers');
 const RESTORE_EPOCH_LUA = luaSource('restore-epoch');
-/** One connection attempt; the broker retries (and logs) on failure. */
+/** One connection attempt (RedisLogStoreOptions.connectTimeoutMs); the broker retries (and logs) on failure. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 type ScriptRedis = CompactionRedis & {
@@ -51,6 +51,8 @@ export interface PrimaryPlacement {
 export interface RedisLogStoreOptions {
   /** TLS options for rediss:// (the same for ioredis and the append connections). */
   tls?: ConnectionOptions;
+  /** The longest one connect() waits for Redis to be ready (redis.connection.timeout.ms); 10 s when absent. */
+  connectTimeoutMs?: number;
 }
 
 /** Per partition: its five script keys, its cluster slot and the constant RESP around the append's arguments. */
@@ -103,7 +105,7 @@ export class RedisLogStore implements LogStore {
     const conn = { tls: this.options.tls };
     let client: ScriptRedis | null = null;
     try {
-      this.clusterMode = await probeClusterMode(this.endpoints, conn);
+      this.clusterMode = await probeClusterMode(this.endpoints, conn, Math.min(5_000, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS));
       client = createRedisClient(this.endpoints, this.clusterMode, {
         ...conn,
         redis: {
@@ -124,7 +126,7 @@ export class RedisLogStore implements LogStore {
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
       client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
       defineCompactionCommands(client);
-      await connectClient(client, CONNECT_TIMEOUT_MS);
+      await connectClient(client, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
     } catch (e) {
       client?.disconnect();
       throw e;
