@@ -31,7 +31,6 @@ export const DATA_SCHEMA = new arrow.Schema([
   new arrow.Field('headers', headersType, true),
 ]);
 
-
 class Bytes {
   buf: Uint8Array<ArrayBuffer>;
   len = 0;
@@ -124,7 +123,6 @@ function packBits(valid: Uint8Array, n: number): Uint8Array {
   for (let i = 0; i < n; i++) if (valid[i]) bm[i >> 3]! |= 1 << (i & 7);
   return bm;
 }
-
 
 /** Rows for one data file (one Delta `date` partition). */
 export class ColumnSet {

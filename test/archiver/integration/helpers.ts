@@ -96,6 +96,19 @@ export function redisForFile(): { readonly redis: RedisHandle; dir(tag: string):
   };
 }
 
+/**
+ * The built archiver (dist/, what `runnel archiver` runs) for tests that run it
+ * in this process, typed as its sources.
+ */
+export async function builtArchiver() {
+  const [archiver, main, local] = await Promise.all([
+    import(path.join(ROOT, 'dist/archiver/src/archiver.js')) as Promise<typeof import('../../../archiver/src/archiver.js')>,
+    import(path.join(ROOT, 'dist/archiver/src/main.js')) as Promise<typeof import('../../../archiver/src/main.js')>,
+    import(path.join(ROOT, 'dist/archiver/src/storage/local.js')) as Promise<typeof import('../../../archiver/src/storage/local.js')>,
+  ]);
+  return { Archiver: archiver.Archiver, LocalStore: local.LocalStore, loadConfig: main.loadConfig, runArchiver: main.runArchiver };
+}
+
 // ------------------------------------------------------------------ redis
 
 export interface RedisHandle {

@@ -4,19 +4,19 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Store } from '../../../archiver/src/storage/s3.js';
 import {
-  ROOT,
-  S3_KEY,
-  S3_SECRET,
   archiverEnv,
+  builtArchiver,
   checkTable,
   createTopic,
   diffRows,
-  metaKey,
   ensureBuilt,
+  metaKey,
   newProducer,
   produce,
   readDelta,
   redisKey,
+  S3_KEY,
+  S3_SECRET,
   spawnArchiver,
   startRedis,
   startS3,
@@ -171,7 +171,7 @@ describe('archiver writes Delta tables', () => {
     dirs.push(dir);
     const prod = newProducer();
     await createTopic(redis.client, topic, 2);
-    const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const main = await builtArchiver();
     const cfg = main.loadConfig(
       archiverEnv({
         redisUrl: redis.url,
@@ -223,7 +223,7 @@ describe('archiver writes Delta tables', () => {
     });
     await redis.client.xadd(redisKey(topic, 0), `${prod.next.get(0)}-1`, 'b', aborted);
     const abortedLast = prod.next.get(0)! + 1;
-    const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const main = await builtArchiver();
     const cfg = main.loadConfig(
       archiverEnv({ redisUrl: redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100', RUNNEL_LOG_LEVEL: 'error' } }),
     );

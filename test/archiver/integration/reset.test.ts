@@ -11,13 +11,13 @@ import type { ObjectInfo, ObjectStore } from '../../../archiver/src/storage/stor
 import type { Logger } from '../../../common/logger/logger.js';
 import {
   archiverEnv,
+  builtArchiver,
   createTopic,
   diffRows,
   newProducer,
   produce,
   readDelta,
   redisForFile,
-  ROOT,
   waitArchived,
   waitFor,
 } from './helpers.js';
@@ -66,9 +66,7 @@ describe('a reset drops the flush encoded from the next buffer', () => {
     await createTopic(lab.redis.client, topic, 1);
     await produce(lab.redis.client, prod, topic, 0, 60, 5, { valueBytes: 1000 });
 
-    const { Archiver } = (await import(path.join(ROOT, 'dist/archiver/src/archiver.js'))) as typeof import('../../../archiver/src/archiver.js');
-    const { loadConfig } = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
-    const { LocalStore } = (await import(path.join(ROOT, 'dist/archiver/src/storage/local.js'))) as typeof import('../../../archiver/src/storage/local.js');
+    const { Archiver, loadConfig, LocalStore } = await builtArchiver();
     const cfg = loadConfig(
       archiverEnv({
         redisUrl: lab.redis.url,

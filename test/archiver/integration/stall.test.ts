@@ -3,7 +3,6 @@
 // committing to the Delta table, the stall shows in the lag report and the
 // counters, it is logged once (not once per retry), and removing the bad entry
 // resumes the partition without a restart.
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch } from '../../helpers/encode-batch.js';
@@ -11,6 +10,7 @@ import type { Logger } from '../../../common/logger/logger.js';
 import { withHeader, withRecordsSection } from '../../helpers/batches.js';
 import {
   archiverEnv,
+  builtArchiver,
   createTopic,
   diffRows,
   metaKey,
@@ -19,7 +19,6 @@ import {
   readDelta,
   redisForFile,
   redisKey,
-  ROOT,
   sleep,
   waitFor,
 } from './helpers.js';
@@ -57,8 +56,7 @@ describe('a bad stored batch stalls only its partition', () => {
     behind.next.set(2, stallAt[2] + 2);
     await produce(lab.redis.client, behind, topic, 2, 1, 3, { control: false });
 
-    const { Archiver } = (await import(path.join(ROOT, 'dist/archiver/src/archiver.js'))) as typeof import('../../../archiver/src/archiver.js');
-    const { loadConfig } = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const { Archiver, loadConfig } = await builtArchiver();
     const cfg = loadConfig(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100' } }));
     const log = memoryLogger();
     const a = new Archiver(cfg, undefined, { logger: log });

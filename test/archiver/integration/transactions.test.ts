@@ -5,7 +5,6 @@
 // archives up to the last stable offset only, never the aborted records, and
 // continues once the open transaction commits.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTransaction, type TxnProducer } from '../../helpers/transactions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
@@ -14,7 +13,7 @@ import { WireClient } from '../../helpers/wire.js';
 import { buildBatch } from '../../helpers/batches.js';
 import { wireCreateTopic } from '../../helpers/faults.js';
 import { useBroker } from '../../integration/broker-fixture.js';
-import { ROOT, archiverEnv, ensureBuilt, readDelta, sleep, tmpDir, waitFor } from './helpers.js';
+import { archiverEnv, ensureBuilt, readDelta, sleep, tmpDir, waitFor, builtArchiver } from './helpers.js';
 import { Redis } from 'ioredis';
 
 const fx = useBroker();
@@ -78,7 +77,7 @@ describe('archiver and transactions', () => {
 
     const dir = tmpDir('lake-txn');
     dirs.push(dir);
-    const main = (await import(path.join(ROOT, 'dist/archiver/src/main.js'))) as typeof import('../../../archiver/src/main.js');
+    const main = await builtArchiver();
     const cfg = main.loadConfig(archiverEnv({ redisUrl: fx.redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: TOPIC, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100', RUNNEL_LOG_LEVEL: 'warn' } }));
     const h = await main.runArchiver(cfg);
     try {

@@ -103,9 +103,10 @@ export class RedisLogStore implements LogStore {
    */
   async connect(): Promise<void> {
     const conn = { tls: this.options.tls };
+    const timeoutMs = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     let client: ScriptRedis | null = null;
     try {
-      this.clusterMode = await probeClusterMode(this.endpoints, conn, Math.min(5_000, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS));
+      this.clusterMode = await probeClusterMode(this.endpoints, conn, Math.min(5_000, timeoutMs));
       client = createRedisClient(this.endpoints, this.clusterMode, {
         ...conn,
         redis: {
@@ -126,7 +127,7 @@ export class RedisLogStore implements LogStore {
       client.defineCommand('expireProducers', { numberOfKeys: 2, lua: EXPIRE_LUA });
       client.defineCommand('restoreEpoch', { numberOfKeys: 1, lua: RESTORE_EPOCH_LUA });
       defineCompactionCommands(client);
-      await connectClient(client, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+      await connectClient(client, timeoutMs);
     } catch (e) {
       client?.disconnect();
       throw e;
