@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config.js';
 import { redactSecrets } from '../common/logger/logger.js';
-import { connectFailureReason } from '../broker/src/redis-errors.js';
+import { connectFailureReason } from '../common/redis/connect-retry.js';
 import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
 

@@ -15,6 +15,7 @@
 // Every command, script and MULTI the archiver sends touches the keys of one
 // hash tag only, so each runs on one shard.
 import { isCluster, type RedisClient } from '../../common/redis/connect.js';
+import { connectWithRetry } from '../../common/redis/connect-retry.js';
 import { finishFlush, flush, prepareFlush, type PreparedFlush } from './commit.js';
 import type { ArchiverConfig } from './config.js';
 import type { ArchiverContext } from './context.js';
@@ -89,10 +90,19 @@ export class Archiver implements ArchiverContext {
     client.on('error', (e: Error) => this.log.warn('redis error', { err: e.message }));
   }
 
-  /** Opens Redis from the config (redis.ts): seed list, cluster detection, ACL user, TLS. */
+  /**
+   * Opens Redis from the config (redis.ts): seed list, cluster detection, ACL
+   * user, TLS. A Redis that is not up yet is waited for (as the broker does)
+   * for RUNNEL_REDIS_CONNECTION_TIMEOUT_MS; a setting that cannot work fails at once.
+   */
   private async connect(): Promise<void> {
-    const { client, cluster } = await openArchiverRedis(this.config, this.log);
-    this.useClient(client, cluster);
+    await connectWithRetry(async () => {
+      const { client, cluster } = await openArchiverRedis(this.config, this.log);
+      this.useClient(client, cluster);
+    }, {
+      url: this.config.redisUrl, timeoutMs: this.config.redisConnectionTimeoutMs, setting: 'RUNNEL_REDIS_CONNECTION_TIMEOUT_MS',
+      urlSetting: '--redis / RUNNEL_REDIS_URL', tlsSettings: 'RUNNEL_REDIS_TLS_*', logger: this.log,
+    });
   }
 
   get stopping(): boolean {

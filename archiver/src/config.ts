@@ -14,6 +14,11 @@ export interface ArchiverConfig extends RedisTlsConfig {
    * detected from the server. `rediss://` turns TLS on (settings below).
    */
   redisUrl: string;
+  /**
+   * RUNNEL_REDIS_CONNECTION_TIMEOUT_MS (the broker's redis.connection.timeout.ms): how long
+   * start-up waits for Redis, retrying every 200 ms; then the archiver exits naming the reason.
+   */
+  redisConnectionTimeoutMs: number;
   /** RUNNEL_KEY_PREFIX: key prefix of the Redis key contract. */
   keyPrefix: string;
   /** RUNNEL_LAKE: `file:///abs/path` (or a plain path) or `s3://bucket/prefix`. One table per topic at <lake>/<topic>. */
@@ -93,6 +98,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
   const s3Endpoint = env.RUNNEL_S3_ENDPOINT || undefined;
   const cfg: ArchiverConfig = {
     redisUrl: env.RUNNEL_REDIS_URL || 'redis://127.0.0.1:6379',
+    redisConnectionTimeoutMs: int(env, 'RUNNEL_REDIS_CONNECTION_TIMEOUT_MS', 10_000, 1),
     redisTlsCaLocation: env.RUNNEL_REDIS_TLS_CA_LOCATION || '',
     redisTlsCertLocation: env.RUNNEL_REDIS_TLS_CERT_LOCATION || '',
     redisTlsKeyLocation: env.RUNNEL_REDIS_TLS_KEY_LOCATION || '',
@@ -164,6 +170,7 @@ export function archiverHttpSettings(cfg: ArchiverConfig): HttpSettings {
 export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'; help: string }> = [
   { name: 'RUNNEL_REDIS_URL', kind: 'string', help: 'Redis holding the log (default: the embedded Redis of `runnel broker` with the same --data-dir, read from <data-dir>/redis.url, else redis://127.0.0.1:6379; cluster: comma-separated seeds)' },
   { name: 'RUNNEL_DATA_DIR', kind: 'string', help: 'data folder of a `runnel broker` with an embedded Redis (default ./data): its redis.url is used when no Redis is given, and the default lake is <data-dir>/lake' },
+  { name: 'RUNNEL_REDIS_CONNECTION_TIMEOUT_MS', kind: 'string', help: 'how long start-up waits for Redis, retrying every 200 ms, before exiting (default 10000; the broker\'s redis.connection.timeout.ms)' },
   { name: 'RUNNEL_REDIS_TLS_CA_LOCATION', kind: 'string', help: 'PEM file of the CA(s) of the Redis server certificate (rediss://)' },
   { name: 'RUNNEL_REDIS_TLS_CERT_LOCATION', kind: 'string', help: 'PEM client certificate' },
   { name: 'RUNNEL_REDIS_TLS_KEY_LOCATION', kind: 'string', help: 'PEM private key of the client certificate' },

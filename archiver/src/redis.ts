@@ -36,7 +36,7 @@ export async function openArchiverRedis(config: ArchiverConfig, log: Logger): Pr
       // slot moves (ioredis issue #2075); sent one by one (still without waiting for
       // each other's replies), each command follows its own redirection.
       cluster: { enableAutoPipelining: false },
-    });
+    }, config.redisConnectionTimeoutMs);
     log.info('redis connected', { mode: cluster ? 'cluster' : 'single node', tls: Boolean(tls) });
     return { client, cluster };
   } catch (e) {

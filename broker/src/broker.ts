@@ -14,7 +14,7 @@ import { coordinatorFor } from './handlers/cluster-view.js';
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from './config.js';
 import { createLogger, redactSecrets, type Logger } from '../../common/logger/logger.js';
-import { connectFailureReason } from './redis-errors.js';
+import { connectWithRetry } from '../../common/redis/connect-retry.js';
 import { RedisLogStore } from './storage/redis/redis-log-store.js';
 import { checkRedisServer } from './storage/redis/server-checks.js';
 import { RedisTlsConfigError, isTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
@@ -80,7 +80,11 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   }
   const connectTimeoutMs = Math.max(1, config.redisConnectionTimeoutMs);
   const store = new RedisLogStore(url, config.keyPrefix, tls ? { tls, connectTimeoutMs } : { connectTimeoutMs });
-  await connectWithRetry(store, url, logger, connectTimeoutMs).catch(async (e: unknown) => { await embedded?.stop(); throw e; });
+  // Refused or failed attempts are retried until redis.connection.timeout.ms has passed, each attempt bounded by it.
+  await connectWithRetry(() => store.connect(), {
+    url, timeoutMs: connectTimeoutMs, setting: 'redis.connection.timeout.ms', urlSetting: '--redis / redis.url', tlsSettings: 'redis.tls.*', logger,
+    cleanup: () => store.close(),
+  }).catch(async (e: unknown) => { await embedded?.stop(); throw e; });
   await checkRedisServer(store.redis, store.keyNames, { waitAof: config.acksAllWaitAof, allowEviction: config.redisAllowEviction }, logger)
     .catch(async (e: unknown) => { await store.close(); await embedded?.stop(); throw e; });
   const clusterId = await store.clusterId();
@@ -267,36 +271,3 @@ function configured<T>(f: () => T): T {
   }
 }
 
-/** Refused connection attempts are retried this often at start-up. */
-const CONNECT_RETRY_MS = 200;
-
-/**
- * Connects the store at start-up: refused or failed attempts are retried every
- * CONNECT_RETRY_MS until `timeoutMs` (redis.connection.timeout.ms) has passed
- * since the first, each attempt itself bounded by it; then the broker gives up,
- * naming the URL (password redacted) and the reason.
- */
-async function connectWithRetry(store: RedisLogStore, url: string, logger: Logger, timeoutMs: number): Promise<void> {
-  const shown = redactSecrets(url);
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await store.connect();
-      if (attempt > 1) logger.info('redis reachable', { url: shown, attempts: attempt });
-      return;
-    } catch (e) {
-      // A refused certificate or handshake does not heal by waiting: fail now, saying why.
-      if (isTlsConfigError(e)) {
-        await store.close();
-        throw new Error(`redis TLS handshake failed: ${(e instanceof Error ? e.message : String(e)).trim()} (check redis.url and redis.tls.*)`, { cause: e });
-      }
-      const reason = connectFailureReason(e);
-      if (Date.now() + CONNECT_RETRY_MS > deadline) {
-        await store.close().catch(() => undefined);
-        throw new Error(`cannot connect to redis at ${shown}: ${reason} (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${timeoutMs} ms, redis.connection.timeout.ms; check --redis / redis.url)`, { cause: e });
-      }
-      if (attempt === 1) logger.warn('waiting for redis', { url: shown, reason, timeoutMs, retryMs: CONNECT_RETRY_MS });
-      await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
-    }
-  }
-}

@@ -124,14 +124,18 @@ export function createRedisClient(ep: RedisEndpoints, cluster: boolean, o: Redis
   });
 }
 
-/** Parses the URL list, detects the mode, and returns a connected client. */
-export async function openRedis(spec: string, o: RedisConnectOptions = {}): Promise<{ client: RedisClient; cluster: boolean; endpoints: RedisEndpoints }> {
+/**
+ * Parses the URL list, detects the mode, and returns a connected client.
+ * `timeoutMs` bounds the attempt: each seed's probe (at most 5 s) and the
+ * client becoming ready (a cluster whose nodes cannot all be reached).
+ */
+export async function openRedis(spec: string, o: RedisConnectOptions = {}, timeoutMs?: number): Promise<{ client: RedisClient; cluster: boolean; endpoints: RedisEndpoints }> {
   const endpoints = parseRedisEndpoints(spec);
-  const cluster = await probeClusterMode(endpoints, o);
+  const cluster = await probeClusterMode(endpoints, o, Math.min(5_000, timeoutMs ?? 5_000));
   const client = createRedisClient(endpoints, cluster, o);
   client.on('error', () => undefined);
   try {
-    await connectClient(client);
+    await connectClient(client, timeoutMs);
   } catch (e) {
     client.disconnect();
     throw e;

@@ -138,9 +138,11 @@ describe('runnel CLI: arguments, Kafka configuration, errors', () => {
     expect(took).toBeGreaterThanOrEqual(1300);
     expect(took).toBeLessThan(8000);
     expect(b.stderr).not.toContain('Sekr3t');
-    const a = await run(['archiver', '--redis', url, '--lake', `file://${path.join(dataDir, 'nolake')}`], process.env, 40_000);
+    // the archiver waits the same way (its flag of RUNNEL_REDIS_CONNECTION_TIMEOUT_MS)
+    const a = await run(['archiver', '--redis', url, '--lake', `file://${path.join(dataDir, 'nolake')}`, '--redis-connection-timeout-ms', '1500'], process.env, 40_000);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(`cannot connect to redis at redis://***@127.0.0.1:${dead}: connection refused`);
+    expect(a.stderr).toMatch(/gave up after \d+ attempts in 1500 ms, RUNNEL_REDIS_CONNECTION_TIMEOUT_MS/);
     expect(a.stderr).not.toContain('Sekr3t');
   });
 
