@@ -14,10 +14,12 @@ import fs from 'node:fs';
 import { producerPerf } from '../test/helpers/java.js';
 import { startKafkaSystem, startRunnelSystem } from './lib/systems.js';
 import { cpuDelta, cpuMark } from './lib/cpu.js';
-import { assignConsumerPerf, BIG_BATCH } from './lib/workloads.js';
+import { assignConsumerPerf, BIG_BATCH, ensureBenchJava } from './lib/workloads.js';
 
 const which = process.argv[2] ?? 'runnel';
 const n = Number(process.argv[3] ?? 400_000);
+// AssignConsumerPerf (bench/java) is compiled on first use, as `npm run bench` does.
+await ensureBenchJava();
 const nodeArgs = process.env.BROKER_NODE_ARGS?.split(' ').filter(Boolean);
 const sys = which === 'kafka' ? await startKafkaSystem() : await startRunnelSystem(nodeArgs?.length ? { nodeArgs } : {});
 const peakRssMb = (): string => {
@@ -27,8 +29,18 @@ const peakRssMb = (): string => {
     return '?';
   }
 };
-const line = (what: string, i: number, rate: number, d: ReturnType<typeof cpuDelta>): void =>
-  console.log(`${which} ${what} run ${i}: ${Math.round(rate)} records/s, broker ${d.procs.broker?.toFixed(2)} CPU-s, redis ${d.procs.redis?.toFixed(2) ?? '-'} CPU-s, broker peak RSS ${peakRssMb()} MB`);
+/** CPU seconds of a process's reaped children (cutime + cstime): Redis's AOF-rewrite children. */
+const childCpu = (pid: number | undefined): number => {
+  if (!pid) return 0;
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100;
+};
+let childMark = 0;
+const line = (what: string, i: number, rate: number, d: ReturnType<typeof cpuDelta>): void => {
+  const children = childCpu(sys.pids().redis) - childMark;
+  childMark += children;
+  console.log(`${which} ${what} run ${i}: ${Math.round(rate)} records/s, broker ${d.procs.broker?.toFixed(2)} CPU-s, redis ${d.procs.redis?.toFixed(2) ?? '-'} CPU-s, redis rewrite children ${children.toFixed(2)} CPU-s, client ${d.client?.toFixed(2)} CPU-s, machine ${d.machine?.toFixed(2)} CPU-s in ${d.wallS.toFixed(1)} s, broker peak RSS ${peakRssMb()} MB`);
+};
 try {
   for (let i = 0; i < 2; i++) {
     const topic = `broker-cpu-${i}`;
