@@ -3,14 +3,20 @@
 // the holder's id with a TTL. Taken with `SET key <holder> NX PX <ttl>`,
 // renewed with compare-and-PEXPIRE, released with compare-and-DEL (the .lua
 // scripts beside this file), so only the holder extends or ends its lease.
-// Every command touches one key: Redis Cluster safe.
+// Every command touches one key, or (renewLeases) keys of one hash slot:
+// Redis Cluster safe.
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../redis/connect.js';
+import calculateSlot from 'cluster-key-slot';
+import { isCluster, type RedisClient } from '../redis/connect.js';
 import { luaSource } from '../redis/lua.js';
 
 const here = new URL('./', import.meta.url);
 const RENEW = script(luaSource(here, 'renew-lease'));
 const RELEASE = script(luaSource(here, 'release-lease'));
+const RENEW_MANY = script(luaSource(here, 'renew-leases'));
+
+/** Keys per renew-leases call: bounds how long one script holds the server (about 1 µs per key). */
+export const RENEW_BATCH_KEYS = 256;
 
 function script(lua: string): { lua: string; sha: string } {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
@@ -22,11 +28,15 @@ function script(lua: string): { lua: string; sha: string } {
  * go into the client's auto-pipeline like any other.
  */
 async function run(redis: RedisClient, s: { lua: string; sha: string }, key: string, ...args: string[]): Promise<number> {
+  return Number(await runMany(redis, s, [key], args));
+}
+
+async function runMany(redis: RedisClient, s: { lua: string; sha: string }, keys: string[], args: string[]): Promise<unknown> {
   try {
-    return Number(await redis.evalsha(s.sha, 1, key, ...args));
+    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
   } catch (e) {
     if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-    return Number(await redis.eval(s.lua, 1, key, ...args));
+    return redis.eval(s.lua, keys.length, ...keys, ...args);
   }
 }
 
@@ -43,4 +53,34 @@ export async function renewLease(redis: RedisClient, key: string, holder: string
 /** Ends the lease if `holder` holds it; false when it was not held by `holder`. */
 export async function releaseLease(redis: RedisClient, key: string, holder: string): Promise<boolean> {
   return (await run(redis, RELEASE, key, holder)) === 1;
+}
+
+/**
+ * renewLease for many keys of one holder, in as few calls as the server
+ * allows: RENEW_BATCH_KEYS keys per script call on a single node, and per
+ * hash slot on a Redis Cluster. Returns, in the order given, whether each
+ * lease was renewed.
+ */
+export async function renewLeases(redis: RedisClient, keys: string[], holder: string, ttlMs: number): Promise<boolean[]> {
+  const groups = new Map<number, number[]>();
+  const cluster = isCluster(redis);
+  keys.forEach((k, i) => {
+    const g = cluster ? calculateSlot(k) : 0;
+    let idx = groups.get(g);
+    if (!idx) groups.set(g, (idx = []));
+    idx.push(i);
+  });
+  const out = new Array<boolean>(keys.length).fill(false);
+  const calls: Promise<void>[] = [];
+  for (const idx of groups.values()) {
+    for (let at = 0; at < idx.length; at += RENEW_BATCH_KEYS) {
+      const chunk = idx.slice(at, at + RENEW_BATCH_KEYS);
+      calls.push(runMany(redis, RENEW_MANY, chunk.map((i) => keys[i]!), [holder, String(ttlMs)]).then((r) => {
+        const flags = r as number[];
+        chunk.forEach((i, j) => { out[i] = Number(flags[j]) === 1; });
+      }));
+    }
+  }
+  await Promise.all(calls);
+  return out;
 }

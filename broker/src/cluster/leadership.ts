@@ -48,6 +48,20 @@ export interface LeadershipEvents {
   onSuperseded?(holder: string): void;
 }
 
+/**
+ * A broker acts as leader for this share of the lease TTL after a successful
+ * renewal; the rest covers clock-rate differences and pauses (another broker
+ * can take the lease only after the full TTL).
+ */
+const LOCAL_VALIDITY = 0.8;
+/**
+ * A held unit is renewed once its local validity has at most this share of the
+ * TTL left: about every 0.3 TTL (every other tick at the defaults, 3000 ms and
+ * 500 ms), leaving time for another attempt before the local deadline.
+ * Renewing every tick cost 2-3x the Redis commands for no gain.
+ */
+const RENEW_WHEN_LEFT = 0.5;
+
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
 
 /** Compact ranges: [0, 1, 2, 5] -> "0-2,5". */
@@ -195,7 +209,7 @@ export class Leadership {
       await this.store.releaseLease(u, this.instance).catch(() => undefined);
       throw e;
     }
-    this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * 0.8, epoch: taken.epoch });
+    this.held.set(key, { since: started, validUntil: started + this.opts.leaseTtlMs * LOCAL_VALIDITY, epoch: taken.epoch });
     this.observed.set(key, this.nodeId);
     this.logger.debug('leadership acquired', { unit: key });
     this.noteChange('acquired', key);
@@ -209,6 +223,23 @@ export class Leadership {
     await this.store.releaseLease(u, this.instance);
     this.logger.debug('leadership released', { unit: key });
     this.noteChange('released', key);
+  }
+
+  /** Renews held units in one batch; a unit whose lease is no longer ours is released here. */
+  private async renew(units: LeaseUnit[]): Promise<void> {
+    const renewAt = Date.now();
+    const ok = await this.store.renewLeases(units, this.instance, this.opts.leaseTtlMs);
+    units.forEach((u, i) => {
+      const key = unitKey(u);
+      const h = this.held.get(key);
+      if (!h) return; // released meanwhile (a handoff, stop)
+      if (ok[i]) h.validUntil = renewAt + this.opts.leaseTtlMs * LOCAL_VALIDITY;
+      else {
+        this.held.delete(key);
+        this.events.onRelease(u);
+        this.noteChange('released', key);
+      }
+    });
   }
 
   private noteChange(kind: 'acquired' | 'released', key: string): void {
@@ -261,43 +292,40 @@ export class Leadership {
       this.live = await this.store.liveBrokers(now);
       if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
       const units = await this.units();
-      const holders = await this.store.leaseHolders(units);
+      // Units held here are renewed, not read: the renewal says whether the
+      // lease is still ours. Only the others are read, to learn their leaders
+      // and epochs and to take the free ones this broker should lead.
+      const mine: LeaseUnit[] = [];
+      const others: LeaseUnit[] = [];
+      for (const u of units) (this.held.has(unitKey(u)) ? mine : others).push(u);
+      const holdersP = others.length ? this.store.leaseHolders(others) : Promise.resolve([]);
       let handoffs = 0;
       const work: Promise<unknown>[] = [];
-      units.forEach((u, i) => {
+      const due: LeaseUnit[] = [];
+      for (const u of mine) {
+        const key = unitKey(u);
+        if (this.desiredLeader(u) !== this.nodeId && handoffs < this.opts.handoffPerTick) {
+          handoffs++;
+          work.push(this.releaseKey(key));
+        } else if (this.held.get(key)!.validUntil - Date.now() <= this.opts.leaseTtlMs * RENEW_WHEN_LEFT) {
+          due.push(u);
+        }
+      }
+      if (due.length) work.push(this.renew(due));
+      const holders = await holdersP;
+      others.forEach((u, i) => {
         const key = unitKey(u);
         const holder = holders[i]?.holder ?? null;
         const instance = holders[i]?.instance ?? null;
         this.observedEpochs.set(key, holders[i]?.epoch ?? 0);
-        const desired = this.desiredLeader(u);
         if (instance === this.instance) {
-          if (desired !== this.nodeId && handoffs < this.opts.handoffPerTick) {
-            handoffs++;
-            work.push(this.releaseKey(key));
-            return;
-          }
-          const renewAt = Date.now();
-          work.push(this.store.renewLease(u, this.instance, this.opts.leaseTtlMs).then((ok) => {
-            const h = this.held.get(key);
-            if (ok && h) h.validUntil = renewAt + this.opts.leaseTtlMs * 0.8;
-            else if (ok && !h && !this.acquiring.has(key)) {
-              // Held in Redis but not locally (a failed takeover): give it back cleanly.
-              return this.store.releaseLease(u, this.instance);
-            } else if (!ok && h) {
-              this.held.delete(key);
-              this.events.onRelease(u);
-            }
-            return undefined;
-          }));
+          // Held in Redis but not here, and no acquisition in flight (a failed takeover): give it back cleanly.
+          if (!this.acquiring.has(key) && !this.held.has(key)) work.push(this.store.releaseLease(u, this.instance));
           return;
-        }
-        if (this.held.has(key)) {
-          this.held.delete(key);
-          this.events.onRelease(u);
         }
         if (holder === null) {
           this.observed.delete(key);
-          if (desired === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
+          if (this.desiredLeader(u) === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
         } else if (holder === this.nodeId) {
           // A dead predecessor with this node id still holds it until its lease expires: nobody leads it now.
           this.observed.delete(key);

@@ -68,8 +68,11 @@ export interface ClusterStore {
    * partition `epoch` is 0 (the partition's takeover bumps its leader epoch).
    */
   acquireLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<{ epoch: number } | null>;
-  /** Extends a lease this instance holds; false if it no longer holds it. */
-  renewLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Extends leases this instance holds, in as few round trips as the server
+   * allows; per unit, in the order given, false if it no longer holds it.
+   */
+  renewLeases(units: LeaseUnit[], instance: string, ttlMs: number): Promise<boolean[]>;
   /** Gives up a lease this instance holds. */
   releaseLease(unit: LeaseUnit, instance: string): Promise<void>;
 

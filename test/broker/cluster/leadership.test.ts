@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Leadership, describeUnits, ranges, unitKey } from '../../../broker/src/cluster/leadership.js';
 import { rendezvousNode } from '../../../common/rendezvous.js';
 import type { LeaseUnit } from '../../../broker/src/storage/cluster-store.js';
@@ -20,6 +20,10 @@ function broker(store: MemoryClusterStore, id: number, handoff = 3, instance = `
     }, logger);
   return { l, acquired, released, superseded };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('Leadership', () => {
   it('a lone broker leads everything; a second one gets its share a few per tick', async () => {
@@ -45,15 +49,47 @@ describe('Leadership', () => {
     for (const u of units) expect(Number(a.l.leads(u)) + Number(b.l.leads(u))).toBe(1);
   });
 
-  it('stops leading a unit whose lease was lost', async () => {
+  it('stops leading a unit whose lease was lost, at its next renewal', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const store = new MemoryClusterStore();
     const a = broker(store, 1);
     await a.l.tick();
-    store.leases.set(unitKey(units[0]!), '9:x'); // someone else took it
+    store.leases.set(unitKey(units[0]!), '9:x'); // someone else took it (a Redis failover that lost the lease)
+    vi.setSystemTime(Date.now() + 0.31 * 60_000); // the renewal is due (a third of the TTL after the last one)
     await a.l.tick();
     expect(a.l.leads(units[0]!)).toBe(false);
-    expect(a.l.leaderOf(units[0]!)).toBe(9);
     expect(a.released).toContain(unitKey(units[0]!));
+    expect(units.slice(1).every((u) => a.l.leads(u))).toBe(true);
+    await a.l.tick(); // no longer held here: read like any other unit
+    expect(a.l.leaderOf(units[0]!)).toBe(9);
+  });
+
+  it('renews the units it holds in one call about every third of the TTL, and reads only the holders of the others', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const store = new MemoryClusterStore();
+    const a = broker(store, 1);
+    await a.l.tick(); // takes all 20: every holder read once
+    const held = units.length;
+    expect(store.holderReads).toBe(held);
+    expect(store.renewCalls).toBe(0);
+    for (const dt of [1_000, 0.1 * 60_000]) {
+      vi.setSystemTime(Date.now() + dt);
+      await a.l.tick(); // not due yet: no renewal, and no reads of its own units
+    }
+    expect(store.renewCalls).toBe(0);
+    expect(store.holderReads).toBe(held);
+    vi.setSystemTime(Date.now() + 0.2 * 60_000); // 0.3 TTL + 1 s since the leases were taken
+    await a.l.tick();
+    expect(store.renewCalls).toBe(1);
+    expect(store.calls.filter((c) => c.startsWith('renew '))).toHaveLength(held);
+    expect(store.holderReads).toBe(held);
+    // still the leader well past the first deadline (0.8 TTL after taking), thanks to the renewal
+    vi.setSystemTime(Date.now() + 0.6 * 60_000);
+    expect(units.every((u) => a.l.leads(u))).toBe(true);
+    // a second broker reads the holders of every unit it does not hold
+    const b = broker(store, 2);
+    await b.l.tick();
+    expect(store.holderReads).toBe(2 * held);
   });
 
   it('claims a free unit it should lead without waiting for a tick', async () => {

@@ -38,8 +38,11 @@ export class MemoryClusterStore implements ClusterStore {
   }
   async unregisterBroker(id: number, instance: string) { if (this.brokers.get(id)?.instance === instance) this.brokers.delete(id); }
   async liveBrokers(now: number) { this.check(); return [...this.brokers.values()].filter((b) => b.expiresAt > now).map((b) => b.info).sort((a, b) => a.nodeId - b.nodeId); }
+  /** Units whose holder leaseHolders has read, summed over calls. */
+  holderReads = 0;
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     this.check();
+    this.holderReads += units.length;
     return units.map((u) => {
       const instance = this.holderOf(unitKey(u));
       return { holder: instance === null ? null : nodeIdOfInstance(instance), instance, epoch: this.epochs.get(unitKey(u)) ?? 0 };
@@ -56,13 +59,18 @@ export class MemoryClusterStore implements ClusterStore {
     this.slotEpochs.set(k, epoch);
     return { epoch };
   }
-  async renewLease(u: LeaseUnit, instance: string, ttlMs: number) {
+  /** Round trips of renewLeases (one per call, as on a single Redis node). */
+  renewCalls = 0;
+  async renewLeases(units: LeaseUnit[], instance: string, ttlMs: number) {
     this.check();
-    const k = unitKey(u);
-    this.calls.push(`renew ${k} ${instance}`);
-    if (this.holderOf(k) !== instance) return false;
-    if (this.leaseExpiry.has(k)) this.leaseExpiry.set(k, this.now() + ttlMs);
-    return true;
+    this.renewCalls++;
+    return units.map((u) => {
+      const k = unitKey(u);
+      this.calls.push(`renew ${k} ${instance}`);
+      if (this.holderOf(k) !== instance) return false;
+      if (this.leaseExpiry.has(k)) this.leaseExpiry.set(k, this.now() + ttlMs);
+      return true;
+    });
   }
   async releaseLease(u: LeaseUnit, instance: string) {
     this.calls.push(`release ${unitKey(u)} ${instance}`);

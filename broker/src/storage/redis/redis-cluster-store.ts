@@ -2,7 +2,7 @@
 // docs/redis-keys.md). Registrations and leases hold the broker *instance*
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua; the
 // lease take/renew/release of common/lease/lease.ts, shared with the archiver).
-import { releaseLease, renewLease, takeLease } from '../../../../common/lease/lease.js';
+import { releaseLease, renewLeases, takeLease } from '../../../../common/lease/lease.js';
 import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import { META_FIELD, type Keys } from './keys.js';
@@ -90,8 +90,9 @@ export class RedisClusterStore implements ClusterStore {
     return (await guard(takeLease(this.redis, this.leaseKey(unit), instance, ttlMs))) ? { epoch: 0 } : null;
   }
 
-  async renewLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<boolean> {
-    return guard(renewLease(this.redis, this.leaseKey(unit), instance, ttlMs));
+  async renewLeases(units: LeaseUnit[], instance: string, ttlMs: number): Promise<boolean[]> {
+    if (units.length === 0) return [];
+    return guard(renewLeases(this.redis, units.map((u) => this.leaseKey(u)), instance, ttlMs));
   }
 
   async releaseLease(unit: LeaseUnit, instance: string): Promise<void> {

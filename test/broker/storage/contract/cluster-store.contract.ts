@@ -43,7 +43,7 @@ export function clusterStoreContract(open: Factory<ClusterStore>): void {
       expect(await s.leaseHolders([part, slot])).toEqual([{ holder: null, instance: null, epoch: 0 }, { holder: null, instance: null, epoch: 0 }]);
       expect(await s.acquireLease(part, '1:a', TTL_MS)).toEqual({ epoch: 0 });
       expect(await s.acquireLease(part, '2:a', TTL_MS)).toBeNull();
-      expect(await s.renewLease(part, '2:a', TTL_MS)).toBe(false);
+      expect(await s.renewLeases([part], '2:a', TTL_MS)).toEqual([false]);
       await s.releaseLease(part, '2:a');
       expect((await s.leaseHolders([part]))[0]).toMatchObject({ holder: 1, instance: '1:a' });
 
@@ -51,16 +51,32 @@ export function clusterStoreContract(open: Factory<ClusterStore>): void {
       // TTL/4 either side of the first and the renewed expiry, whatever the
       // delays before the renew).
       await wait(TTL_MS / 2);
-      expect(await s.renewLease(part, '1:a', TTL_MS)).toBe(true);
+      expect(await s.renewLeases([part], '1:a', TTL_MS)).toEqual([true]);
       await wait(TTL_MS * 0.75);
       expect((await s.leaseHolders([part]))[0]).toMatchObject({ holder: 1, instance: '1:a' });
       // Not renewed: it lapses, the holder can no longer renew it, and another instance takes it.
       await wait(TTL_MS + TTL_MS / 4);
       expect(await s.leaseHolders([part])).toEqual([{ holder: null, instance: null, epoch: 0 }]);
-      expect(await s.renewLease(part, '1:a', TTL_MS)).toBe(false);
+      expect(await s.renewLeases([part], '1:a', TTL_MS)).toEqual([false]);
       expect(await s.acquireLease(part, '2:a', TTL_MS)).toEqual({ epoch: 0 });
       await s.releaseLease(part, '2:a');
       expect((await s.leaseHolders([part]))[0]!.instance).toBeNull();
+    });
+
+    it('renewLeases renews, in one call, exactly the given leases the instance holds, answering in order', async () => {
+      const s = store();
+      const parts: LeaseUnit[] = Array.from({ length: 300 }, (_, i) => ({ kind: 'partition', topic: 'renew-many', partition: i }));
+      for (const [i, u] of parts.entries()) if (i % 3 !== 2) expect(await s.acquireLease(u, i % 3 === 0 ? '1:a' : '2:a', 1_000)).not.toBeNull();
+      expect(await s.acquireLease(slot, '1:a', 1_000)).not.toBeNull();
+      const all = [...parts, slot];
+      const expected = all.map((_, i) => i === parts.length || i % 3 === 0);
+      expect(await s.renewLeases(all, '1:a', 60_000)).toEqual(expected);
+      expect(await s.renewLeases([], '1:a', 60_000)).toEqual([]);
+      // past the first TTL only the renewed leases are still held, by their holder
+      await wait(1_300);
+      const holders = await s.leaseHolders(all);
+      expect(holders.map((h) => h.instance)).toEqual(expected.map((ok) => (ok ? '1:a' : null)));
+      for (const u of all) await s.releaseLease(u, '1:a');
     });
 
     it('every coordinator lease taken bumps the slot\'s coordinator epoch', async () => {
