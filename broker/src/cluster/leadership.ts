@@ -61,6 +61,8 @@ const LOCAL_VALIDITY = 0.8;
  * Renewing every tick cost 2-3x the Redis commands for no gain.
  */
 const RENEW_WHEN_LEFT = 0.5;
+/** desiredLeader keeps at most this many answers (units of deleted topics would otherwise stay). */
+const MAX_DESIRED_CACHED = 1_000_000;
 
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
 
@@ -95,6 +97,9 @@ export class Leadership {
   private readonly held = new Map<string, Held>();
   private readonly observed = new Map<string, number>();
   private readonly observedEpochs = new Map<string, number>();
+  /** desiredLeader's answers for the live brokers `desiredFor` (their node ids, joined). */
+  private readonly desired = new Map<string, number | null>();
+  private desiredFor = '';
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
@@ -171,7 +176,21 @@ export class Leadership {
   }
 
   desiredLeader(u: LeaseUnit): number | null {
-    return rendezvousNode(unitKey(u), this.liveBrokers().map((b) => b.nodeId));
+    // Rendezvous hashing costs a SHA-1 per unit and live broker; a tick asks for
+    // every unit, so answers are kept until the set of live brokers changes.
+    const ids = this.liveBrokers().map((b) => b.nodeId);
+    const sig = ids.join(',');
+    if (sig !== this.desiredFor || this.desired.size > MAX_DESIRED_CACHED) {
+      this.desired.clear();
+      this.desiredFor = sig;
+    }
+    const key = unitKey(u);
+    let d = this.desired.get(key);
+    if (d === undefined) {
+      d = rendezvousNode(key, ids);
+      this.desired.set(key, d);
+    }
+    return d;
   }
 
   coordinatorSlot(key: string): number {
