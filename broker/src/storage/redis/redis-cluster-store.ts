@@ -3,7 +3,8 @@
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua; the
 // lease take/renew/release of common/lease/lease.ts, shared with the archiver).
 import { releaseLease, renewLeases, takeLease } from '../../../../common/lease/lease.js';
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import calculateSlot from 'cluster-key-slot';
+import { isCluster, type RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import { META_FIELD, type Keys } from './keys.js';
 import { luaSource } from './lua.js';
@@ -13,7 +14,12 @@ type LeaseRedis = Redis & {
   acquireCoordinatorLease(lease: string, epoch: string, holder: string, ttl: string): Promise<number>;
   registerBroker(brokers: string, nodeId: string, instance: string, json: string, now: string): Promise<[number, string?, number?]>;
   unregisterBroker(brokers: string, nodeId: string, instance: string): Promise<number>;
+  /** Redis nil arrives as null: a free lease, a partition without an epoch yet, or a coordinator slot's epoch slot. */
+  leaseHolders(numKeys: number, ...args: string[]): Promise<Array<string | null>>;
 };
+
+/** Units per lease-holders.lua call: bounds how long one script holds the server (about 1-2 µs per unit). */
+const LEASE_READ_BATCH = 128;
 
 /** The registration stored in `<prefix>:brokers`: the advertised address plus who holds the node id until when. */
 interface RegistrationJson extends BrokerInfo {
@@ -39,6 +45,8 @@ export class RedisClusterStore implements ClusterStore {
     redis.defineCommand('acquireCoordinatorLease', { numberOfKeys: 2, lua: luaSource('acquire-coordinator-lease') });
     redis.defineCommand('registerBroker', { numberOfKeys: 1, lua: luaSource('register-broker') });
     redis.defineCommand('unregisterBroker', { numberOfKeys: 1, lua: luaSource('unregister-broker') });
+    // numberOfKeys is the call's first argument (two keys per unit).
+    redis.defineCommand('leaseHolders', { lua: luaSource('lease-holders') });
     this.redis = redis as LeaseRedis;
   }
 
@@ -71,15 +79,44 @@ export class RedisClusterStore implements ClusterStore {
       .sort((a, b) => a.nodeId - b.nodeId);
   }
 
+  /**
+   * One script call (lua/lease-holders.lua) per LEASE_READ_BATCH units on a
+   * single node, and per hash slot on a Redis Cluster: a broker reads the
+   * units it does not hold every tick, thousands with many partitions.
+   */
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
-    const holders = Promise.all(units.map((u) => this.redis.get(this.leaseKey(u))));
-    const epochs = Promise.all(units.map((u) => (u.kind === 'partition' ? this.redis.hget(this.keys.meta({ topic: u.topic, partition: u.partition }), META_FIELD.leaderEpoch) : null)));
-    const [h, e] = await guard(Promise.all([holders, epochs]));
-    return h.map((v, i) => ({
-      holder: v === null ? null : nodeIdOfInstance(v),
-      instance: v,
-      epoch: e[i] === null || e[i] === undefined ? 0 : Number(e[i]),
-    }));
+    const out: LeaseHolder[] = units.map(() => ({ holder: null, instance: null, epoch: 0 }));
+    const groups = new Map<number, number[]>();
+    const cluster = isCluster(this.redis);
+    units.forEach((u, i) => {
+      const g = cluster ? calculateSlot(this.leaseKey(u)) : 0;
+      let idx = groups.get(g);
+      if (!idx) groups.set(g, (idx = []));
+      idx.push(i);
+    });
+    const calls: Promise<void>[] = [];
+    for (const idx of groups.values()) {
+      for (let at = 0; at < idx.length; at += LEASE_READ_BATCH) {
+        const chunk = idx.slice(at, at + LEASE_READ_BATCH);
+        const keys: string[] = [];
+        const flags: string[] = [];
+        for (const i of chunk) {
+          const u = units[i]!;
+          const lease = this.leaseKey(u);
+          keys.push(lease, u.kind === 'partition' ? this.keys.meta({ topic: u.topic, partition: u.partition }) : lease);
+          flags.push(u.kind === 'partition' ? '1' : '0');
+        }
+        calls.push(this.redis.leaseHolders(keys.length, ...keys, META_FIELD.leaderEpoch, ...flags).then((r) => {
+          chunk.forEach((i, j) => {
+            const v = r[2 * j] ?? null;
+            const e = r[2 * j + 1] ?? null;
+            out[i] = { holder: v === null ? null : nodeIdOfInstance(v), instance: v, epoch: e === null ? 0 : Number(e) };
+          });
+        }));
+      }
+    }
+    await guard(Promise.all(calls));
+    return out;
   }
 
   async acquireLease(unit: LeaseUnit, instance: string, ttlMs: number): Promise<{ epoch: number } | null> {

@@ -74,8 +74,14 @@ export function clusterStoreContract(open: Factory<ClusterStore>): void {
       expect(await s.renewLeases([], '1:a', 60_000)).toEqual([]);
       // past the first TTL only the renewed leases are still held, by their holder
       await wait(1_300);
+      // read in one go (batched per call and per slot), with each partition's leader epoch
+      await s.bumpLeaderEpoch('renew-many', 3);
+      await s.bumpLeaderEpoch('renew-many', 3);
+      await s.bumpLeaderEpoch('renew-many', 299);
       const holders = await s.leaseHolders(all);
       expect(holders.map((h) => h.instance)).toEqual(expected.map((ok) => (ok ? '1:a' : null)));
+      expect(holders.map((h) => h.holder)).toEqual(expected.map((ok) => (ok ? 1 : null)));
+      expect(holders.map((h) => h.epoch)).toEqual(all.map((u) => (u.kind === 'partition' ? ({ 3: 2, 299: 1 } as Record<number, number>)[u.partition] ?? 0 : 0)));
       for (const u of all) await s.releaseLease(u, '1:a');
     });
 
