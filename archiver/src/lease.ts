@@ -11,8 +11,8 @@
 //
 // Redis Cluster: every command and script here touches one key (the MULTI of
 // the heartbeat only `rn:archivers`), so each runs on the shard of its key;
-// renewals are one command per lease, sent together (see reader.ts).
-import { releaseLease, renewLease, takeLease } from '../../common/lease/lease.js';
+// renewals are batched per hash slot (one key each, with per-partition tags).
+import { releaseLease, renewLeases, takeLease } from '../../common/lease/lease.js';
 import type { RedisClient } from '../../common/redis/connect.js';
 import type { Keys } from './keys.js';
 
@@ -48,14 +48,25 @@ export class Leases {
   }
 
   /**
-   * Renew many leases, one script per lease (each on its own partition's shard),
-   * all sent before any reply is awaited; returns the ones still held. A lease
-   * whose renewal failed (error, or a key that can no longer be named) counts as lost.
+   * Renew many leases in as few script calls as the server allows (common/lease
+   * renewLeases: batches on one node, per hash slot on a cluster); returns the
+   * ones still held. A lease whose renewal failed (an error, or a key that can
+   * no longer be named) counts as lost.
    */
   async renew(items: { topic: string; p: number }[]): Promise<boolean[]> {
     if (!items.length) return [];
-    const r = await Promise.allSettled(items.map(async (it) => renewLease(this.redis, this.keys.lease(it.topic, it.p), this.id, this.ttlMs)));
-    return r.map((x) => x.status === 'fulfilled' && x.value);
+    const keys: Array<string | null> = items.map((it) => {
+      try {
+        return this.keys.lease(it.topic, it.p);
+      } catch {
+        return null;
+      }
+    });
+    const named = keys.filter((k): k is string => k !== null);
+    // Strict keys mean a Redis Cluster (Archiver.useClient): one call per hash slot.
+    const ok = await renewLeases(this.redis, named, this.id, this.ttlMs, { perSlot: this.keys.strict, failedAsLost: true });
+    let j = 0;
+    return keys.map((k) => (k === null ? false : ok[j++]!));
   }
 
   async release(topic: string, p: number): Promise<void> {

@@ -1,7 +1,7 @@
 // Leases in Redis, for the broker (partition and coordinator-slot leadership)
 // and the archiver (one lease per archived partition): a string key holding
 // the holder's id with a TTL. Taken with `SET key <holder> NX PX <ttl>`,
-// renewed with compare-and-PEXPIRE, released with compare-and-DEL (the .lua
+// renewed with compare-and-PEXPIRE (many at once), released with compare-and-DEL (the .lua
 // scripts beside this file), so only the holder extends or ends its lease.
 // Every command touches one key, or (renewLeases) keys of one hash slot:
 // Redis Cluster safe.
@@ -11,7 +11,6 @@ import { isCluster, type RedisClient } from '../redis/connect.js';
 import { luaSource } from '../redis/lua.js';
 
 const here = new URL('./', import.meta.url);
-const RENEW = script(luaSource(here, 'renew-lease'));
 const RELEASE = script(luaSource(here, 'release-lease'));
 const RENEW_MANY = script(luaSource(here, 'renew-leases'));
 
@@ -45,10 +44,6 @@ export async function takeLease(redis: RedisClient, key: string, holder: string,
   return (await redis.set(key, holder, 'PX', ttlMs, 'NX')) === 'OK';
 }
 
-/** Extends the lease to ttlMs from now if `holder` still holds it; false when it is lost. */
-export async function renewLease(redis: RedisClient, key: string, holder: string, ttlMs: number): Promise<boolean> {
-  return (await run(redis, RENEW, key, holder, String(ttlMs))) === 1;
-}
 
 /** Ends the lease if `holder` holds it; false when it was not held by `holder`. */
 export async function releaseLease(redis: RedisClient, key: string, holder: string): Promise<boolean> {
@@ -56,14 +51,20 @@ export async function releaseLease(redis: RedisClient, key: string, holder: stri
 }
 
 /**
- * renewLease for many keys of one holder, in as few calls as the server
+ * Extends each lease to ttlMs from now if `holder` still holds it (false when
+ * it is lost), for many keys of one holder, in as few calls as the server
  * allows: RENEW_BATCH_KEYS keys per script call on a single node, and per
  * hash slot on a Redis Cluster. Returns, in the order given, whether each
- * lease was renewed.
+ * lease was renewed; a failed call rejects, or with `failedAsLost` counts its
+ * keys as not renewed.
  */
-export async function renewLeases(redis: RedisClient, keys: string[], holder: string, ttlMs: number): Promise<boolean[]> {
+export async function renewLeases(
+  redis: RedisClient, keys: string[], holder: string, ttlMs: number,
+  o: { perSlot?: boolean; failedAsLost?: boolean } = {},
+): Promise<boolean[]> {
   const groups = new Map<number, number[]>();
-  const cluster = isCluster(redis);
+  // perSlot: the caller knows it talks to a cluster (default: the client's kind).
+  const cluster = o.perSlot ?? isCluster(redis);
   keys.forEach((k, i) => {
     const g = cluster ? calculateSlot(k) : 0;
     let idx = groups.get(g);
@@ -75,10 +76,12 @@ export async function renewLeases(redis: RedisClient, keys: string[], holder: st
   for (const idx of groups.values()) {
     for (let at = 0; at < idx.length; at += RENEW_BATCH_KEYS) {
       const chunk = idx.slice(at, at + RENEW_BATCH_KEYS);
-      calls.push(runMany(redis, RENEW_MANY, chunk.map((i) => keys[i]!), [holder, String(ttlMs)]).then((r) => {
+      const call = runMany(redis, RENEW_MANY, chunk.map((i) => keys[i]!), [holder, String(ttlMs)]).then((r) => {
         const flags = r as number[];
         chunk.forEach((i, j) => { out[i] = Number(flags[j]) === 1; });
-      }));
+      });
+      // failedAsLost: a call that fails (its shard away) reports its keys as lost and the others still count.
+      calls.push(o.failedAsLost ? call.catch(() => undefined) : call);
     }
   }
   await Promise.all(calls);
