@@ -6,9 +6,9 @@
 // Every command touches one key, or (renewLeases) keys of one hash slot:
 // Redis Cluster safe.
 import { createHash } from 'node:crypto';
-import calculateSlot from 'cluster-key-slot';
 import { isCluster, type RedisClient } from '../redis/connect.js';
 import { luaSource } from '../redis/lua.js';
+import { slotChunks } from '../redis/slot-chunks.js';
 
 const here = new URL('./', import.meta.url);
 const RELEASE = script(luaSource(here, 'release-lease'));
@@ -62,27 +62,16 @@ export async function renewLeases(
   redis: RedisClient, keys: string[], holder: string, ttlMs: number,
   o: { perSlot?: boolean; failedAsLost?: boolean } = {},
 ): Promise<boolean[]> {
-  const groups = new Map<number, number[]>();
-  // perSlot: the caller knows it talks to a cluster (default: the client's kind).
-  const cluster = o.perSlot ?? isCluster(redis);
-  keys.forEach((k, i) => {
-    const g = cluster ? calculateSlot(k) : 0;
-    let idx = groups.get(g);
-    if (!idx) groups.set(g, (idx = []));
-    idx.push(i);
-  });
   const out = new Array<boolean>(keys.length).fill(false);
   const calls: Promise<void>[] = [];
-  for (const idx of groups.values()) {
-    for (let at = 0; at < idx.length; at += RENEW_BATCH_KEYS) {
-      const chunk = idx.slice(at, at + RENEW_BATCH_KEYS);
-      const call = runMany(redis, RENEW_MANY, chunk.map((i) => keys[i]!), [holder, String(ttlMs)]).then((r) => {
-        const flags = r as number[];
-        chunk.forEach((i, j) => { out[i] = Number(flags[j]) === 1; });
-      });
-      // failedAsLost: a call that fails (its shard away) reports its keys as lost and the others still count.
-      calls.push(o.failedAsLost ? call.catch(() => undefined) : call);
-    }
+  // perSlot: the caller knows it talks to a cluster (default: the client's kind).
+  for (const chunk of slotChunks(keys.length, (i) => keys[i]!, o.perSlot ?? isCluster(redis), RENEW_BATCH_KEYS)) {
+    const call = runMany(redis, RENEW_MANY, chunk.map((i) => keys[i]!), [holder, String(ttlMs)]).then((r) => {
+      const flags = r as number[];
+      chunk.forEach((i, j) => { out[i] = Number(flags[j]) === 1; });
+    });
+    // failedAsLost: a call that fails (its shard away) reports its keys as lost and the others still count.
+    calls.push(o.failedAsLost ? call.catch(() => undefined) : call);
   }
   await Promise.all(calls);
   return out;

@@ -3,11 +3,11 @@
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua; the
 // lease take/renew/release of common/lease/lease.ts, shared with the archiver).
 import { releaseLease, renewLeases, takeLease } from '../../../../common/lease/lease.js';
-import calculateSlot from 'cluster-key-slot';
 import { isCluster, type RedisClient as Redis } from '../../../../common/redis/connect.js';
 import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
 import { META_FIELD, type Keys } from './keys.js';
 import { luaSource } from './lua.js';
+import { slotChunks } from '../../../../common/redis/slot-chunks.js';
 import { guardWithin } from './stream-entries.js';
 
 type LeaseRedis = Redis & {
@@ -86,34 +86,23 @@ export class RedisClusterStore implements ClusterStore {
    */
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     const out: LeaseHolder[] = units.map(() => ({ holder: null, instance: null, epoch: 0 }));
-    const groups = new Map<number, number[]>();
-    const cluster = isCluster(this.redis);
-    units.forEach((u, i) => {
-      const g = cluster ? calculateSlot(this.leaseKey(u)) : 0;
-      let idx = groups.get(g);
-      if (!idx) groups.set(g, (idx = []));
-      idx.push(i);
-    });
     const calls: Promise<void>[] = [];
-    for (const idx of groups.values()) {
-      for (let at = 0; at < idx.length; at += LEASE_READ_BATCH) {
-        const chunk = idx.slice(at, at + LEASE_READ_BATCH);
-        const keys: string[] = [];
-        const flags: string[] = [];
-        for (const i of chunk) {
-          const u = units[i]!;
-          const lease = this.leaseKey(u);
-          keys.push(lease, u.kind === 'partition' ? this.keys.meta({ topic: u.topic, partition: u.partition }) : lease);
-          flags.push(u.kind === 'partition' ? '1' : '0');
-        }
-        calls.push(this.redis.leaseHolders(keys.length, ...keys, META_FIELD.leaderEpoch, ...flags).then((r) => {
-          chunk.forEach((i, j) => {
-            const v = r[2 * j] ?? null;
-            const e = r[2 * j + 1] ?? null;
-            out[i] = { holder: v === null ? null : nodeIdOfInstance(v), instance: v, epoch: e === null ? 0 : Number(e) };
-          });
-        }));
+    for (const chunk of slotChunks(units.length, (i) => this.leaseKey(units[i]!), isCluster(this.redis), LEASE_READ_BATCH)) {
+      const keys: string[] = [];
+      const flags: string[] = [];
+      for (const i of chunk) {
+        const u = units[i]!;
+        const lease = this.leaseKey(u);
+        keys.push(lease, u.kind === 'partition' ? this.keys.meta({ topic: u.topic, partition: u.partition }) : lease);
+        flags.push(u.kind === 'partition' ? '1' : '0');
       }
+      calls.push(this.redis.leaseHolders(keys.length, ...keys, META_FIELD.leaderEpoch, ...flags).then((r) => {
+        chunk.forEach((i, j) => {
+          const v = r[2 * j] ?? null;
+          const e = r[2 * j + 1] ?? null;
+          out[i] = { holder: v === null ? null : nodeIdOfInstance(v), instance: v, epoch: e === null ? 0 : Number(e) };
+        });
+      }));
     }
     await guard(Promise.all(calls));
     return out;
