@@ -44,7 +44,6 @@ export async function takeLease(redis: RedisClient, key: string, holder: string,
   return (await redis.set(key, holder, 'PX', ttlMs, 'NX')) === 'OK';
 }
 
-
 /** Ends the lease if `holder` holds it; false when it was not held by `holder`. */
 export async function releaseLease(redis: RedisClient, key: string, holder: string): Promise<boolean> {
   return (await run(redis, RELEASE, key, holder)) === 1;

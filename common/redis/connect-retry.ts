@@ -42,13 +42,11 @@ export interface ConnectRetryOptions {
   logger: Logger;
   /** Releases what a failed attempt left behind, before giving up. */
   cleanup?: () => Promise<void>;
-  /** The failure to throw instead of retrying (a setting that waiting cannot fix); undefined: retry. */
-  fatal?: (e: unknown) => Error | undefined;
 }
 
 /**
  * Runs `attempt` until it succeeds. A configuration error (RunnelError, a
- * refused certificate or handshake, or what `fatal` names) is thrown at once;
+ * refused certificate or handshake) is thrown at once;
  * anything else is retried every CONNECT_RETRY_MS until `timeoutMs` has passed
  * since the first attempt, with one "waiting for redis" line, and then thrown
  * as "cannot connect to redis at <url>: <reason> (gave up after N attempts
@@ -63,10 +61,9 @@ export async function connectWithRetry(attempt: () => Promise<void>, o: ConnectR
       if (n > 1) o.logger.info('redis reachable', { url: shown, attempts: n });
       return n;
     } catch (e) {
-      const fatal = o.fatal?.(e) ?? (e instanceof RunnelError ? e : undefined);
-      if (fatal) {
+      if (e instanceof RunnelError) {
         await o.cleanup?.().catch(() => undefined);
-        throw fatal;
+        throw e;
       }
       // A refused certificate or handshake does not heal by waiting: fail now, saying why.
       if (isTlsConfigError(e)) {

@@ -80,16 +80,6 @@ describe('connectWithRetry', () => {
     expect(calls).toBe(1);
     expect((err as Error).message).toBe('redis TLS handshake failed: unable to verify the first certificate (check x.url and x.tls.*)');
   });
-
-  it('`fatal` names further failures that waiting cannot fix', async () => {
-    const o = opts({ fatal: (e) => (e instanceof Error && /^WRONGPASS/.test(e.message) ? new Error('bad password') : undefined) });
-    let calls = 0;
-    await expect(connectWithRetry(async () => {
-      calls++;
-      throw new Error('WRONGPASS invalid username-password pair');
-    }, o)).rejects.toThrow('bad password');
-    expect(calls).toBe(1);
-  });
 });
 
 describe('connectFailureReason', () => {

@@ -87,12 +87,13 @@ export class RedisClusterStore implements ClusterStore {
   async leaseHolders(units: LeaseUnit[]): Promise<LeaseHolder[]> {
     const out: LeaseHolder[] = units.map(() => ({ holder: null, instance: null, epoch: 0 }));
     const calls: Promise<void>[] = [];
-    for (const chunk of slotChunks(units.length, (i) => this.leaseKey(units[i]!), isCluster(this.redis), LEASE_READ_BATCH)) {
+    const leases = units.map((u) => this.leaseKey(u));
+    for (const chunk of slotChunks(units.length, (i) => leases[i]!, isCluster(this.redis), LEASE_READ_BATCH)) {
       const keys: string[] = [];
       const flags: string[] = [];
       for (const i of chunk) {
         const u = units[i]!;
-        const lease = this.leaseKey(u);
+        const lease = leases[i]!;
         keys.push(lease, u.kind === 'partition' ? this.keys.meta({ topic: u.topic, partition: u.partition }) : lease);
         flags.push(u.kind === 'partition' ? '1' : '0');
       }
