@@ -79,17 +79,25 @@ describe('archiver over rediss:// with an ACL user and a client certificate', ()
   it('a server certificate from another CA stops the archiver at start (RN3001)', async () => {
     const dir = tmpDir('tls-lake-bad');
     dirs.push(dir);
+    const t0 = Date.now();
     const a = spawnArchiver(tlsEnv({ url: server.url(USER.name, USER.password), ca: pki.otherCaCert, lake: `file://${dir}` }));
     expect(await Promise.race([a.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe(1);
     const line = a.log.find((l) => l.includes('archiver cannot start')) ?? a.log.join('\n');
     expect(line).toMatch(/RN3001.*(certificate|TLS)/i);
+    // at once: a refused certificate is not waited out (RUNNEL_REDIS_CONNECTION_TIMEOUT_MS, 10 s by default)
+    expect(Date.now() - t0).toBeLessThan(8_000);
+    expect(a.log.some((l) => l.includes('waiting for redis'))).toBe(false);
   });
 
   it('a wrong password stops the archiver at start', async () => {
     const dir = tmpDir('tls-lake-pw');
     dirs.push(dir);
+    const t0 = Date.now();
     const a = spawnArchiver(tlsEnv({ url: server.url(USER.name, 'wrong'), lake: `file://${dir}` }));
     expect(await Promise.race([a.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe(1);
     expect(a.log.find((l) => l.includes('archiver cannot start')) ?? a.log.join('\n')).toMatch(/WRONGPASS|invalid username-password/i);
+    // at once: a refused password is not waited out
+    expect(Date.now() - t0).toBeLessThan(8_000);
+    expect(a.log.some((l) => l.includes('waiting for redis'))).toBe(false);
   });
 });
