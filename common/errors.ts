@@ -167,14 +167,20 @@ export const Internal = {
   STORAGE_UNAVAILABLE: { code: 'RN2001', text: 'log store unavailable' },
   STORAGE_FENCED: { code: 'RN2002', text: 'append fenced: the stream tail moved' },
   STORAGE_CORRUPT: { code: 'RN2003', text: 'stored data is not a valid record batch' },
+  STORAGE_FENCE_SCRIPT_FAILED: { code: 'RN2004', text: 'append refused: the fence script did not run' },
   CONFIG_INVALID: { code: 'RN3001', text: 'invalid configuration' },
   EMBEDDED_REDIS_FAILED: { code: 'RN3002', text: 'embedded redis-server failed to start' },
+  HTTP_BYPASSES_AUTHORIZER: { code: 'RN3003', text: 'http endpoints would bypass the authorizer' },
+  LISTEN_PORT_IN_USE: { code: 'RN3004', text: 'port already in use' },
+  NODE_TOO_OLD: { code: 'RN3005', text: 'Node.js is too old' },
   ARCHIVER_LAKE_UNAVAILABLE: { code: 'RN4001', text: 'lake storage request failed' },
   ARCHIVER_COMMIT_ABORTED: { code: 'RN4002', text: 'delta commit aborted: another archiver advanced the partition' },
   ARCHIVER_CORRUPT_BATCH: { code: 'RN4003', text: 'stored record batch cannot be decoded' },
   ARCHIVER_DELTA_LOG_INVALID: { code: 'RN4004', text: 'delta log cannot be replayed' },
   ARCHIVER_LEASE_LOST: { code: 'RN4005', text: 'archiver lease on a partition was lost' },
   ARCHIVER_OFFSET_GAP: { code: 'RN4006', text: 'stream does not continue after the archived offset' },
+  ARCHIVER_BATCH_UNENCODABLE: { code: 'RN4007', text: 'record batch cannot be written to the lake' },
+  ARCHIVER_DELTA_COMMIT_TORN: { code: 'RN4008', text: 'newest delta log commit is torn' },
 } as const;
 
 export type InternalKind = keyof typeof Internal;
