@@ -29,6 +29,8 @@
 #   RUNNEL_GROUPS=0                   skip the consumer-group parts of the interop tests.
 #   RUNNEL_SKIP_INSTALL=1             skip step 1 (you know it is installed).
 #   RUNNEL_TEST_PHASES="unit redis valkey cluster bench"  which phases to run.
+#   RUNNEL_TEST_JOBS=2                test files run at a time in the single-node passes
+#                                     (1: one at a time, as before; SERIAL_FILES always run alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -91,6 +93,20 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
+# The single-node passes run $RUNNEL_TEST_JOBS test files at a time (default 2):
+# every file starts its own servers on free ports, and most of a file's time is
+# spent waiting (client retries, session timeouts, JVM start-up), so two files
+# share the 2 cores without slowing each other much. The files below measure
+# time, memory or CPU, or load the machine themselves; they run alone, one at a
+# time, before the others (SERIAL_FILES, excluded from the parallel part).
+SERIAL_FILES=(test/interop/java-tools.test.ts test/integration/limits test/integration/quotas test/integration/storage/redis-tls.test.ts test/archiver/integration/redis-tls.test.ts test/integration/cluster/stale-leader.test.ts)
+SERIAL_EXCLUDE=()
+for f in "${SERIAL_FILES[@]}"; do
+  if [ -d "$f" ]; then SERIAL_EXCLUDE+=(--exclude "$f/**"); else SERIAL_EXCLUDE+=(--exclude "$f"); fi
+done
+JOBS="${RUNNEL_TEST_JOBS:-2}"
+PARALLEL=()
+if [ "$JOBS" -gt 1 ]; then PARALLEL=(--fileParallelism --maxWorkers="$JOBS"); fi
 
 T_START=$(date +%s)
 declare -a SUMMARY=()
@@ -231,7 +247,12 @@ for phase in $PHASES; do
       run_vitest unit RUNNEL_TEST_BACKEND=redis -- --project unit
       ;;
     redis)
-      run_vitest integration-redis RUNNEL_TEST_BACKEND=redis -- --project integration "${SINGLE_NODE_EXCLUDE[@]}"
+      if [ "$JOBS" -gt 1 ]; then
+        run_vitest integration-redis-serial RUNNEL_TEST_BACKEND=redis -- --project integration "${SERIAL_FILES[@]}"
+        run_vitest integration-redis RUNNEL_TEST_BACKEND=redis -- --project integration "${SINGLE_NODE_EXCLUDE[@]}" "${SERIAL_EXCLUDE[@]}" "${PARALLEL[@]}"
+      else
+        run_vitest integration-redis RUNNEL_TEST_BACKEND=redis -- --project integration "${SINGLE_NODE_EXCLUDE[@]}"
+      fi
       ;;
     valkey)
       if [ "$TARGET" = kafka ]; then
@@ -240,7 +261,12 @@ for phase in $PHASES; do
       fi
       filter=()
       if [ -n "${RUNNEL_VALKEY_FILTER:-}" ]; then filter=(-t "$RUNNEL_VALKEY_FILTER"); fi
-      run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${SINGLE_NODE_EXCLUDE[@]}" "${VALKEY_SKIP[@]}" "${filter[@]}"
+      if [ "$JOBS" -gt 1 ]; then
+        run_vitest integration-valkey-serial RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${SERIAL_FILES[@]}" "${VALKEY_SKIP[@]}" "${filter[@]}"
+        run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${SINGLE_NODE_EXCLUDE[@]}" "${VALKEY_SKIP[@]}" "${SERIAL_EXCLUDE[@]}" "${filter[@]}" "${PARALLEL[@]}"
+      else
+        run_vitest integration-valkey RUNNEL_TEST_BACKEND=valkey RUNNEL_SKIP_PERF=1 -- --project integration "${SINGLE_NODE_EXCLUDE[@]}" "${VALKEY_SKIP[@]}" "${filter[@]}"
+      fi
       ;;
     cluster)
       if [ "$TARGET" = kafka ]; then
