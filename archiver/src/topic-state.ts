@@ -22,7 +22,7 @@ export interface PartState {
 
 /** Why and since when a partition is stalled; the bad batch is re-checked with backoff. */
 export interface StallInfo {
-  /** internal error code, RN4003 */
+  /** internal error code, RN4003 (cannot be decoded) or RN4007 (cannot be written to the lake) */
   code: string;
   /** stream entry id of the bad batch, and its base offset */
   entryId: string;
