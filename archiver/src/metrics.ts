@@ -119,7 +119,10 @@ export class ArchiverMetrics {
 }
 
 /** Counters, lake lag and process metrics of a running archiver, computed at each scrape. */
-export function observeArchiver(registry: Registry, a: { lag(): PartitionLag[]; readonly stats: ArchiverStats }): void {
+export function observeArchiver(
+  registry: Registry,
+  a: { lag(): PartitionLag[]; readonly stats: ArchiverStats; tableStalls?(): { topic: string; code: string }[] },
+): void {
   withProcessMetrics(registry);
   for (const [k, [name, help]] of Object.entries(STAT_METRICS) as Array<[keyof ArchiverStats, [string, string]]>) {
     // The archiver counts in its stats object (also logged at stop); the counter reads it.
@@ -131,6 +134,8 @@ export function observeArchiver(registry: Registry, a: { lag(): PartitionLag[]; 
   scrapeGauge(registry, 'runnel_archiver_lag_records', 'Records in Redis not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagRecords));
   scrapeGauge(registry, 'runnel_archiver_lag_seconds', 'Age of the oldest record not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagSeconds));
   scrapeGauge(registry, 'runnel_archiver_archived_offset', 'Highest offset committed to the lake', ['topic', 'partition'], perPartition((l) => l.archivedOffset));
+  scrapeGauge(registry, 'runnel_archiver_table_stalled', 'Table archiving stopped at a Delta commit that cannot be read (1 = stalled; RN4008: torn)', ['topic', 'code'], () =>
+    (a.tableStalls?.() ?? []).map((s) => ({ labels: { topic: s.topic, code: s.code }, value: 1 })));
   scrapeGauge(registry, 'runnel_archiver_partition_stalled', 'Partition archiving stopped at a batch that cannot be decoded or written to the lake (1 = stalled)', ['topic', 'partition', 'code'], () => stalledSamples(a.lag()));
 }
 

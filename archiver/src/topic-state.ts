@@ -2,6 +2,7 @@
 // batches read from the owned partitions, and each partition's read/commit positions.
 import { DeltaTable, type CheckpointCodec } from './delta/table.js';
 import type { ObjectStore } from './storage/index.js';
+import type { TableStall } from './table-stall.js';
 
 export interface PartState {
   partition: number;
@@ -86,6 +87,8 @@ export class TopicArchiver {
   /** partitions that had a bad batch: always checked record by record when read */
   readonly suspects = new Set<number>();
   lastDecodeFailureLog = 0;
+  /** set while the Delta log cannot be read past a torn commit (RN4008, table-stall.ts) */
+  tableStall?: TableStall;
   constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {
     this.table = new DeltaTable(store, topic, codec);
   }
