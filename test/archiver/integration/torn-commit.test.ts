@@ -42,44 +42,54 @@ const text = (l: { msg: string; fields?: Record<string, unknown> }) => {
   return err instanceof Error ? `${l.msg} ${err.name}: ${err.message}` : l.msg;
 };
 
-describe('a torn delta commit', () => {
-  it('stalls the table with RN4008 (file named, logged once, metric set), leaves the file, resumes once it is moved away', async () => {
-    const topic = 'torn';
-    const dir = lab.dir('torn');
-    const prod = newProducer();
-    await createTopic(lab.redis.client, topic, 2);
-    for (let p = 0; p < 2; p++) await produce(lab.redis.client, prod, topic, p, 3, 4, { control: false });
-    const { Archiver, loadConfig } = await builtArchiver();
-    const { observeArchiver } = await builtMetrics();
-    const cfg = loadConfig(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100' } }));
-    const logDir = path.join(dir, topic, '_delta_log');
-    const start = async () => {
-      const log = memoryLogger();
-      const a = new Archiver(cfg, undefined, { logger: log });
-      const registry = new Registry();
-      observeArchiver(registry, a);
-      await a.start();
-      return { a, log, registry };
-    };
+/** A topic of 2 partitions archived once into a fresh local-folder lake. */
+async function archivedTopic(topic: string) {
+  const dir = lab.dir(topic);
+  const prod = newProducer();
+  await createTopic(lab.redis.client, topic, 2);
+  for (let p = 0; p < 2; p++) await produce(lab.redis.client, prod, topic, p, 3, 4, { control: false });
+  const { Archiver, loadConfig } = await builtArchiver();
+  const { observeArchiver } = await builtMetrics();
+  const cfg = loadConfig(archiverEnv({ redisUrl: lab.redis.url, lake: `file://${dir}`, extra: { RUNNEL_ARCHIVER_TOPICS: topic, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: '100' } }));
+  const logDir = path.join(dir, topic, '_delta_log');
+  const start = async () => {
+    const log = memoryLogger();
+    const a = new Archiver(cfg, undefined, { logger: log });
+    const registry = new Registry();
+    observeArchiver(registry, a);
+    await a.start();
+    return { a, log, registry };
+  };
+  const first = await start();
+  await waitArchived(lab.redis.client, topic, prod, 30_000);
+  await sleep(300); // the last commit's follow-ups (watermark, summary) are done
+  /** Writes the first half of the newest commit as the next version: a commit cut mid-line. */
+  const tear = () => {
+    const versions = fs.readdirSync(logDir).filter((f) => /^\d{20}\.json$/.test(f)).sort();
+    const last = fs.readFileSync(path.join(logDir, versions.at(-1)!));
+    const name = `${String(versions.length).padStart(20, '0')}.json`;
+    const bytes = last.subarray(0, Math.floor(last.length / 2));
+    fs.writeFileSync(path.join(logDir, name), bytes);
+    return { name, bytes, file: path.join(logDir, name) };
+  };
+  return { dir, prod, logDir, start, first, tear };
+}
 
-    // 1. a running archiver: its next commit finds the torn file at its version
-    const one = await start();
-    let tornName = '';
-    let torn = Buffer.alloc(0);
+/** Warn and error lines as an operator reads them. */
+const problems = (log: ReturnType<typeof memoryLogger>) => log.lines.filter((l) => l.level === 'warn' || l.level === 'error').map(text);
+
+describe('a torn delta commit', () => {
+  it('a running archiver whose next commit lands on the torn version: RN4008 once, metric set, the file left as it is', async () => {
+    const topic = 'torn-running';
+    const { prod, first: one, tear } = await archivedTopic(topic);
+    const torn = tear();
     try {
-      await waitArchived(lab.redis.client, topic, prod, 30_000);
-      await sleep(300); // the last commit's follow-ups (watermark, summary) are done
-      const versions = fs.readdirSync(logDir).filter((f) => /^\d{20}\.json$/.test(f)).sort();
-      const last = fs.readFileSync(path.join(logDir, versions.at(-1)!));
-      tornName = `${String(versions.length).padStart(20, '0')}.json`;
-      torn = last.subarray(0, Math.floor(last.length / 2)); // a commit cut mid-line
-      fs.writeFileSync(path.join(logDir, tornName), torn);
       for (let p = 0; p < 2; p++) await produce(lab.redis.client, prod, topic, p, 2, 4, { control: false });
       await waitForTornLine(one.log, 'RN4008 from the running archiver');
       await sleep(4000);
-      const lines = one.log.lines.filter((l) => l.level === 'warn' || l.level === 'error').map(text);
+      const lines = problems(one.log);
       expect(lines.filter((l) => l.startsWith('RN4008'))).toHaveLength(1);
-      expect(lines.find((l) => l.startsWith('RN4008'))).toContain(`${topic}/_delta_log/${tornName} is not valid JSON`);
+      expect(lines.find((l) => l.startsWith('RN4008'))).toContain(`${topic}/_delta_log/${torn.name} is not valid JSON`);
       expect(lines.filter((l) => l.includes('SyntaxError') && !l.startsWith('RN4008'))).toEqual([]);
       expect(lines.length).toBeLessThanOrEqual(2);
       expect(one.a.stats.tornCommits).toBe(1);
@@ -89,22 +99,29 @@ describe('a torn delta commit', () => {
     } finally {
       await one.a.stop();
     }
-    expect(fs.readFileSync(path.join(logDir, tornName))).toEqual(torn); // never rewritten or deleted
+    expect(fs.readFileSync(torn.file)).toEqual(torn.bytes); // never rewritten or deleted
+  }, 120_000);
 
-    // 2. a starting archiver: replaying the log meets the torn file for every partition it adopts
+  it('a starting archiver replaying the log: RN4008 once per table (not per partition per tick); moving the file away resumes it', async () => {
+    const topic = 'torn-starting';
+    const { dir, prod, start, first, tear } = await archivedTopic(topic);
+    await first.a.stop();
+    const torn = tear();
+    for (let p = 0; p < 2; p++) await produce(lab.redis.client, prod, topic, p, 2, 4, { control: false });
     const two = await start();
     try {
       await waitForTornLine(two.log, 'RN4008 from the starting archiver');
       await sleep(4000); // 8 membership ticks: the old code logged a SyntaxError per partition on each
-      const lines = two.log.lines.filter((l) => l.level === 'warn' || l.level === 'error').map(text);
+      const lines = problems(two.log);
       expect(lines.filter((l) => l.startsWith('RN4008'))).toHaveLength(1);
-      expect(lines.filter((l) => l.includes('cannot adopt partition') || l.includes('SyntaxError') && !l.startsWith('RN4008'))).toEqual([]);
+      expect(lines.find((l) => l.startsWith('RN4008'))).toContain(`${topic}/_delta_log/${torn.name} is not valid JSON`);
+      expect(lines.filter((l) => l.includes('cannot adopt partition') || (l.includes('SyntaxError') && !l.startsWith('RN4008')))).toEqual([]);
       expect(two.a.stats.tornCommits).toBe(1);
       expect(await two.registry.metrics()).toContain(`runnel_archiver_table_stalled{topic="${topic}",code="RN4008"} 1`);
-      expect(fs.readFileSync(path.join(logDir, tornName))).toEqual(torn);
+      expect(fs.readFileSync(torn.file)).toEqual(torn.bytes);
 
       // the operator moves the torn file out of the log: the table resumes without a restart
-      fs.renameSync(path.join(logDir, tornName), path.join(dir, `torn-${tornName}`));
+      fs.renameSync(torn.file, path.join(dir, `torn-${torn.name}`));
       await waitArchived(lab.redis.client, topic, prod, 90_000);
       expect(two.log.lines.some((l) => l.msg === 'table resumed after a torn commit')).toBe(true);
       expect(await two.registry.metrics()).not.toContain('runnel_archiver_table_stalled{');
