@@ -32,6 +32,8 @@ import type { TransactionHooks } from './records/transactions.js';
 import { redisTransactionHooks } from './records/redis-transactions.js';
 import { openLake, type ObjectStore } from './storage/index.js';
 import type { TopicArchiver } from './topic-state.js';
+import { TornCommit } from './delta/torn.js';
+import { stallTable } from './table-stall.js';
 
 export { PROTOCOL } from './commit.js';
 export type { ArchiverStats, PartitionLag } from './metrics.js';
@@ -278,6 +280,7 @@ export class Archiver implements ArchiverContext {
   private track(t: TopicArchiver, job: Promise<void>) {
     const tracked: Promise<void> = job
       .catch((e) => {
+        if (e instanceof TornCommit) return stallTable(this, t, e); // rate-limited, backs the table off
         this.stats.errors++;
         t.backoffUntil = Date.now() + 1000;
         this.log.warn('table job failed', { topic: t.topic, err: e as Error });
@@ -309,6 +312,13 @@ export class Archiver implements ArchiverContext {
     if (!t) return 0;
     await t.busy?.catch(() => {});
     return t.withLock(() => (what === 'optimize' ? this.optimize(t) : this.vacuum(t)));
+  }
+
+  /** Tables stalled on a torn Delta commit (RN4008), by topic. */
+  tableStalls(): { topic: string; code: string; file: string }[] {
+    const out: { topic: string; code: string; file: string }[] = [];
+    for (const t of this.topics.values()) if (t.tableStall) out.push({ topic: t.topic, code: t.tableStall.code, file: t.tableStall.file });
+    return out;
   }
 
   /** Lake lag of every partition this process archives. */

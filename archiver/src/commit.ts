@@ -16,6 +16,8 @@ import { appIdOf } from './keys.js';
 import { DELTA_SCHEMA, deltaStats } from './parquet/file-stats.js';
 import type { EncodedFile, EncodeJob } from './parquet/jobs.js';
 import { splitRuns } from './parquet/split.js';
+import { TornCommit } from './delta/torn.js';
+import { clearTableStall, stallTable } from './table-stall.js';
 import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
@@ -206,6 +208,7 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
       return;
     }
     crashPoint('after-commit');
+    clearTableStall(ctx, t);
     t.verifyRecords = false; // everything committed since the last decode failure was checked when read
     ctx.stats.commits++;
     ctx.stats.filesWritten += files.length;
@@ -228,6 +231,12 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
     await publishTable(ctx, t).catch((e) => ctx.log.warn('cannot publish the table summary', { topic: t.topic, err: e as Error }));
     await maybeCheckpoint(ctx, t, outcome.version);
   } catch (e) {
+    if (e instanceof TornCommit) {
+      // a commit that does not parse: nothing is written over it; the table waits for an operator (table-stall.ts)
+      stallTable(ctx, t, e);
+      await resetTable(ctx, t);
+      return;
+    }
     ctx.stats.errors++;
     if (e instanceof UndecodableBuffer && !t.verifyRecords) {
       // Some buffered batch passed the read checks (CRC) but its records do not decode.

@@ -6,6 +6,8 @@ import type { ArchiverContext } from './context.js';
 import { appIdOf, parsePlacement } from './keys.js';
 import { rendezvousMember } from '../../common/rendezvous.js';
 import { refreshLogEnds } from './reader.js';
+import { TornCommit } from './delta/torn.js';
+import { clearTableStall, stallTable, tableStallHolds } from './table-stall.js';
 import { TopicArchiver, type TopicInfo } from './topic-state.js';
 
 /** The broker's largest topic (topic.max.partitions is at most cluster.max.partitions, default 100000). */
@@ -126,16 +128,21 @@ export class Membership {
     }
     // acquire newly assigned partitions; adoption (log replay) runs in the background so a
     // slow replay never delays lease renewal
+    const now = Date.now();
     for (const a of this.assigned()) {
       const t = ctx.topics.get(a.topic);
       const key = `${a.topic}/${a.p}`;
       if (t?.parts.has(a.p) || this.adopting.has(key)) continue;
+      if (tableStallHolds(t, now)) continue; // a torn commit: its log is read again after the backoff
       if (!(await ctx.leases.acquire(a.topic, a.p))) continue;
       this.adopting.add(key);
       void this.adoptPartition(a.topic, a.p)
         .catch(async (e) => {
-          ctx.stats.errors++;
-          ctx.log.warn('cannot adopt partition', { topic: a.topic, partition: a.p, err: e as Error });
+          if (e instanceof TornCommit) stallTable(ctx, this.topic(a.topic), e); // one line per table, not per partition
+          else {
+            ctx.stats.errors++;
+            ctx.log.warn('cannot adopt partition', { topic: a.topic, partition: a.p, err: e as Error });
+          }
           await ctx.leases.release(a.topic, a.p).catch(() => {});
         })
         .finally(() => this.adopting.delete(key));
@@ -168,6 +175,7 @@ export class Membership {
       } else {
         await t.table.update();
       }
+      clearTableStall(ctx, t);
       // a table written for an earlier topic with the same name: its txn versions do not apply
       const tableTopicId = t.table.state.metaData?.configuration?.['runnel.topicId'];
       const topicId = this.topicInfo.get(topic)?.id;

@@ -16,7 +16,7 @@ export interface PartitionLag {
   lagSeconds: number | null;
   /** a bad batch blocks the partition (records.stall.ts) */
   stalled: boolean;
-  /** internal error code of the stall (RN4003), null when not stalled */
+  /** internal error code of the stall (RN4003, RN4007), null when not stalled */
   stallCode: string | null;
 }
 
@@ -33,6 +33,10 @@ export interface ArchiverStats {
   errors: number;
   /** distinct stored batches that stalled a partition (RN4003) */
   corruptBatches: number;
+  /** distinct stored batches that stalled a partition because the lake cannot hold a record's timestamp (RN4007) */
+  unencodableBatches: number;
+  /** distinct torn Delta commit files that stalled a table (RN4008) */
+  tornCommits: number;
 }
 
 export function emptyStats(): ArchiverStats {
@@ -48,6 +52,8 @@ export function emptyStats(): ArchiverStats {
     filesVacuumed: 0,
     errors: 0,
     corruptBatches: 0,
+    unencodableBatches: 0,
+    tornCommits: 0,
   };
 }
 
@@ -87,6 +93,8 @@ const STAT_METRICS: Record<keyof ArchiverStats, [name: string, help: string]> = 
   filesVacuumed: ['runnel_archiver_files_vacuumed_total', 'Unreferenced files deleted by VACUUM'],
   errors: ['runnel_archiver_errors_total', 'Errors of the archiving loops (each one logged)'],
   corruptBatches: ['runnel_archiver_corrupt_batches_total', 'Distinct stored batches that stalled a partition (RN4003)'],
+  unencodableBatches: ['runnel_archiver_unencodable_batches_total', 'Distinct stored batches that stalled a partition: a record timestamp the lake cannot hold (RN4007)'],
+  tornCommits: ['runnel_archiver_torn_commits_total', 'Distinct torn Delta commit files that stalled a table (RN4008)'],
 };
 
 /** Delta commit times: 5 ms to 60 s (an S3 commit is a conditional PUT plus a list). */
@@ -111,7 +119,10 @@ export class ArchiverMetrics {
 }
 
 /** Counters, lake lag and process metrics of a running archiver, computed at each scrape. */
-export function observeArchiver(registry: Registry, a: { lag(): PartitionLag[]; readonly stats: ArchiverStats }): void {
+export function observeArchiver(
+  registry: Registry,
+  a: { lag(): PartitionLag[]; readonly stats: ArchiverStats; tableStalls?(): { topic: string; code: string }[] },
+): void {
   withProcessMetrics(registry);
   for (const [k, [name, help]] of Object.entries(STAT_METRICS) as Array<[keyof ArchiverStats, [string, string]]>) {
     // The archiver counts in its stats object (also logged at stop); the counter reads it.
@@ -123,7 +134,9 @@ export function observeArchiver(registry: Registry, a: { lag(): PartitionLag[]; 
   scrapeGauge(registry, 'runnel_archiver_lag_records', 'Records in Redis not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagRecords));
   scrapeGauge(registry, 'runnel_archiver_lag_seconds', 'Age of the oldest record not yet committed to the lake', ['topic', 'partition'], perPartition((l) => l.lagSeconds));
   scrapeGauge(registry, 'runnel_archiver_archived_offset', 'Highest offset committed to the lake', ['topic', 'partition'], perPartition((l) => l.archivedOffset));
-  scrapeGauge(registry, 'runnel_archiver_partition_stalled', 'Partition archiving stopped at a batch that cannot be decoded (1 = stalled)', ['topic', 'partition', 'code'], () => stalledSamples(a.lag()));
+  scrapeGauge(registry, 'runnel_archiver_table_stalled', 'Table archiving stopped at a Delta commit that cannot be read (1 = stalled; RN4008: torn)', ['topic', 'code'], () =>
+    (a.tableStalls?.() ?? []).map((s) => ({ labels: { topic: s.topic, code: s.code }, value: 1 })));
+  scrapeGauge(registry, 'runnel_archiver_partition_stalled', 'Partition archiving stopped at a batch that cannot be decoded or written to the lake (1 = stalled)', ['topic', 'partition', 'code'], () => stalledSamples(a.lag()));
 }
 
 /**

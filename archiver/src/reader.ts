@@ -5,13 +5,16 @@
 // or MULTI spans partitions: on a Redis Cluster the partitions sit on different
 // shards (their keys carry different hash tags), and each command is routed,
 // and redirected on MOVED/ASK, on its own.
-import { RunnelError } from '../../common/errors.js';
+import { Internal, RunnelError } from '../../common/errors.js';
 import { corrupt, RecordBatchError } from '../../common/record-batch/errors.js';
 import { readBatchHeader, type BatchHeader } from '../../common/record-batch/header.js';
 import { checkBatchHeader, validateBatch } from '../../common/record-batch/validate.js';
 import type { ArchiverContext } from './context.js';
 import { continueRecheck, pastStall, resumePartition, stallHolds, stallPartition } from './records/stall.js';
+import { unencodableReason } from './records/timestamps.js';
 import type { PartState, TopicArchiver } from './topic-state.js';
+
+const UNENCODABLE = Internal.ARCHIVER_BATCH_UNENCODABLE.code;
 
 /** XRANGE COUNT of a topic's first read, before the size of its batches is known. */
 export const FIRST_READ_COUNT = 16;
@@ -94,19 +97,14 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
         stalledNow = true;
         break;
       }
-      if (recheck && ps.stalled && pastStall(ps, h.baseOffset)) resumePartition(ctx, t, ps);
+      // an undecodable batch (RN4003) is past once it reads; an unencodable one (RN4007) once it also encodes, below
+      if (recheck && ps.stalled && ps.stall?.code !== UNENCODABLE && pastStall(ps, h.baseOffset)) resumePartition(ctx, t, ps);
       const lastOffset = h.baseOffset + h.lastOffsetDelta;
       if (lso !== null && lastOffset >= lso) {
         stoppedAtLso = true;
         break;
       }
       if (lastOffset <= ps.last) continue;
-      if (h.baseOffset > ps.last + 1) {
-        // trimmed before it was archived, or a compacted/rewritten log: the lake has a hole here
-        ctx.log.warn(new RunnelError('ARCHIVER_OFFSET_GAP', `${t.topic}/${ps.partition}: next batch starts at ${h.baseOffset}, expected ${ps.last + 1}`).message);
-      }
-      total++;
-      if (!t.bufStart) t.bufStart = Date.now();
       const aborted =
         h.isTransactional &&
         (await ctx.hooks.isAbortedBatch({
@@ -118,7 +116,32 @@ export async function pollOnce(ctx: ArchiverContext): Promise<number> {
           producerEpoch: h.producerEpoch,
           isTransactional: h.isTransactional,
         }));
-      if (!h.isControl && !aborted) {
+      const archived = !h.isControl && !aborted;
+      if (archived) {
+        // a record timestamp the lake cannot hold stalls this partition only (records/timestamps.ts)
+        let why: string | null;
+        try {
+          why = unencodableReason(b!, h, ps.last, t.verifyRecords || t.suspects.has(ps.partition));
+        } catch (e) {
+          if (!(e instanceof RecordBatchError)) throw e;
+          stallPartition(ctx, t, ps, id, e);
+          stalledNow = true;
+          break;
+        }
+        if (why !== null) {
+          stallPartition(ctx, t, ps, id, new Error(why), Date.now(), 'ARCHIVER_BATCH_UNENCODABLE');
+          stalledNow = true;
+          break;
+        }
+      }
+      if (recheck && ps.stalled && pastStall(ps, h.baseOffset)) resumePartition(ctx, t, ps);
+      if (h.baseOffset > ps.last + 1) {
+        // trimmed before it was archived, or a compacted/rewritten log: the lake has a hole here
+        ctx.log.warn(new RunnelError('ARCHIVER_OFFSET_GAP', `${t.topic}/${ps.partition}: next batch starts at ${h.baseOffset}, expected ${ps.last + 1}`).message);
+      }
+      total++;
+      if (!t.bufStart) t.bufStart = Date.now();
+      if (archived) {
         // copy (redis-parser may return slices of its reusable bufferPool) into an own
         // ArrayBuffer that is later transferred to the worker thread
         const bytes = new Uint8Array(b!); // present: checkStored refuses entries without it

@@ -2,6 +2,7 @@
 // batches read from the owned partitions, and each partition's read/commit positions.
 import { DeltaTable, type CheckpointCodec } from './delta/table.js';
 import type { ObjectStore } from './storage/index.js';
+import type { TableStall } from './table-stall.js';
 
 export interface PartState {
   partition: number;
@@ -22,7 +23,7 @@ export interface PartState {
 
 /** Why and since when a partition is stalled; the bad batch is re-checked with backoff. */
 export interface StallInfo {
-  /** internal error code, RN4003 */
+  /** internal error code, RN4003 (cannot be decoded) or RN4007 (cannot be written to the lake) */
   code: string;
   /** stream entry id of the bad batch, and its base offset */
   entryId: string;
@@ -86,6 +87,8 @@ export class TopicArchiver {
   /** partitions that had a bad batch: always checked record by record when read */
   readonly suspects = new Set<number>();
   lastDecodeFailureLog = 0;
+  /** set while the Delta log cannot be read past a torn commit (RN4008, table-stall.ts) */
+  tableStall?: TableStall;
   constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {
     this.table = new DeltaTable(store, topic, codec);
   }

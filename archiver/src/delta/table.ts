@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../storage/store.js';
 import { type Action, commitTxnId, decodeCommit, encodeCommit, pad20 } from './actions.js';
 import { TableState } from './state.js';
+import { TornCommit } from './torn.js';
 
 export type Planner = (state: TableState) => Action[] | null;
 
@@ -38,9 +39,17 @@ export class DeltaTable {
     return `${this.logPrefix()}${pad20(v)}.json`;
   }
 
+  /** The actions of commit `v`, null if absent; TornCommit (RN4008) if it does not parse. */
   async readCommit(v: number): Promise<Action[] | null> {
-    const b = await this.store.get(this.commitKey(v));
-    return b ? decodeCommit(b) : null;
+    const key = this.commitKey(v);
+    const b = await this.store.get(key);
+    if (!b) return null;
+    try {
+      return decodeCommit(b);
+    } catch (e) {
+      if (e instanceof SyntaxError) throw new TornCommit(key, e);
+      throw e;
+    }
   }
 
   /** Full replay from the last checkpoint (if any) plus the later JSON commits. */

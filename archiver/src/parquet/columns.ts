@@ -12,6 +12,7 @@
 import * as arrow from 'apache-arrow';
 import type { RecordSink } from '../../../common/record-batch/records.js';
 import { emptyFileStats, type FileStats } from './file-stats.js';
+import { lakeTimestampOk, timestampReason } from '../records/timestamps.js';
 
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 
@@ -70,6 +71,8 @@ function growI64(a: BigInt64Array<ArrayBuffer>, need: number): BigInt64Array<Arr
   return n;
 }
 const TWO32 = 4294967296;
+/** |ms| below this: ms * 1000 is below 2^53, exact as a Number. */
+const EXACT_MICROS_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 /** Element i of an int64 column seen as int32 words (little-endian) = v, an integer with |v| < 2^53. */
 function setI64(w: Int32Array<ArrayBuffer>, i: number, v: number) {
   w[2 * i] = v | 0;
@@ -169,7 +172,10 @@ export class ColumnSet {
     // int64 columns written as two little-endian int32 words: no BigInt per record
     // (values are integers below 2^53: exact as doubles)
     setI64(this.offsetW, i, offset);
-    setI64(this.timestampW, i, tsMs * 1000);
+    // micros: a Number product is exact only below 2^53; later timestamps (from about
+    // the year 2255 on) are multiplied as BigInt, so no microsecond value is rounded
+    if (tsMs < EXACT_MICROS_MS && tsMs > -EXACT_MICROS_MS) setI64(this.timestampW, i, tsMs * 1000);
+    else this.timestamp[i] = BigInt(tsMs) * 1000n;
     this.tsType[i] = tsType;
     this.key.push(buf, kS, kL);
     this.value.push(buf, vS, vL);
@@ -261,6 +267,8 @@ export class DateSplitter implements RecordSink {
     return cs;
   }
   record(offset: number, ts: number, tsType: 0 | 1, buf: Buffer, kS: number, kL: number, vS: number, vL: number): void {
+    // never clamped: the caller stalls the record's partition (RN4007, records/timestamps.ts)
+    if (!lakeTimestampOk(ts)) throw new Error(timestampReason(offset, ts));
     const day = Math.floor(ts / DAY_MS);
     if (day !== this.curDay) {
       const arr = this.byDay.get(day);

@@ -1,13 +1,16 @@
 // A stored batch the archiver cannot decode (CRC mismatch, undecompressable
-// records, inconsistent counts or framing) stalls only its own partition:
+// records, inconsistent counts or framing: RN4003) or cannot write to the lake
+// (a record timestamp outside what Delta holds, records/timestamps.ts: RN4007)
+// stalls only its own partition:
 // reading stops before the batch, everything before it is still committed,
-// and the other partitions of the topic keep archiving. The stall is RN4003,
-// counted in `corruptBatches`, shown per partition in the lag report
+// and the other partitions of the topic keep archiving. The stall is counted
+// in `corruptBatches` (RN4003) or `unencodableBatches` (RN4007), shown per
+// partition in the lag report
 // (`stalled`, metric runnel_archiver_partition_stalled) and logged once, then
 // at most every STALL_LOG_EVERY_MS while it lasts. The batch is read and
 // checked again with backoff, so a repaired log (the entry deleted or
 // trimmed) resumes without a restart.
-import { RunnelError } from '../../../common/errors.js';
+import { Internal, RunnelError } from '../../../common/errors.js';
 import { baseOfEntryId } from '../../../common/keys.js';
 import type { ArchiverContext } from '../context.js';
 import type { PartState, TopicArchiver } from '../topic-state.js';
@@ -21,8 +24,19 @@ export function stallHolds(ps: PartState, now: number): boolean {
   return ps.stalled && (ps.stall === undefined || now < ps.stall.retryAt);
 }
 
+/** Why a batch stalls its partition: it cannot be decoded (RN4003), or its records cannot be written to the lake (RN4007). */
+export type StallKind = 'ARCHIVER_CORRUPT_BATCH' | 'ARCHIVER_BATCH_UNENCODABLE';
+
 /** Stops `ps` before stream entry `entryId`, whose batch failed with `err`. */
-export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartState, entryId: string, err: Error, now = Date.now()): void {
+export function stallPartition(
+  ctx: ArchiverContext,
+  t: TopicArchiver,
+  ps: PartState,
+  entryId: string,
+  err: Error,
+  now = Date.now(),
+  kind: StallKind = 'ARCHIVER_CORRUPT_BATCH',
+): void {
   t.suspects.add(ps.partition);
   const prev = ps.stall;
   const same = prev !== undefined && prev.entryId === entryId;
@@ -30,7 +44,7 @@ export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartS
   const logNow = !same || now - prev.loggedAt >= STALL_LOG_EVERY_MS;
   ps.stalled = true;
   ps.stall = {
-    code: 'RN4003',
+    code: Internal[kind].code,
     entryId,
     baseOffset: baseOfEntryId(entryId),
     reason: err.message,
@@ -40,15 +54,17 @@ export function stallPartition(ctx: ArchiverContext, t: TopicArchiver, ps: PartS
     loggedAt: logNow ? now : prev!.loggedAt,
   };
   if (!same) {
-    ctx.stats.corruptBatches++;
+    if (kind === 'ARCHIVER_CORRUPT_BATCH') ctx.stats.corruptBatches++;
+    else ctx.stats.unencodableBatches++;
     ctx.stats.errors++;
   }
   if (logNow) {
     const msg = `${t.topic}/${ps.partition} stalled at stream entry ${entryId} (archived up to ${ps.last}): ${err.message}`;
-    ctx.log.error(new RunnelError('ARCHIVER_CORRUPT_BATCH', msg).message, {
+    ctx.log.error(new RunnelError(kind, msg).message, {
       topic: t.topic,
       partition: ps.partition,
       entryId,
+      baseOffset: ps.stall.baseOffset,
       stalledForMs: now - ps.stall.since,
     });
   }

@@ -700,3 +700,17 @@ export function checkTable(read: DeltaRead, topic: string, parts: number, prod: 
   }
 }
 
+
+// ------------------------------------------------------------------ in-process archiver logs
+
+/** A logger that keeps every line in memory (for an archiver run in this process). */
+export function memoryLogger(): import('../../../common/logger/logger.js').Logger & { lines: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  return { lines, error: at('error'), warn: at('warn'), info: at('info'), debug: () => {} };
+}
+
+/** The built archiver's metrics module (dist/), typed as its source. */
+export async function builtMetrics() {
+  return import(path.join(ROOT, 'dist/archiver/src/metrics.js')) as Promise<typeof import('../../../archiver/src/metrics.js')>;
+}
