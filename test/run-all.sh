@@ -89,7 +89,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
   --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
   --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
-  --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts' --exclude 'test/archiver/integration/startup.test.ts'
+  --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts' --exclude 'test/archiver/integration/startup.test.ts' --exclude 'test/archiver/integration/timestamps.test.ts' --exclude 'test/archiver/integration/torn-commit.test.ts'
   --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
