@@ -32,7 +32,7 @@ import { RedisClusterStore } from './storage/redis/redis-cluster-store.js';
 import { Registry } from 'prom-client';
 import { startHttp } from '../../common/http/http-server.js';
 import { HttpConfigError, httpsOptions } from '../../common/http/http-settings.js';
-import { brokerHttpSettings } from './http/broker-http.js';
+import { brokerHttpSettings, consoleAccessOf } from './http/broker-http.js';
 import { consoleData } from './http/console/data.js';
 import { consoleRoutes } from './http/console/routes.js';
 import { observeBroker } from './http/broker-metrics.js';
@@ -184,8 +184,9 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   await acls.start().catch(async (e: unknown) => { await cluster.stop(); await server.close(); await store.close(); await embedded?.stop(); throw e; });
   server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
   const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: store.redis, connections: () => server.connections() }) : () => undefined;
-  // The web console (read-only) shares the endpoint, its authentication and TLS.
-  const routes = consoleRoutes(config, () => consoleData({ store, groups: groupStore, liveGroupState: (g) => groups.loadedGroup(g)?.state }));
+  // The web console (read-only) shares the endpoint, its authentication and TLS, and obeys the Kafka port's ACLs.
+  const access = httpSettings ? consoleAccessOf(acls, httpSettings, config) : undefined;
+  const routes = consoleRoutes(config, () => consoleData({ store, groups: groupStore, liveGroupState: (g) => groups.loadedGroup(g)?.state }), access);
   const http = httpSettings ? await startHttp(httpSettings, { ready: async () => (await store.redis.ping()) === 'PONG', registry: metrics, routes }).catch(async (e: unknown) => {
     // e.g. the port is taken: nothing else has started yet but the listener and the leases
     stopSampler();

@@ -66,6 +66,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   /** HTTP endpoint: bind address, authentication, TLS (common/http/http-settings.ts). */
   httpHost: string;
   httpAuthBearerToken: string;
+  /** The principal a bearer-token request has before the authorizer (http-access.ts). */
+  httpAuthBearerPrincipal: string;
   httpAuthBasicUser: string;
   httpAuthBasicPassword: string;
   httpSslKeystoreLocation: string;
@@ -189,6 +191,7 @@ const SETTINGS: Setting[] = [
   { key: 'http.port', field: 'httpPort', kind: 'int', default: '0' },
   { key: 'http.host', field: 'httpHost', kind: 'string', default: '127.0.0.1' },
   { key: 'http.auth.bearer.token', field: 'httpAuthBearerToken', kind: 'string', default: '' },
+  { key: 'http.auth.bearer.principal', field: 'httpAuthBearerPrincipal', kind: 'string', default: 'User:ANONYMOUS' },
   { key: 'http.auth.basic.user', field: 'httpAuthBasicUser', kind: 'string', default: '' },
   { key: 'http.auth.basic.password', field: 'httpAuthBasicPassword', kind: 'string', default: '' },
   { key: 'http.ssl.keystore.location', field: 'httpSslKeystoreLocation', kind: 'string', default: '' },

@@ -2,7 +2,7 @@
 // broker and the archiver processes. Each process supplies its own readiness
 // probe and metrics registry; both take the same settings (http-settings.ts):
 // the address to bind, optional bearer-token or basic authentication (every
-// path but /health), optional TLS from PEM files.
+// path but /health and /ready), optional TLS from PEM files.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -25,8 +25,11 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
-/** Paths served without credentials: a liveness probe says nothing about the process. */
-export const OPEN_PATHS: ReadonlySet<string> = new Set(['/health']);
+/**
+ * Paths served without credentials: the liveness and readiness probes show no
+ * data (ok, ready or unavailable), and Kubernetes probes cannot send a secret.
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 /** Constant-time comparison (of digests, so lengths leak nothing either). */

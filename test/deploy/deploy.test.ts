@@ -55,6 +55,12 @@ describe('compose stack deploy/compose/compose.yaml', () => {
       // the advertised port is published on the host under the same number, /metrics on 8080 inside
       expect(brokers[i].ports).toContain(`${c.advertisedPort}:${c.port}`);
       expect(c.httpPort).toBe(8080);
+      // safe by default (issue 27): the console is off, the HTTP port is published on the host's loopback only,
+      // HTTP credentials pass through from the environment
+      expect(c.httpConsoleEnable).toBe(false);
+      expect(brokers[i].ports).toContain(`127.0.0.1:${i + 1}8080:8080`);
+      expect(brokers[i].ports.filter((p: string) => p.endsWith(':8080'))).toEqual([`127.0.0.1:${i + 1}8080:8080`]);
+      expect(brokers[i].environment.RUNNEL_HTTP_AUTH_BASIC_PASSWORD).toBe('${RUNNEL_HTTP_AUTH_BASIC_PASSWORD:-}');
     }
   });
 

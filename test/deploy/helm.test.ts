@@ -7,10 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../broker/src/config.js';
+import { brokerHttpSettings } from '../../broker/src/http/broker-http.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
 import { parseRedisEndpoints } from '../../common/redis/endpoints.js';
 import { ARCHIVER_NAMES, BROKER_ENV, envOf, expectKnownNames, helmTemplate, kubeconform, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
 
+const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { runnel: string } };
 
 beforeAll(() => requireTools());
@@ -21,6 +23,7 @@ describe('helm chart deploy/helm/runnel', () => {
     cluster: ['redis.mode=cluster', 'redis.endpoints={rc-0.rc:6379,rc-1.rc:6379,rc-2.rc:6379}', 'redis.tls.enabled=true', 'redis.tls.secretName=redis-ca', 'redis.tls.clientCertificate=true'],
     'enterprise-proxy': ['redis.mode=enterprise-proxy', 'redis.endpoints={redis-12000.example.internal:12000}', 'redis.db=0', 'redis.password=pw'],
     'enterprise-cluster': ['redis.mode=enterprise-cluster', 'redis.endpoints={re-a.example.internal:12000,re-b.example.internal:12000}', 'archiver.enabled=false'],
+    'http-auth': ['broker.http.console=true', 'broker.http.auth.basicUser=ops', 'broker.http.auth.basicPassword=pw:7@x', 'broker.http.auth.bearerToken=tok-1', `broker.config.authorizer\\.class\\.name=${AUTHORIZER}`],
     'existing-secrets': ['redis.existingSecret=my-redis', 's3.existingSecret=my-s3', 'broker.replicas=5', 'broker.config.num\\.partitions=6', 'archiver.config.RUNNEL_ARCHIVER_WORKERS=2'],
   };
   const rendered: Record<string, Array<Record<string, any>>> = {};
@@ -161,5 +164,39 @@ describe('helm chart deploy/helm/runnel', () => {
     for (const s of selected) expect(s.spec.ports.map((p: any) => p.name)).toContain(sm.spec.endpoints[0].port);
     expect(sm.spec.endpoints[0].path).toBe('/metrics');
     expect(rendered.cluster!.some((d) => d.kind === 'ServiceMonitor')).toBe(false); // off by default
+  });
+  it('the HTTP endpoint ships safe: console off and no credential by default; credentials come from a Secret, the console and an authorizer need them (issue 27)', async () => {
+    const env = (mode: string) => envOf(rendered[mode]!.find((d) => d.kind === 'StatefulSet')!.spec.template.spec.containers[0]);
+    // default: the console is off (the broker's own default is on)
+    expect(loadBrokerConfig([], env('standalone')).httpConsoleEnable).toBe(false);
+    expect(rendered.standalone!.some((d) => d.kind === 'Secret' && d.metadata.name.endsWith('-http'))).toBe(false);
+    // with credentials: a Secret, referenced by the broker's http.auth.* variables, which the broker accepts with its authorizer on
+    const docs = rendered['http-auth']!;
+    const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'rn-runnel-http')!;
+    expect(secret.stringData).toEqual({ 'basic-user': 'ops', 'basic-password': 'pw:7@x', 'bearer-token': 'tok-1' });
+    const c = docs.find((d) => d.kind === 'StatefulSet')!.spec.template.spec.containers[0];
+    const refs = Object.fromEntries(c.env.filter((e: any) => e.valueFrom?.secretKeyRef?.name === 'rn-runnel-http').map((e: any) => [e.name, e.valueFrom.secretKeyRef.key]));
+    expect(refs).toEqual({ RUNNEL_HTTP_AUTH_BASIC_USER: 'basic-user', RUNNEL_HTTP_AUTH_BASIC_PASSWORD: 'basic-password', RUNNEL_HTTP_AUTH_BEARER_TOKEN: 'bearer-token' });
+    const pod = { ...env('http-auth'), RUNNEL_REDIS_URL: 'redis://127.0.0.1:6379', RUNNEL_NODE_ID: '1', RUNNEL_ADVERTISED_HOST: 'b', RUNNEL_HTTP_AUTH_BASIC_USER: 'ops', RUNNEL_HTTP_AUTH_BASIC_PASSWORD: 'pw:7@x', RUNNEL_HTTP_AUTH_BEARER_TOKEN: 'tok-1' };
+    delete (pod as Record<string, string>).POD_NAME;
+    const cfg = loadBrokerConfig([], pod);
+    expect([cfg.httpConsoleEnable, cfg.authorizerClassName]).toEqual([true, AUTHORIZER]);
+    expect(brokerHttpSettings(cfg)).toMatchObject({ host: '0.0.0.0', basicUser: 'ops', basicPassword: 'pw:7@x', bearerToken: 'tok-1' });
+    // the same environment without its credentials is what the broker refuses (RN3003); the chart refuses to render it
+    expect(() => brokerHttpSettings(loadBrokerConfig([], { ...pod, RUNNEL_HTTP_AUTH_BASIC_USER: '', RUNNEL_HTTP_AUTH_BASIC_PASSWORD: '', RUNNEL_HTTP_AUTH_BEARER_TOKEN: '' }))).toThrow(/^RN3003/);
+    for (const [sets, message] of [
+      [[`broker.config.authorizer\\.class\\.name=${AUTHORIZER}`], /broker.config sets authorizer.class.name: set broker.http.auth .*RN3003/],
+      [['broker.http.console=true'], /broker.http.console=true needs broker.http.auth/],
+      [['broker.http.auth.basicUser=ops'], /basicPassword is needed with broker.http.auth.basicUser/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await helmTemplate(sets);
+      expect(r.code, sets.join(' ')).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    }
+    // Prometheus Operator scrapes /metrics with the same Secret; an existing Secret replaces the chart's
+    const sm = (await yamlDocs((await helmTemplate(['broker.http.auth.existingSecret=ops-http', 'serviceMonitor.enabled=true'])).stdout)).find((d) => d.kind === 'ServiceMonitor')!;
+    expect(sm.spec.endpoints[0].basicAuth).toEqual({ username: { name: 'ops-http', key: 'basic-user' }, password: { name: 'ops-http', key: 'basic-password' } });
+    const bearer = (await yamlDocs((await helmTemplate(['broker.http.auth.bearerToken=t', 'serviceMonitor.enabled=true'])).stdout)).find((d) => d.kind === 'ServiceMonitor')!;
+    expect(bearer.spec.endpoints[0].authorization).toEqual({ type: 'Bearer', credentials: { name: 'rn-runnel-http', key: 'bearer-token' } });
   });
 });

@@ -102,11 +102,12 @@ describe('HTTP endpoint: bind address', () => {
 });
 
 describe('HTTP endpoint: authentication', () => {
-  it('bearer token: /ready, /metrics and unknown paths need it (401 with a Bearer challenge); /health stays open', async () => {
+  it('bearer token: /metrics and unknown paths need it (401 with a Bearer challenge); the probes /health and /ready stay open', async () => {
     const h = await serve({ bearerToken: 'tok-7781' });
     const url = (p: string) => `http://127.0.0.1:${h.port}${p}`;
     expect((await get(url('/health'))).status).toBe(200);
-    for (const p of ['/metrics', '/ready', '/nope']) {
+    expect((await get(url('/ready'))).status).toBe(200);
+    for (const p of ['/metrics', '/nope']) {
       const r = await get(url(p));
       expect(r.status, p).toBe(401);
       expect(r.headers['www-authenticate']).toBe('Bearer realm="runnel"');

@@ -111,7 +111,7 @@ describe('metrics of a live broker and archiver', () => {
     expect(missing, 'dashboard metrics absent from /metrics').toEqual([]);
   });
 
-  it('protects /metrics and /ready (401 without the credential), leaves /health open; DescribeConfigs hides the token', async () => {
+  it('protects /metrics (401 without the credential), leaves the probes /health and /ready open; DescribeConfigs hides the token', async () => {
     const c = await WireClient.connect(broker.port);
     try {
       const r = await c.request(DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['http.auth.bearer.token', 'http.auth.basic.password', 'http.ssl.key.password', 'http.host'] }], includeSynonyms: false, includeDocumentation: false });
@@ -125,8 +125,9 @@ describe('metrics of a live broker and archiver', () => {
     for (const [port, right] of [[brokerHttp, `Bearer ${TOKEN}`], [archiverHttp, BASIC]] as const) {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
-      expect((await fetch(`http://127.0.0.1:${port}/ready`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-      expect((await fetch(`http://127.0.0.1:${port}/ready`, { headers: { authorization: right } })).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: right } })).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
     }
   });
 

@@ -118,6 +118,9 @@ export function headerAlgorithm(jwt: DecodedJwt): { alg: string; kid: string | u
   return { alg, kid };
 }
 
+/** The largest NumericDate taken, in seconds: ECMAScript's time range (8.64e15 ms, the year 275760), well inside int64 ms. */
+export const MAX_NUMERIC_DATE_S = 8_640_000_000_000;
+
 function numericDate(claims: Record<string, unknown>, name: string, required: boolean): number | null {
   const v = claims[name];
   if (v === undefined) {
@@ -125,6 +128,10 @@ function numericDate(claims: Record<string, unknown>, name: string, required: bo
     return null;
   }
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new JwtRejected(`the '${name}' claim is not a NumericDate`);
+  // Past a time value's range the expiry could neither be printed nor sent as
+  // SaslAuthenticate's int64 session_lifetime_ms (a RangeError that closed the
+  // connection); jose4j, under Kafka, cannot turn such seconds into long ms either.
+  if (Math.abs(v) > MAX_NUMERIC_DATE_S) throw new JwtRejected(`the '${name}' claim ${v} is out of range (a NumericDate is at most ${MAX_NUMERIC_DATE_S} seconds either side of 1970-01-01)`);
   return Math.floor(v * 1000);
 }
 

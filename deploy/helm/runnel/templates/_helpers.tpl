@@ -35,6 +35,7 @@ app.kubernetes.io/component: {{ .component }}
 
 {{- define "runnel.brokersService" -}}{{ include "runnel.fullname" . }}-brokers{{- end -}}
 {{- define "runnel.redisSecret" -}}{{ .Values.redis.existingSecret | default (printf "%s-redis" (include "runnel.fullname" .)) }}{{- end -}}
+{{- define "runnel.httpSecret" -}}{{ .Values.broker.http.auth.existingSecret | default (printf "%s-http" (include "runnel.fullname" .)) }}{{- end -}}
 {{- define "runnel.s3Secret" -}}{{ .Values.s3.existingSecret | default (printf "%s-s3" (include "runnel.fullname" .)) }}{{- end -}}
 
 {{/*
@@ -137,4 +138,43 @@ readinessProbe:
   periodSeconds: {{ .probes.readiness.periodSeconds }}
   timeoutSeconds: {{ .probes.readiness.timeoutSeconds }}
   failureThreshold: {{ .probes.readiness.failureThreshold }}
+{{- end -}}
+
+
+{{/* "basic", "bearer" or "" (none): how the broker's HTTP endpoint authenticates (an existingSecret holds basic credentials). */}}
+{{- define "runnel.httpAuth" -}}
+{{- $a := .Values.broker.http.auth -}}
+{{- if or $a.existingSecret $a.basicUser -}}basic{{- else if $a.bearerToken -}}bearer{{- end -}}
+{{- end -}}
+
+{{/* The broker's HTTP credentials from the Secret, and the console switch; refuses what would serve data to anyone. */}}
+{{- define "runnel.httpEnv" -}}
+{{- $a := .Values.broker.http.auth -}}
+{{- $auth := include "runnel.httpAuth" . -}}
+{{- $authorizer := index .Values.broker.config "authorizer.class.name" | default "" -}}
+{{- if and $authorizer (not $auth) -}}
+{{- fail "broker.config sets authorizer.class.name: set broker.http.auth (basicUser/basicPassword, bearerToken or existingSecret), or the console and /metrics would bypass the ACLs (the broker refuses to start, RN3003)" -}}
+{{- end -}}
+{{- if and .Values.broker.http.console (not $auth) -}}
+{{- fail "broker.http.console=true needs broker.http.auth (basicUser/basicPassword or existingSecret): the console shows records" -}}
+{{- end -}}
+{{- if and $a.basicUser (not $a.basicPassword) (not $a.existingSecret) -}}
+{{- fail "broker.http.auth.basicPassword is needed with broker.http.auth.basicUser" -}}
+{{- end -}}
+- name: RUNNEL_HTTP_CONSOLE_ENABLE
+  value: {{ .Values.broker.http.console | quote }}
+{{- if eq $auth "basic" }}
+- name: RUNNEL_HTTP_AUTH_BASIC_USER
+  valueFrom: {secretKeyRef: {name: {{ include "runnel.httpSecret" . }}, key: basic-user}}
+- name: RUNNEL_HTTP_AUTH_BASIC_PASSWORD
+  valueFrom: {secretKeyRef: {name: {{ include "runnel.httpSecret" . }}, key: basic-password}}
+{{- end }}
+{{- if or $a.bearerToken $a.existingSecret }}
+- name: RUNNEL_HTTP_AUTH_BEARER_TOKEN
+  valueFrom: {secretKeyRef: {name: {{ include "runnel.httpSecret" . }}, key: bearer-token, optional: {{ not $a.bearerToken }}}}
+{{- end }}
+{{- with $a.bearerPrincipal }}
+- name: RUNNEL_HTTP_AUTH_BEARER_PRINCIPAL
+  value: {{ . | quote }}
+{{- end }}
 {{- end -}}

@@ -83,6 +83,15 @@ describe('JWT claims', () => {
     expect(await refusal(t({ exp: 'tomorrow' }))).toBe("the 'exp' claim is not a NumericDate");
   });
 
+  it('an exp, iat or nbf past the range of a time (8,640,000,000,000 s either side of 1970) is refused, not a RangeError', async () => {
+    // 1e16 s is past int64 milliseconds (9.2e15 s); -1e16 s is "expired" at a date no Date can print.
+    for (const [claim, value] of [['exp', 1e16], ['exp', -1e16], ['exp', 8_640_000_000_001], ['iat', -1e16], ['nbf', 1e300]] as const) {
+      expect(await refusal(t({ [claim]: value })), `${claim}=${value}`).toBe(`the '${claim}' claim ${value} is out of range (a NumericDate is at most 8640000000000 seconds either side of 1970-01-01)`);
+    }
+    // The last second a time can hold still validates (exp in the year 275760).
+    expect((await validateToken(t({ exp: 8_640_000_000_000 }), SRC, V, NOW)).expiresAtMs).toBe(8_640_000_000_000_000);
+  });
+
   it('wrong issuer, wrong audience; any one expected audience is enough, aud may be a list', async () => {
     expect(await refusal(t({ iss: 'https://evil.test' }))).toBe("issuer 'https://evil.test' is not the expected 'https://idp.test'");
     expect(await refusal(t({ aud: 'billing' }))).toBe('audience "billing" is none of the expected other, runnel');

@@ -38,7 +38,7 @@ export function chooserPage(n: number): string {
   return page('messages', 'Messages', html`${browseForm('', null, n)}<p class="muted">choose a topic and partition</p>`);
 }
 
-const TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 500: 'Cannot show the records' };
+const TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Forbidden', 404: 'Not found', 500: 'Cannot show the records' };
 
 export function errorPage(status: number, message: string): string {
   return page(null, TITLES[status] ?? 'Error', html`<p class="error" id="error">${message}</p>`);
