@@ -5,6 +5,7 @@
 import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config.js';
 import { RedisLogStore, type PrimaryPlacement } from '../broker/src/storage/redis/redis-log-store.js';
 import { resolve } from 'node:path';
+import { isInternalTopic } from '../broker/src/log/internal-topics.js';
 import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
 import { redisTlsOptions, redisTlsSettings } from '../common/redis/tls-options.js';
 
@@ -15,7 +16,9 @@ export function placementTable(rows: PrimaryPlacement[]): string {
   const lines = ['primary                 partitions  share    bytes        topics/partitions'];
   for (const r of rows) {
     const share = total ? `${((100 * r.partitions.length) / total).toFixed(1)}%` : '-';
-    const shown = r.partitions.length > 8 ? `${r.partitions.slice(0, 8).join(' ')} ... (+${r.partitions.length - 8})` : r.partitions.join(' ');
+    // user topics first: the 50 partitions of __consumer_offsets would otherwise fill the eight shown
+    const parts = [...r.partitions.filter((p) => !isInternalTopic(p.slice(0, p.lastIndexOf('/')))), ...r.partitions.filter((p) => isInternalTopic(p.slice(0, p.lastIndexOf('/'))))];
+    const shown = parts.length > 8 ? `${parts.slice(0, 8).join(' ')} ... (+${parts.length - 8})` : parts.join(' ');
     lines.push(`${r.node.padEnd(24)}${String(r.partitions.length).padStart(10)}  ${share.padStart(6)}  ${human(r.bytes).padStart(11)}  ${shown}`);
   }
   return `${lines.join('\n')}\n`;
