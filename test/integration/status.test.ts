@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../common/keys.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
+import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { freePort, runCommand, spawnManaged, waitFor, waitForPort } from '../helpers/procs.js';
 import { commitSimpleOffsets } from '../helpers/wire.js';
 import type { StatusReport } from '../../broker/src/storage/redis/status-report.js';
@@ -150,6 +150,7 @@ describe('runnel status and placement next to `runnel broker` (embedded Redis)',
     const broker = spawnManaged('status-embedded-broker', process.execPath, [RUNNEL_CLI, 'broker', '--port', String(port)], { cwd });
     try {
       await waitForPort(port, { proc: broker, timeoutMs: 30_000 });
+      await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
       const r = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'demo'], { input: 'hello\n', timeoutMs: 30_000 });
       expect(r.code, r.stderr).toBe(0);
       let out = '';
