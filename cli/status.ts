@@ -1,9 +1,12 @@
-// `runnel status [--json] [--verbose] [broker flags]`: live brokers, every
-// partition's leader, leader epoch, log end and archived offset (lake lag),
-// consumer groups with their total lag (per partition with --verbose), and
-// Redis memory per primary, read from the same Redis the brokers use.
+// `runnel status [--json] [--verbose] [--internal] [broker flags]`: live
+// brokers, every partition's leader, leader epoch, log end and archived offset
+// (lake lag), consumer groups with their total lag (per partition with
+// --verbose), and Redis memory per primary, read from the same Redis the
+// brokers use. Internal topics (`__consumer_offsets`, one partition per
+// coordinator slot) are left out unless --internal asks for them.
 import { loadBrokerConfig } from '../broker/src/config.js';
 import { statusReport, type StatusReport } from '../broker/src/storage/redis/status-report.js';
+import { isInternalTopic } from '../broker/src/log/internal-topics.js';
 import { storeFromConfig } from './placement.js';
 
 function table(header: string[], rows: string[][], right: Set<number> = new Set()): string[] {
@@ -50,13 +53,22 @@ export function statusText(r: StatusReport, verbose = false): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The report without internal topics (`__consumer_offsets`); `runnel status --internal` keeps them. */
+export function withoutInternalTopics(r: StatusReport): StatusReport {
+  return { ...r, topics: r.topics.filter((t) => !isInternalTopic(t.name)) };
+}
+
+const OWN_FLAGS = new Set(['--json', '--verbose', '-V', '--internal']);
+
 export async function statusCommand(args: string[]): Promise<void> {
   const json = args.includes('--json');
   const verbose = args.includes('--verbose') || args.includes('-V');
-  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => a !== '--json' && a !== '--verbose' && a !== '-V')), 'status');
+  const internal = args.includes('--internal');
+  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => !OWN_FLAGS.has(a))), 'status');
   try {
     await store.connect();
-    const report = await statusReport(store);
+    const full = await statusReport(store);
+    const report = internal ? full : withoutInternalTopics(full);
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report, verbose));
   } finally {
     await store.close();

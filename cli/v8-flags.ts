@@ -1,6 +1,6 @@
 // V8 settings for the broker and archiver processes. The flags and the re-exec
 // decision live here, side-effect free; cli/v8-setup.ts applies them (it is
-// cli/runnel.ts's first import).
+// cli/main.ts's first import).
 //
 // Both processes move most bytes through Buffers: socket chunks, request
 // frames, Redis replies. Each one is an ArrayBuffer whose memory is outside

@@ -1,5 +1,5 @@
 // Applies cli/v8-flags.ts before anything else is loaded (this module is
-// cli/runnel.ts's first import): the run-time flags, and for `runnel broker`
+// cli/main.ts's first import): the run-time flags, and for `runnel broker`
 // and `runnel archiver` started without the start-up heap flags, a re-exec of
 // node with them. process.execve replaces the process image, so the pid, the
 // open stdio and the parent's view of the process stay the same (a SIGKILL

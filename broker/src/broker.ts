@@ -23,6 +23,7 @@ import { LogManager } from './log/log-manager.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/registry.js';
 import { startListeners } from './server/listeners.js';
+import { listenError } from './server/listen-error.js';
 import { interBrokerListener } from './cluster/endpoints.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 import { RetentionTask } from './log/retention.js';
@@ -194,7 +195,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     await cluster.stop();
     await store.close();
     await embedded?.stop();
-    throw e;
+    throw listenError(e, httpSettings.host, httpSettings.port, 'http.port');
   }) : null;
   if (http) logger.info('http endpoint listening', http.describe);
   const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);

@@ -19,9 +19,11 @@ const input = (over: Partial<ReexecInput> = {}): ReexecInput => ({
 });
 
 describe('cli/v8-flags', () => {
-  it('cli/v8-setup is the first module cli/runnel.ts loads, so its flags are set before the broker or archiver allocates', () => {
-    const src = readFileSync(resolve(__dirname, '../../cli/runnel.ts'), 'utf8');
+  it('cli/v8-setup is the first module cli/main.ts loads (after the entry\'s Node version check), so its flags are set before the broker or archiver allocates', () => {
+    const src = readFileSync(resolve(__dirname, '../../cli/main.ts'), 'utf8');
     expect(src.split('\n').find((l) => l.startsWith('import '))).toBe("import './v8-setup.js';");
+    const entry = readFileSync(resolve(__dirname, '../../cli/runnel.ts'), 'utf8');
+    expect(entry.split('\n').filter((l) => l.startsWith('import '))).toEqual(["import { nodeTooOld } from './node-version.js';"]);
   });
 
   it('names only flags the Node it applies them on accepts', async () => {

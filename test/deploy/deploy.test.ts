@@ -4,7 +4,7 @@
 // `systemd-analyze security --offline`. The settings they pass are read by
 // Runnel's own config loaders. Each validator is also shown a broken file and
 // must refuse it.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../broker/src/config.js';
@@ -121,9 +121,16 @@ describe('image deploy/Dockerfile', () => {
 describe('systemd units deploy/systemd', () => {
   const units = ['runnel-broker.service', 'runnel-archiver.service'];
 
+  // verify also checks that ExecStart's program exists: /opt/runnel/runnel is there only on the target, so a stub stands in.
+  const withStub = (u: string): string => {
+    const stub = tempFiles({ runnel: '#!/bin/sh\n' });
+    chmodSync(join(stub, 'runnel'), 0o755);
+    return tempFiles({ [u]: read(`deploy/systemd/${u}`).replace(/^ExecStart=\/opt\/runnel\/runnel /m, `ExecStart=${join(stub, 'runnel')} `) });
+  };
+
   it('systemd-analyze verify accepts both units and reports a typo and a bad value', async () => {
     for (const u of units) {
-      const r = await run(TOOL.systemdAnalyze, ['verify', u], { cwd: join(ROOT, 'deploy/systemd') });
+      const r = await run(TOOL.systemdAnalyze, ['verify', u], { cwd: withStub(u) });
       expect(r.stdout + r.stderr, u).toBe('');
       expect(r.code, u).toBe(0);
     }
@@ -146,10 +153,26 @@ describe('systemd units deploy/systemd', () => {
     expect(bad.code).not.toBe(0);
   });
 
+  it('ExecStart runs the CLI on the pinned Node 26 under systemd\'s PATH, where `node` may be the distribution\'s older one (RN3005 before)', async () => {
+    // /opt/runnel is this checkout here; systemd's default PATH for system services.
+    const env = { ...process.env, PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
+    const wrapper = read('runnel');
+    expect(wrapper).toContain(`exec node "$here/${pkg.bin.runnel}" "$@"`);
+    for (const u of units) {
+      const words = /^ExecStart=(.*)$/m.exec(read(`deploy/systemd/${u}`))![1]!.split(' ').map((w) => w.replace('/opt/runnel', ROOT));
+      expect(['broker', 'archiver']).toContain(words.at(-1));
+      // `apis` instead of the unit's command: it loads the handlers and with them node:zlib's zstd functions (Node 26), as `broker` and `archiver` do.
+      const r = await run(words[0]!, [...words.slice(1, -1), 'apis'], { env, cwd: tempFiles({}) });
+      expect(r.stderr, u).not.toMatch(/RN3005|zstd/);
+      expect(r.code, u).toBe(0);
+      expect(r.stdout, u).toContain('| ApiVersions | 18 |');
+    }
+  }, 300_000);
+
   it('each unit runs the package bin with its EnvironmentFile; the example files are read by the config loaders', () => {
     for (const [u, cmd, example] of [['runnel-broker.service', 'broker', 'broker.env.example'], ['runnel-archiver.service', 'archiver', 'archiver.env.example']] as const) {
       const text = read(`deploy/systemd/${u}`);
-      expect(text).toContain(`ExecStart=/usr/bin/node /opt/runnel/${pkg.bin.runnel} ${cmd}`);
+      expect(text).toMatch(new RegExp(`^ExecStart=/opt/runnel/runnel ${cmd}$`, 'm'));
       expect(text).toMatch(/^EnvironmentFile=\/etc\/runnel\/\w+\.env$/m);
       const env = parseProperties(read(`deploy/systemd/${example}`));
       if (cmd === 'broker') {

@@ -1,7 +1,9 @@
 // The one-command path: `runnel broker` with its embedded redis-server (AOF
 // under the data folder) keeps data across a restart, and `runnel archiver`
 // drains the topic into a Delta table that delta-rs reads.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -110,6 +112,42 @@ describe('runnel CLI: arguments, Kafka configuration, errors', () => {
       const r = await run(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('usage: runnel');
+    }
+  });
+
+  // The distribution's Node (Debian's nodejs, here /usr/bin/node v20) running the CLI directly, as the old systemd units did:
+  // before the entry module checked the version, `broker` died with "does not provide an export named 'zstdDecompressSync'".
+  const oldNode = '/usr/bin/node';
+  const oldMajor = fs.existsSync(oldNode) ? Number((spawnSync(oldNode, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout || '0').trim()) : 0;
+  it.skipIf(!(oldMajor > 0 && oldMajor < 26))('on Node < 26 (/usr/bin/node) every command exits 1 with RN3005 naming Node 26 and ./runnel, before any module needing Node 26 loads', async () => {
+    for (const args of [['broker', '--port', '0', '--data-dir', dataDir], ['archiver'], ['status'], ['--version']]) {
+      const r = await runCommand(oldNode, [cli, ...args], { timeoutMs: 20_000 });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(new RegExp(`^RN3005 Node\\.js is too old: runnel needs Node\\.js 26 or newer; this is v${oldMajor}\\.[0-9.]+ \\(/usr/bin/node\\)\n`));
+      expect(r.stderr).toContain('./runnel');
+      expect(r.stderr).toContain('.cache/node');
+      expect(r.stderr).not.toContain('zstdDecompressSync');
+    }
+  });
+
+  it('a taken Kafka port or http.port is RN3004 naming the address and the setting to change; the embedded Redis is stopped', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-port-'));
+      const kafka = await run(['broker', '--port', String(port), '--data-dir', dir], process.env, 60_000);
+      expect(kafka.code, kafka.stderr).toBe(1);
+      expect(kafka.stderr).toContain(`RN3004 port already in use: 127.0.0.1:${port} is already taken by another process; stop it or choose another port with --port (or listeners)`);
+      const free = await freePort();
+      const http = await run(['broker', '--port', String(free), '--data-dir', dir, '--set', `http.port=${port}`], process.env, 60_000);
+      expect(http.code, http.stderr).toBe(1);
+      expect(http.stderr).toContain(`RN3004 port already in use: 127.0.0.1:${port} is already taken by another process; stop it or choose another port with http.port`);
+      // The embedded Redis was stopped on the way out (its URL file removed).
+      expect(fs.existsSync(path.join(dir, 'redis.url'))).toBe(false);
+      fs.rmSync(dir, { recursive: true, force: true });
+    } finally {
+      taken.close();
     }
   });
 

@@ -1,21 +1,27 @@
-// The README quick start as a user runs it, in a fresh folder: `runnel broker`
-// (embedded Redis under ./data), produce with kcat, `runnel archiver` with no
-// Redis and no lake given (it finds ./data/redis.url and writes ./data/lake),
-// then delta-rs reads every record within seconds, and the README's Polars SQL
-// query (the block marked `<!-- test: quickstart/query -->`, read from README.md
-// and run as written with the test venv's python3) reports them. Also: the
-// archiver's /ready is 503 while the lake or Redis cannot be reached.
+// README.md as a new user runs it: every fenced block is either run here (the
+// blocks marked `<!-- test: quickstart/NAME -->`), run by another test
+// (`secure-quickstart/N`: test/integration/security/secure-quickstart.test.ts),
+// or listed in NOT_RUN with the reason; a new unmarked block fails the first
+// test. The blocks run as written with bash in a fresh folder holding a
+// `runnel` link to the checkout's wrapper; only fixed ports change (Kafka's
+// 9092 -> a free one through RUNNEL_LISTENERS or in the text, 8080 and the
+// cluster's 7001-7006 likewise) and HOME is a folder under .cache, so the
+// README's venv (~/.venvs/runnel, from PyPI) is made once and reused. Also:
+// the archiver's /ready is 503 while the lake or Redis cannot be reached.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, runCommand, spawnManaged, waitFor, waitForPort, REPO_ROOT, type ManagedProcess } from '../helpers/procs.js';
+import { freePort, portOpen, runCommand, spawnManaged, waitFor, waitForPort, REPO_ROOT, type ManagedProcess } from '../helpers/procs.js';
 import { apiVersionsProbe } from '../helpers/runnel.js';
 import { readDelta, startRedis } from '../archiver/integration/helpers.js';
 
 const cli = path.join(REPO_ROOT, 'dist', 'cli', 'runnel.js');
 const dirs: string[] = [];
 const procs: ManagedProcess[] = [];
+/** HOME of the README's blocks: its ~/.venvs/runnel survives between runs (the first run installs from PyPI). */
+const HOME = path.join(REPO_ROOT, '.cache', 'readme-home');
 
 afterAll(async () => {
   for (const p of procs) await p.stop(10_000).catch(() => undefined);
@@ -34,12 +40,44 @@ function spawnCli(name: string, args: string[], cwd: string, env: NodeJS.Process
   return p;
 }
 
-/** The README's query of the archived topic, exactly as README.md shows it. */
-function readmeQuery(): string {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const m = /<!-- test: quickstart\/query[^>]*-->\n```sh\n([\s\S]*?)\n```/.exec(readme);
-  if (!m) throw new Error('README.md has no block marked <!-- test: quickstart/query -->');
-  return m[1]!;
+interface Block { line: number; lang: string; text: string; marker: string | null }
+
+/** Every fenced block of README.md with the `<!-- test: NAME ... -->` marker on the line before it, if any. */
+function readmeBlocks(): Block[] {
+  const lines = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8').split('\n');
+  const out: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)$/.exec(lines[i]!);
+    if (!open) continue;
+    const end = lines.indexOf('```', i + 1);
+    const marker = /^<!-- test: (\S+)/.exec(lines[i - 1] ?? '')?.[1] ?? null;
+    out.push({ line: i + 1, lang: open[1]!, text: lines.slice(i + 1, end).join('\n'), marker });
+    i = end;
+  }
+  return out;
+}
+
+/** The README block marked `quickstart/NAME`. */
+function block(name: string): string {
+  const b = readmeBlocks().find((x) => x.marker === `quickstart/${name}`);
+  if (!b) throw new Error(`README.md has no block marked <!-- test: quickstart/${name} -->`);
+  return b.text;
+}
+
+/** README blocks no test runs, by their first line, and why. */
+const NOT_RUN: Record<string, string> = {
+  './runnel broker --redis redis://10.0.0.5:6379     # or RUNNEL_REDIS_URL=...': 'the reader\'s own Redis (10.0.0.5, a TLS redis.internal with its certificates); --redis is run by every integration test, rediss:// by test/integration/security',
+  'mkdir -p ~/.local && curl -fsSL https://archive.apache.org/dist/kafka/4.4.0/kafka_2.13-4.4.0.tgz | tar -xz -C ~/.local': 'downloads Apache Kafka; secure-quickstart.test.ts runs the same tool classes from the Kafka 4.4.0 jars in .cache/java/lib',
+  './runnel broker --redis redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000': 'placeholder seed addresses; quickstart/cluster runs a local cluster, runnel status/placement --redis are run by status.test.ts and redis-cluster tests',
+  './runnel archiver --redis redis://127.0.0.1:6379 --lake file:///var/lib/runnel/lake': 'the reader\'s Redis on 6379, /var/lib/runnel and an S3 endpoint at minio:9000; the archiver integration tests run --redis, --lake and --s3-endpoint against real servers',
+  '# Spark over S3 (delta-spark; s3a with path-style access for MinIO-like servers)': 'needs Spark with delta-spark and an S3 bucket',
+  'npm test': 'the whole test suite, this test included',
+  './runnel broker --redis redis://10.0.0.5:6379 --node-id 1 --host 0.0.0.0 --advertised-host broker1 --port 9092': 'two machines (broker1, broker2) on the reader\'s Redis; several brokers on one Redis are run by status.test.ts and test/integration/cluster',
+};
+
+/** Runs `script` with bash -euo pipefail in `cwd`, HOME as above. */
+function sh(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 60_000, input?: string) {
+  return runCommand('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { ...env, HOME }, timeoutMs, input });
 }
 
 /** A printed Polars frame as its header and data rows (cells between │ and ┆). */
@@ -51,6 +89,13 @@ function polarsTable(out: string): { header: string[]; rows: string[][] } {
   return { header: top < 0 ? [] : cells(lines[top + 1]!), rows: body < 0 ? [] : lines.slice(body + 1).filter((l) => l.startsWith('│')).map(cells) };
 }
 
+/** A printed DuckDB relation's data rows (cells between │). */
+function duckdbRows(out: string): string[][] {
+  const lines = out.split('\n').map((l) => l.trim());
+  const body = lines.findIndex((l) => l.startsWith('├'));
+  return body < 0 ? [] : lines.slice(body + 1).filter((l) => l.startsWith('│')).map((l) => l.slice(1, -1).split('│').map((c) => c.trim()));
+}
+
 async function readyStatus(port: number): Promise<number> {
   try {
     return (await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(10_000) })).status;
@@ -59,48 +104,208 @@ async function readyStatus(port: number): Promise<number> {
   }
 }
 
-describe('README quick start', () => {
-  it('runnel broker, kcat, runnel archiver: every record is in the Delta table within 20 s', async () => {
-    const cwd = tmp('quickstart');
-    const port = await freePort();
-    const broker = spawnCli('quickstart-broker', ['broker', '--port', String(port)], cwd);
-    await waitForPort(port, { proc: broker, timeoutMs: 30_000 });
-    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
-    expect(fs.readFileSync(path.join(cwd, 'data', 'redis.url'), 'utf8')).toMatch(/^redis:\/\/127\.0\.0\.1:\d+\n$/);
+/** A port p with p and its cluster bus port p + 10000 free (a Redis Cluster node needs both). */
+async function clusterPort(taken: Set<number>): Promise<number> {
+  const free = (port: number) => new Promise<boolean>((res) => {
+    const s = net.createServer();
+    s.once('error', () => res(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => res(true)));
+  });
+  for (;;) {
+    const p = 17_000 + Math.floor(Math.random() * 10_000);
+    if (!taken.has(p) && await free(p) && await free(p + 10_000)) {
+      taken.add(p);
+      return p;
+    }
+  }
+}
 
+describe('README blocks', () => {
+  it('every fenced block is run by a test (a `<!-- test: ... -->` marker) or listed in NOT_RUN with its reason', () => {
+    const blocks = readmeBlocks();
+    const unlisted = blocks.filter((b) => !b.marker && !(b.text.split('\n')[0]! in NOT_RUN)).map((b) => `README.md:${b.line}: ${b.text.split('\n')[0]}`);
+    expect(unlisted).toEqual([]);
+    // every NOT_RUN entry still names a block
+    expect(Object.keys(NOT_RUN).filter((first) => !blocks.some((b) => b.text.split('\n')[0] === first))).toEqual([]);
+    const markers = blocks.map((b) => b.marker).filter((m): m is string => m !== null);
+    const runHere = fs.readFileSync(new URL(import.meta.url), 'utf8');
+    for (const m of markers) {
+      if (m.startsWith('secure-quickstart/')) continue; // secure-quickstart.test.ts checks it reads all three
+      expect(m).toMatch(/^quickstart\//);
+      expect(runHere, m).toContain(`block('${m.slice('quickstart/'.length)}')`);
+    }
+    expect(markers.filter((m) => m.startsWith('secure-quickstart/'))).toEqual(['secure-quickstart/1', 'secure-quickstart/2', 'secure-quickstart/3']);
+  });
+});
+
+describe('README quick start', () => {
+  it('broker, clients, status, redis-cli, archiver, venv, delta-rs, Polars, DuckDB and the console, block by block', async () => {
+    const cwd = tmp('quickstart');
+    fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(cwd, 'runnel'));
+    fs.mkdirSync(HOME, { recursive: true });
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}` };
+    const kafka = (text: string) => text.replaceAll('127.0.0.1:9092', `127.0.0.1:${port}`);
+
+    // ./runnel broker
+    const start = (name: string, script: string) => {
+      const p = spawnManaged(name, 'bash', ['-c', `exec ${script}`], { cwd, env: { ...env, HOME } });
+      procs.push(p);
+      return p;
+    };
+    let broker = start('quickstart-broker', block('broker'));
+    await waitForPort(port, { proc: broker, timeoutMs: 120_000 });
+    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
+    const redisUrl = fs.readFileSync(path.join(cwd, 'data', 'redis.url'), 'utf8');
+    expect(redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+\n$/);
+
+    // kcat: metadata, produce 'hello', consume it
+    const clients = await sh(kafka(block('clients')), cwd, env);
+    expect(clients.code, clients.stderr).toBe(0);
+    expect(clients.stdout).toContain(`1 brokers:\n  broker 1 at 127.0.0.1:${port}`);
+    expect(clients.stdout.trim().split('\n').at(-1)).toBe('hello');
+    // 200 keyed records more (the test's own), so the archive checks below see a batch of many records
     const n = 200;
     const lines = Array.from({ length: n }, (_, i) => `k${i}:v${i}`).join('\n') + '\n';
-    const r = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'demo', '-K:'], { input: lines, timeoutMs: 30_000 });
-    expect(r.code, r.stderr).toBe(0);
+    const produced = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'demo', '-K:'], { input: lines, timeoutMs: 30_000 });
+    expect(produced.code, produced.stderr).toBe(0);
+    const total = n + 1;
 
+    // ./runnel status / placement with no --redis: the embedded Redis through data/redis.url
+    const status = await sh(block('status'), cwd, env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^brokers \(1 live\)/);
+    expect(status.stdout).toMatch(new RegExp(`\\n\\s+demo\\s+0\\s+1\\s+\\d+\\s+0\\s+${total}\\s`));
+    const [statusPart, placementPart] = status.stdout.split(/\n(?=primary\s+partitions)/);
+    expect(statusPart).not.toContain('__consumer_offsets');
+    // placement: one primary, the embedded Redis, with demo/0 and the 50 partitions of __consumer_offsets
+    // (user topics are shown before the internal one)
+    expect(placementPart).toMatch(new RegExp(`\\n${redisUrl.trim().replace('redis://', '').replace(/\./g, '\\.')}\\s+51\\s+100\\.0%\\s+\\S+ \\S+\\s+demo/0 __consumer_offsets/0 `));
+
+    // redis-cli against the embedded Redis (the block assumes the default 6379: a shim adds the embedded URL)
+    const shim = path.join(cwd, 'shim');
+    fs.mkdirSync(shim);
+    const realCli = (await runCommand('sh', ['-c', 'command -v redis-cli'])).stdout.trim();
+    fs.writeFileSync(path.join(shim, 'redis-cli'), `#!/bin/sh\nexec '${realCli}' -u "$(cat data/redis.url)" "$@"\n`, { mode: 0o755 });
+    const cliOut = await sh(block('redis-cli'), cwd, { ...env, PATH: `${shim}:${process.env.PATH}` });
+    expect(cliOut.code, cliOut.stderr).toBe(0);
+    const xlen = Number(cliOut.stdout.split('\n')[0]);
+    expect(xlen).toBeGreaterThanOrEqual(2); // 'hello' and at least one batch of the 200
+    expect(cliOut.stdout).toMatch(/\n\d+-1\nb\n/); // the newest batch's id <baseOffset>-1 and its field
+    expect(cliOut.stdout.endsWith(`\n${total}\n`)).toBe(true); // HGET next: the log end offset
+
+    // ./runnel archiver: every record in the Delta table within 20 s
     const started = Date.now();
-    const archiver = spawnCli('quickstart-archiver', ['archiver'], cwd);
+    const archiver = start('quickstart-archiver', block('archiver'));
     const table = path.join(cwd, 'data', 'lake', 'demo');
     let rows: string[] = [];
     await waitFor('all records in the Delta table', async () => {
       if (!fs.existsSync(path.join(table, '_delta_log'))) return false;
       const read = await readDelta(table, { appIds: ['runnel/demo/0'] }).catch(() => null);
       rows = (read?.rows ?? []).map((row) => `${row[1]}:${Buffer.from(row[4] ?? '', 'base64').toString()}:${Buffer.from(row[5] ?? '', 'base64').toString()}`);
-      return rows.length >= n;
+      return rows.length >= total;
     }, { proc: archiver, timeoutMs: 20_000, intervalMs: 250 });
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(rows.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]))).toEqual(Array.from({ length: n }, (_, i) => `${i}:k${i}:v${i}`));
+    expect(rows.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]))).toEqual(['0::hello', ...Array.from({ length: n }, (_, i) => `${i + 1}:k${i}:v${i}`)]);
     const log = fs.readFileSync(archiver.logFile, 'utf8');
     expect(log).toMatch(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*"msg":"using the embedded redis of the broker in the data folder"/);
     expect(log).toMatch(/"level":"info",.*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":\d+,"msg":"committed"/);
 
-    // The README's SQL query of the archived topic: the record count and the last record.
-    const env = { ...process.env, PATH: `${path.join(REPO_ROOT, '.cache', 'venv', 'bin')}:${process.env.PATH}` };
-    const q = await runCommand('bash', ['-euo', 'pipefail', '-c', readmeQuery()], { cwd, env, timeoutMs: 60_000 });
+    // python3 -m venv ~/.venvs/runnel && pip install 'deltalake[pyarrow]' polars duckdb (PyPI; once per HOME)
+    const venv = await sh(block('venv'), cwd, env, 600_000);
+    expect(venv.code, venv.stderr).toBe(0);
+
+    // the delta-rs one-liner: every record as a dict
+    const delta = await sh(block('delta-rs'), cwd, env);
+    expect(delta.code, delta.stderr).toBe(0);
+    expect(delta.stdout.match(/'offset': \d+/g)?.length).toBe(total);
+    expect(delta.stdout).toContain("'offset': 0, ");
+    expect(delta.stdout).toContain("'value': b'hello'");
+
+    // the Polars SQL query: the record count and the last record
+    const q = await sh(block('query'), cwd, env);
     expect(q.code, q.stderr).toBe(0);
     const result = polarsTable(q.stdout);
     expect(result.header, q.stdout).toEqual(['records', 'offset', 'key', 'value']);
-    expect(result.rows, q.stdout).toEqual([[String(n), String(n - 1), `k${n - 1}`, `v${n - 1}`]]);
+    expect(result.rows, q.stdout).toEqual([[String(total), String(n), `k${n - 1}`, `v${n - 1}`]]);
 
+    // the DuckDB SQL, through the venv's duckdb. Its delta extension is a download from extensions.duckdb.org;
+    // where that cannot be reached the same query runs over the table's Parquet files (read_parquet, hive partitions:
+    // the same rows while no file of the table has been removed, as here).
+    const duck = "~/.venvs/runnel/bin/python -c 'import duckdb, sys; print(duckdb.sql(sys.stdin.read()))'";
+    const sql = block('duckdb');
+    let d = await sh(duck, cwd, env, 120_000, sql);
+    if (d.code !== 0 && /Could not establish connection|Failed to download|HTTP/i.test(d.stderr)) {
+      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the README's query over read_parquet`);
+      const parquet = sql.replace('INSTALL delta; LOAD delta;\n', '').replace("delta_scan('data/lake/demo')", "read_parquet('data/lake/demo/**/*.parquet', hive_partitioning = true)");
+      expect(parquet).not.toBe(sql);
+      d = await sh(duck, cwd, env, 120_000, parquet);
+    }
+    expect(d.code, d.stderr).toBe(0);
+    expect(duckdbRows(d.stdout).map((r) => [r[0], r[1], r[3]])).toEqual([['0', '0', 'hello'], ...Array.from({ length: 9 }, (_, i) => ['0', String(i + 1), `v${i}`])]);
+
+    // the delta-rs and Polars program: row count and the last archived offset of partition 0
+    const py = await sh('~/.venvs/runnel/bin/python -', cwd, env, 60_000, block('python'));
+    expect(py.code, py.stderr).toBe(0);
+    expect(py.stdout.split('\n')[0]).toBe(`${total} ${n}`);
+    expect(py.stdout).toContain(`shape: (${total}, 2)`);
+
+    // Ctrl-C, then the console block: the broker again, with http.port
     await archiver.stop(15_000);
     await broker.stop(15_000);
     expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
-  });
+    const http = await freePort();
+    const consoleBlock = block('console');
+    expect(consoleBlock).toContain('http.port=8080');
+    broker = start('quickstart-console', consoleBlock.replaceAll('8080', String(http)));
+    await waitForPort(http, { proc: broker, timeoutMs: 60_000 });
+    const prose = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(prose).toContain('<http://127.0.0.1:8080/console>');
+    const page = await fetch(`http://127.0.0.1:${http}/console`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(`127.0.0.1:${port}`);
+    await waitFor('demo on the topics page with its log end', async () => {
+      const topics = await (await fetch(`http://127.0.0.1:${http}/console/topics`)).text();
+      return topics.includes('demo') && topics.includes(String(total));
+    }, { proc: broker, timeoutMs: 15_000, intervalMs: 300 });
+    await broker.stop(15_000);
+  }, 900_000);
+
+  it('the local Redis Cluster recipe: six servers with rdbcompression no, a broker on them, and the stop block', async () => {
+    const dir = tmp('readme-cluster');
+    fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(dir, 'runnel'));
+    const taken = new Set<number>();
+    const ports = new Map<string, number>();
+    for (const p of ['7001', '7002', '7003', '7004', '7005', '7006']) ports.set(p, await clusterPort(taken));
+    const rc = path.join(dir, 'rc');
+    const subst = (text: string) => [...ports].reduce((t, [from, to]) => t.replaceAll(from, String(to)), text.replaceAll('/tmp/rc', rc));
+    const recipe = block('cluster');
+    const stop = block('cluster-stop');
+    expect(recipe).toContain('--rdbcompression no');
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}` };
+    const run = spawnManaged('readme-cluster', 'bash', ['-euo', 'pipefail', '-c', subst(recipe).replace(/\.\/runnel broker/, 'exec ./runnel broker')], { cwd: dir, env });
+    procs.push(run);
+    try {
+      await waitForPort(port, { proc: run, timeoutMs: 120_000 });
+      await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: run, timeoutMs: 30_000 });
+      const r = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'on-cluster'], { input: 'a\nb\n', timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(0);
+      for (const p of ports.values()) {
+        const cfg = await runCommand('redis-cli', ['-p', String(p), 'config', 'get', 'rdbcompression'], { timeoutMs: 10_000 });
+        expect(cfg.stdout, String(p)).toBe('rdbcompression\nno\n');
+      }
+      const info = await runCommand('redis-cli', ['-p', String(ports.get('7001')), 'cluster', 'info'], { timeoutMs: 10_000 });
+      expect(info.stdout).toMatch(/cluster_state:ok/);
+      expect(info.stdout).toMatch(/cluster_known_nodes:6/);
+    } finally {
+      await run.stop(15_000);
+      const s = await runCommand('bash', ['-euo', 'pipefail', '-c', subst(stop)], { cwd: dir, env, timeoutMs: 60_000 });
+      expect(s.code, s.stderr).toBe(0);
+    }
+    for (const p of ports.values()) expect(await portOpen(p), String(p)).toBe(false);
+    expect(fs.existsSync(rc)).toBe(false);
+  }, 300_000);
 });
 
 describe('archiver /ready', () => {

@@ -2,14 +2,18 @@
 // brokers, every partition's leader (one of them), the log end offsets of what
 // kcat produced, the archived offset and lake lag, consumer groups with their
 // lag (log end - committed; per partition with --verbose), and Redis memory;
-// the table prints too. Also: a broker's start-up log has one leadership summary
+// the table prints too; `__consumer_offsets` (with --internal) led by the
+// coordinator slots' holders; status and placement next to a `runnel broker`
+// with its embedded Redis and no --redis. Also: a broker's start-up log has one leadership summary
 // line per tick instead of one line per unit.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../common/keys.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
-import { runCommand, waitFor } from '../helpers/procs.js';
+import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
+import { freePort, runCommand, spawnManaged, waitFor, waitForPort } from '../helpers/procs.js';
 import { commitSimpleOffsets } from '../helpers/wire.js';
 import type { StatusReport } from '../../broker/src/storage/redis/status-report.js';
 
@@ -102,12 +106,75 @@ describe('runnel status', () => {
     expect(human.stdout).toMatch(/used/);
   });
 
+  it('__consumer_offsets: hidden unless --internal; then every partition is led by its coordinator slot\'s holder with the slot\'s epoch', async () => {
+    const plain = JSON.parse((await status(['--json'])).stdout) as StatusReport;
+    expect(plain.topics.map((t) => t.name)).not.toContain('__consumer_offsets');
+    expect((await status()).stdout).not.toContain('__consumer_offsets');
+    let offsets: StatusReport['topics'][number] | undefined;
+    await waitFor('every __consumer_offsets partition led', async () => {
+      const r = await status(['--json', '--internal']);
+      expect(r.code, r.stderr).toBe(0);
+      offsets = (JSON.parse(r.stdout) as StatusReport).topics.find((t) => t.name === '__consumer_offsets');
+      return Boolean(offsets && offsets.partitions.every((p) => p.leader !== null));
+    }, { timeoutMs: 20_000, intervalMs: 300 });
+    expect(offsets!.partitions.map((p) => p.partition)).toEqual(Array.from({ length: SLOTS }, (_, i) => i));
+    const keys = new Keys('rn');
+    for (const p of offsets!.partitions) {
+      expect([1, 2]).toContain(p.leader);
+      expect(p.leaderEpoch).toBeGreaterThan(0);
+      // the lease it is led under is the coordinator slot's, and the epoch is the slot's coordinator epoch
+      if (p.partition % 10 === 0 && !redis.cluster) {
+        expect(await redis.command(`GET ${keys.coordinatorLease(p.partition)}`)).toContain(`${p.leader}:`);
+        expect(await redis.command(`GET ${keys.coordinatorEpoch(p.partition)}`)).toContain(String(p.leaderEpoch));
+      }
+    }
+    const human = (await status(['--internal'])).stdout;
+    expect(human).not.toMatch(/__consumer_offsets\s+\d+\s+none\s/);
+    expect(human.match(/\n\s+__consumer_offsets\s+\d+\s+[12]\s/g)?.length).toBe(SLOTS);
+  });
+
   it('--help lists the flags; a missing --redis is named', async () => {
     const help = await runCommand(process.execPath, [RUNNEL_CLI, 'status', '--help'], { timeoutMs: 20_000 });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--json/);
     expect(help.stdout).toMatch(/-V, --verbose/);
     expect(help.stdout).toMatch(/--redis/);
+    expect(help.stdout).toMatch(/--internal/);
+  });
+});
+
+describe('runnel status and placement next to `runnel broker` (embedded Redis)', () => {
+  it('find the embedded Redis through data/redis.url as the archiver does; with none, say what is missing', async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-status-embedded-'));
+    const port = await freePort();
+    const broker = spawnManaged('status-embedded-broker', process.execPath, [RUNNEL_CLI, 'broker', '--port', String(port)], { cwd });
+    try {
+      await waitForPort(port, { proc: broker, timeoutMs: 30_000 });
+      await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
+      const r = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'demo'], { input: 'hello\n', timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(0);
+      let out = '';
+      await waitFor('demo led', async () => {
+        const st = await runCommand(process.execPath, [RUNNEL_CLI, 'status'], { cwd, timeoutMs: 30_000 });
+        expect(st.code, st.stderr).toBe(0);
+        out = st.stdout;
+        return /\n\s+demo\s+0\s+1\s+\d+\s+0\s+1\s/.test(out);
+      }, { timeoutMs: 20_000, intervalMs: 300 });
+      expect(out).toMatch(/^brokers \(1 live\)/);
+      expect(out).toMatch(/topics \(1\)\n/);
+      const placement = await runCommand(process.execPath, [RUNNEL_CLI, 'placement', '--json'], { cwd, timeoutMs: 30_000 });
+      expect(placement.code, placement.stderr).toBe(0);
+      const url = fs.readFileSync(path.join(cwd, 'data', 'redis.url'), 'utf8').trim();
+      const rows = (JSON.parse(placement.stdout) as { primaries: Array<{ node: string; partitions: string[] }> }).primaries;
+      expect(rows.map((x) => `redis://${x.node}`)).toEqual([url]);
+      expect(rows[0]!.partitions).toContain('demo/0');
+    } finally {
+      await broker.stop(15_000);
+    }
+    const none = await runCommand(process.execPath, [RUNNEL_CLI, 'status'], { cwd, timeoutMs: 30_000 });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`runnel status needs --redis (or redis.url / RUNNEL_REDIS_URL), or a running \`runnel broker\` with its embedded Redis in the data folder (no ${path.join(cwd, 'data', 'redis.url')}`);
+    fs.rmSync(cwd, { recursive: true, force: true });
   });
 });
 

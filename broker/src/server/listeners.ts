@@ -2,6 +2,7 @@
 // works out what each advertises: port 0 binds an ephemeral port, and the
 // bound port is what gets advertised. The servers share one ListenerGroup
 // (max.connections and queued.max.request.bytes are broker-wide).
+import { listenError } from './listen-error.js';
 import type { BrokerConfig } from '../config.js';
 import type { Dispatcher } from '../dispatch.js';
 import type { Logger } from '../../../common/logger/logger.js';
@@ -32,7 +33,9 @@ export async function startListeners(config: BrokerConfig, logger: Logger): Prom
       const tls = l.ssl ? new TlsListener(l.name, l.securityProtocol, l.ssl, config.sslReloadIntervalMs, logger) : undefined;
       const server = new KafkaServer(null, logger, serverLimits(config), { name: l.name, securityProtocol: l.securityProtocol, tls }, group);
       servers.push(server);
-      const port = await server.listen(l.host, l.port);
+      // The first listener is the one --port sets; the others come only from `listeners`.
+      const setting = l === config.listeners[0] ? '--port (or listeners)' : `listeners (${l.name})`;
+      const port = await server.listen(l.host, l.port).catch((e: unknown) => { throw listenError(e, l.host, l.port, setting); });
       ports.push(port);
       endpoints.push({ listener: l.name, host: l.advertisedHost, port: l.advertisedPort === 0 || l.port === 0 ? port : l.advertisedPort });
     }

@@ -3,6 +3,9 @@
 // bash in a fresh folder. Only the port changes (9094 -> a free one), and
 // `kafka-configs.sh` / `kafka-acls.sh` are Kafka's own tool classes from the
 // jars the tests use. The broker is `./runnel broker` with its embedded Redis.
+// HOME is a folder of the test: the blocks write the keys and certificates to
+// ~/.config/runnel/try-tls, never into the checkout (nor into `dir`, the folder
+// the broker runs in).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,10 +53,16 @@ describe('README: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => 
     expect(blocks.length).toBe(3);
     const port = String(await freePort());
     const [certs, start, use] = blocks.map((b) => b!.replaceAll('9094', port)) as [string, string, string];
-    const env = { ...process.env, PATH: `${toolShims()}:${process.env.PATH}` };
+    const home = path.join(dir, 'home');
+    fs.mkdirSync(home);
+    const tlsDir = path.join(home, '.config', 'runnel', 'try-tls');
+    const env = { ...process.env, HOME: home, PATH: `${toolShims()}:${process.env.PATH}` };
 
     const made = await runCommand('bash', ['-euo', 'pipefail', '-c', certs], { cwd: dir, env, timeoutMs: 60_000 });
     expect(made.code, made.stderr).toBe(0);
+    expect(fs.readdirSync(tlsDir).sort()).toEqual(['broker.crt', 'broker.csr', 'broker.key', 'broker.pem', 'ca.key', 'ca.pem', 'ca.srl']);
+    expect(fs.statSync(tlsDir).mode & 0o777).toBe(0o700);
+    expect(fs.readdirSync(dir).filter((f) => /\.(key|pem|crt)$/.test(f))).toEqual([]);
 
     broker = spawnManaged('secure-quickstart-broker', 'bash', ['-c', `exec ${start}`], { cwd: dir, env });
     await waitForPort(Number(port), { timeoutMs: 60_000 });
@@ -63,7 +72,7 @@ describe('README: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => 
     expect(r.stdout.trim().split('\n').at(-1)).toBe('first order');
 
     // What the README says happens without the ACL, and with a wrong password.
-    const alice = (password: string) => `-b 127.0.0.1:${port} -X security.protocol=SASL_SSL -X ssl.ca.location=ca.pem -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username=alice -X sasl.password=${password}`;
+    const alice = (password: string) => `-b 127.0.0.1:${port} -X security.protocol=SASL_SSL -X ssl.ca.location=${path.join(tlsDir, 'ca.pem')} -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username=alice -X sasl.password=${password}`;
     const noAcl = await runCommand('bash', ['-c', `echo x | kcat ${alice('alice-secret')} -P -t payments`], { cwd: dir, env, timeoutMs: 30_000 });
     expect(noAcl.code).not.toBe(0);
     expect(noAcl.stderr).toContain('Topic authorization failed');
@@ -74,7 +83,7 @@ describe('README: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => 
     // KafkaJS, the same user over the same listener (TLS with the quick start's CA, SCRAM-SHA-512).
     const kafka = new Kafka({
       clientId: 'secure-quickstart', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING,
-      ssl: { ca: [fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8')] },
+      ssl: { ca: [fs.readFileSync(path.join(tlsDir, 'ca.pem'), 'utf8')] },
       sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' },
     });
     const producer = kafka.producer();

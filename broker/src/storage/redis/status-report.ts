@@ -5,6 +5,7 @@
 import { isCluster } from '../../../../common/redis/connect.js';
 import { META_FIELD } from './keys.js';
 import { nodeIdOfInstance } from '../cluster-store.js';
+import { leaseUnitOf } from '../../log/internal-topics.js';
 import type { RedisLogStore } from './redis-log-store.js';
 import { RedisGroupStore } from './redis-group-store.js';
 import { groupLag, type GroupLag } from '../../groups/group-lag.js';
@@ -110,9 +111,12 @@ export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> 
     name: t.name,
     partitions: await Promise.all(Array.from({ length: t.partitions }, async (_, partition): Promise<PartitionStatus> => {
       const tp = { topic: t.name, partition };
-      const [holder, meta] = await Promise.all([
-        store.redis.get(keys.leader(tp)),
+      // `__consumer_offsets` partition s is led under coordinator slot s's lease, with the slot's coordinator epoch as leader epoch.
+      const unit = leaseUnitOf(tp);
+      const [holder, meta, slotEpoch] = await Promise.all([
+        store.redis.get(unit.kind === 'coordinator' ? keys.coordinatorLease(unit.slot) : keys.leader(tp)),
         store.redis.hmget(keys.meta(tp), META_FIELD.leaderEpoch, META_FIELD.next, META_FIELD.archived, META_FIELD.logStartOffset),
+        unit.kind === 'coordinator' ? store.redis.get(keys.coordinatorEpoch(unit.slot)) : null,
       ]);
       const logEndOffset = num(meta[1], 0);
       const archivedOffset = meta[2] === null ? null : Number(meta[2]);
@@ -121,7 +125,7 @@ export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> 
         partition,
         leader: holder === null ? null : nodeIdOfInstance(holder),
         leaderInstance: holder,
-        leaderEpoch: num(meta[0], 0),
+        leaderEpoch: unit.kind === 'coordinator' ? num(slotEpoch, 0) : num(meta[0], 0),
         logEndOffset,
         logStartOffset: num(meta[3], 0),
         archivedOffset,
