@@ -199,35 +199,64 @@ export class RedisLogStore implements LogStore {
    * primaries (placement.ts). Single node: no placement (every tag `{topic/p}`).
    */
   private async placed(t: TopicRecord, before: TopicRecord | null): Promise<TopicRecord> {
+    return (await this.placedMany([t], before ? [before] : [null]))[0]!;
+  }
+
+  /**
+   * placed() for several records at once: the slot map is refreshed and the
+   * partitions per primary are counted once, and each record's new
+   * partitions are counted in before the next one is placed.
+   */
+  private async placedMany(ts: TopicRecord[], befores: Array<TopicRecord | null>): Promise<TopicRecord[]> {
     const client = this.redis;
-    const had = before && Number.isFinite(before.partitions) ? before.partitions : 0;
-    const kept = before?.placement ? { ...t, placement: before.placement } : { ...t, placement: undefined };
-    if (!isCluster(client) || t.partitions <= had) {
-      if (!kept.placement) delete kept.placement;
-      return kept;
-    }
+    const had = (i: number): number => { const b = befores[i]; return b && Number.isFinite(b.partitions) ? b.partitions : 0; };
+    const kept = ts.map((t, i) => {
+      const before = befores[i];
+      const k = before?.placement ? { ...t, placement: before.placement } : { ...t, placement: undefined };
+      if (!k.placement) delete k.placement;
+      return k;
+    });
+    if (!isCluster(client) || ts.every((t, i) => t.partitions <= had(i))) return kept;
     // Place on the primaries serving slots now (a shard may have been added since the last periodic refresh).
     await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
-    const existing = Array.from({ length: had }, (_, p) => before?.placement?.[p] ?? 0);
     const ownerOf = (slot: number): string | null => this.ownerOf(slot);
     const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
     const load = new Map<string, number>();
-    for (const other of await this.listTopics()) {
-      if (other.name === t.name || !Number.isFinite(other.partitions)) continue;
-      for (let p = 0; p < other.partitions; p++) {
-        const owner = ownerOf(slotOfTag(partitionTag(other.name, p, other.placement?.[p] ?? 0)));
+    const count = (name: string, partitions: number, placement: number[] | undefined): void => {
+      for (let p = 0; p < partitions; p++) {
+        const owner = ownerOf(slotOfTag(partitionTag(name, p, placement?.[p] ?? 0)));
         if (owner) load.set(owner, (load.get(owner) ?? 0) + 1);
       }
+    };
+    const placing = new Set(ts.map((t) => t.name));
+    for (const other of await this.listTopics()) {
+      if (!placing.has(other.name) && Number.isFinite(other.partitions)) count(other.name, other.partitions, other.placement);
     }
-    return { ...t, placement: placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load }) };
+    return kept.map((t, i) => {
+      if (t.partitions <= had(i)) return t;
+      const existing = Array.from({ length: had(i) }, (_, p) => befores[i]?.placement?.[p] ?? 0);
+      const placement = placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load });
+      count(t.name, t.partitions, placement);
+      return { ...t, placement };
+    });
   }
 
   async createTopic(t: TopicRecord): Promise<TopicRecord | null> {
-    const stored = await this.placed(t, null);
-    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, encodeTopic(stored)));
-    if (created !== 1) return null;
-    await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
-    return this.learn(stored);
+    return (await this.createTopics([t]))[0]!;
+  }
+
+  /**
+   * Bulk createTopic: placed together, one HSETNX per record sent at once
+   * (pipelined; every field is in the one topics hash), then the id index of
+   * the records that were created.
+   */
+  async createTopics(ts: TopicRecord[]): Promise<Array<TopicRecord | null>> {
+    if (ts.length === 0) return [];
+    const stored = await this.placedMany(ts, ts.map(() => null));
+    const created = await guard(Promise.all(stored.map((t) => this.redis.hsetnx(this.keys.topics, t.name, encodeTopic(t)))));
+    const fresh = stored.filter((_, i) => created[i] === 1);
+    if (fresh.length > 0) await guard(this.redis.hset(this.keys.topicIds, ...fresh.flatMap((t) => [t.id, t.name])));
+    return stored.map((t, i) => (created[i] === 1 ? this.learn(t) : null));
   }
 
   async updateTopic(t: TopicRecord): Promise<TopicRecord> {
