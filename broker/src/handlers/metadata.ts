@@ -9,6 +9,7 @@ import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './authorize.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './cluster-view.js';
+import { autoTopicCreator, type AutoCreateAnswer } from '../topics/auto-create.js';
 
 /** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */
 type Listener = ListenerOf & { apiVersion: number };
@@ -30,9 +31,11 @@ export const metadataHandler: HandlerOf<typeof Metadata> = {
       // Kafka: an all-topics request lists only the topics the principal may DESCRIBE.
       for (const t of await b.log.allTopics()) if (authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, t.name)) topics.push(await describeTopic(t, b, on));
     } else {
-      for (const rt of req.topics ?? []) {
-        topics.push(await resolve(ctx, rt, req.allowAutoTopicCreation, b, on));
-      }
+      // Looked up together (the store's reads are pipelined); unknown topics to auto-create are answered below.
+      const resolved = await Promise.all((req.topics ?? []).map((rt) => resolve(ctx, rt, req.allowAutoTopicCreation, b, on)));
+      const toCreate = resolved.filter((r): r is AutoCreate => 'autoCreate' in r).map((r) => r.autoCreate);
+      const started = toCreate.length > 0 ? await autoTopicCreator(b.log).request(toCreate) : null;
+      for (const r of resolved) topics.push('autoCreate' in r ? autoCreateAnswer(r.autoCreate, started!.get(r.autoCreate)!) : r);
     }
     // v8+: the operations the principal may perform on each topic, when asked (Kafka's bit field).
     if (ctx.apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
@@ -48,7 +51,21 @@ export const metadataHandler: HandlerOf<typeof Metadata> = {
   },
 };
 
-async function resolve(ctx: RequestContext, rt: TopicRequest, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<TopicAnswer> {
+/** A topic that does not exist and may be auto-created: answered once the creator has queued it. */
+interface AutoCreate { autoCreate: string }
+
+/**
+ * Kafka (AutoTopicCreationManager) answers a topic whose creation it starts
+ * with LEADER_NOT_AVAILABLE, retriable: the client asks again and finds it.
+ * One that may not be created (num.partitions past a partition limit) is
+ * UNKNOWN_TOPIC_OR_PARTITION, as before auto-creation was asynchronous.
+ */
+function autoCreateAnswer(name: string, answer: AutoCreateAnswer): TopicAnswer {
+  if (answer === 'creating') return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, name, isInternal: false, partitions: [] };
+  return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, partitions: [] };
+}
+
+async function resolve(ctx: RequestContext, rt: TopicRequest, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<TopicAnswer | AutoCreate> {
   const denied = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: rt.name, topicId: rt.topicId, partitions: [] };
   if (rt.name === null) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
@@ -57,11 +74,11 @@ async function resolve(ctx: RequestContext, rt: TopicRequest, autoCreate: boolea
   }
   if (validateTopicName(rt.name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: rt.name, partitions: [] };
   if (!authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, rt.name)) return denied;
-  let t = await b.log.topic(rt.name);
-  if (!t && autoCreate) {
+  const t = await b.log.topic(rt.name);
+  if (!t && autoCreate && b.log.config.autoCreateTopics) {
     // Kafka: auto-creation needs CREATE on the cluster or on the topic.
     if (!authorizeCluster(ctx, b, Op.CREATE) && !authorize(ctx, b, Op.CREATE, Resource.TOPIC, rt.name)) return denied;
-    t = await b.log.autoCreate(rt.name);
+    return { autoCreate: rt.name };
   }
   if (!t) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: rt.name, partitions: [] };
   return await describeTopic(t, b, on);

@@ -123,6 +123,8 @@ export interface LogStore {
   getTopic(name: string): Promise<TopicRecord | null>;
   /** Creates the topic unless one with that name exists; returns the record as stored (with its placement), null if it existed. */
   createTopic(topic: TopicRecord): Promise<TopicRecord | null>;
+  /** createTopic for many records in one call (auto-creation in bulk); results in the order given. */
+  createTopics(topics: TopicRecord[]): Promise<Array<TopicRecord | null>>;
   /** Stores the record (new partitions get a placement); returns it as stored. */
   updateTopic(topic: TopicRecord): Promise<TopicRecord>;
   /** Removes the topic and every key of its partitions. */

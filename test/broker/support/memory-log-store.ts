@@ -26,6 +26,7 @@ export class MemoryLogStore implements LogStore {
   async listTopics() { this.check(); return [...this.topics.values()]; }
   async getTopic(name: string) { this.check(); return this.topics.get(name) ?? null; }
   async createTopic(t: TopicRecord) { this.check(); if (this.topics.has(t.name)) return null; this.topics.set(t.name, t); return t; }
+  async createTopics(ts: TopicRecord[]) { return Promise.all(ts.map((t) => this.createTopic(t))); }
   async updateTopic(t: TopicRecord) { this.topics.set(t.name, t); return t; }
   async deleteTopic(t: TopicRecord) {
     this.topics.delete(t.name);

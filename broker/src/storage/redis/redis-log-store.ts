@@ -26,6 +26,33 @@ const RELOAD_TIMEOUT_MS = 5_000;
 
 /** append-fence.lua / expire-producers.lua reject a stale writer with an error reply starting with FENCED. */
 const isFenceError = (e: unknown): boolean => e instanceof Error && /^FENCED\b/.test(e.message);
+const isNoScript = (e: unknown): boolean => e instanceof Error && /^NOSCRIPT\b/.test(e.message);
+
+/** The largest stream id: a stream whose last id is this refuses every XADD with an explicit id (lua/append-fence.lua). */
+const CLOSED_ID = '18446744073709551615-18446744073709551615';
+
+/** EXEC's array of replies; an aborted transaction (EXECABORT, a MOVED while queueing...) throws its error. */
+function execArray(reply: unknown): unknown[] {
+  if (Array.isArray(reply)) return reply;
+  throw reply instanceof Error ? reply : new Error(`unexpected EXEC reply ${String(reply)}`);
+}
+
+/**
+ * The outcome of one append transaction from its replies [fence, XADD,
+ * XSETID]. Stored only when the fence returned 1 and the XADD its id; a
+ * fence that failed any other way than FENCED is STORAGE_FENCE_SCRIPT_FAILED
+ * (retriable for the client: the batch is not stored).
+ */
+function appendOutcome(replies: unknown[], id: string): AppendResult {
+  const [fence, added] = replies;
+  if (fence === 1 && added === id) return 'ok';
+  if (isFenceError(fence)) return { fenced: (fence as Error).message };
+  if (fence instanceof Error) {
+    const stored = added === id ? ' (yet the batch was stored: the stream was not closed)' : '';
+    throw new RunnelError('STORAGE_FENCE_SCRIPT_FAILED', `append fence script failed: ${fence.message}${stored}`, { cause: fence });
+  }
+  throw storageError(added instanceof Error ? added : new Error(`append fence returned ${String(fence)}, XADD ${String(added)}`));
+}
 
 const FENCE_LUA = luaSource('append-fence');
 const FENCE_SHA = createHash('sha1').update(FENCE_LUA).digest('hex');
@@ -61,6 +88,7 @@ interface AppendHead {
   slot: number;
   fence: string;
   xadd: string;
+  close: string;
 }
 
 export class RedisLogStore implements LogStore {
@@ -171,35 +199,64 @@ export class RedisLogStore implements LogStore {
    * primaries (placement.ts). Single node: no placement (every tag `{topic/p}`).
    */
   private async placed(t: TopicRecord, before: TopicRecord | null): Promise<TopicRecord> {
+    return (await this.placedMany([t], before ? [before] : [null]))[0]!;
+  }
+
+  /**
+   * placed() for several records at once: the slot map is refreshed and the
+   * partitions per primary are counted once, and each record's new
+   * partitions are counted in before the next one is placed.
+   */
+  private async placedMany(ts: TopicRecord[], befores: Array<TopicRecord | null>): Promise<TopicRecord[]> {
     const client = this.redis;
-    const had = before && Number.isFinite(before.partitions) ? before.partitions : 0;
-    const kept = before?.placement ? { ...t, placement: before.placement } : { ...t, placement: undefined };
-    if (!isCluster(client) || t.partitions <= had) {
-      if (!kept.placement) delete kept.placement;
-      return kept;
-    }
+    const had = (i: number): number => { const b = befores[i]; return b && Number.isFinite(b.partitions) ? b.partitions : 0; };
+    const kept = ts.map((t, i) => {
+      const before = befores[i];
+      const k = before?.placement ? { ...t, placement: before.placement } : { ...t, placement: undefined };
+      if (!k.placement) delete k.placement;
+      return k;
+    });
+    if (!isCluster(client) || ts.every((t, i) => t.partitions <= had(i))) return kept;
     // Place on the primaries serving slots now (a shard may have been added since the last periodic refresh).
     await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
-    const existing = Array.from({ length: had }, (_, p) => before?.placement?.[p] ?? 0);
     const ownerOf = (slot: number): string | null => this.ownerOf(slot);
     const primaries = [...new Set(client.slots.map((s) => s?.[0]).filter((n): n is string => Boolean(n)))].sort();
     const load = new Map<string, number>();
-    for (const other of await this.listTopics()) {
-      if (other.name === t.name || !Number.isFinite(other.partitions)) continue;
-      for (let p = 0; p < other.partitions; p++) {
-        const owner = ownerOf(slotOfTag(partitionTag(other.name, p, other.placement?.[p] ?? 0)));
+    const count = (name: string, partitions: number, placement: number[] | undefined): void => {
+      for (let p = 0; p < partitions; p++) {
+        const owner = ownerOf(slotOfTag(partitionTag(name, p, placement?.[p] ?? 0)));
         if (owner) load.set(owner, (load.get(owner) ?? 0) + 1);
       }
+    };
+    const placing = new Set(ts.map((t) => t.name));
+    for (const other of await this.listTopics()) {
+      if (!placing.has(other.name) && Number.isFinite(other.partitions)) count(other.name, other.partitions, other.placement);
     }
-    return { ...t, placement: placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load }) };
+    return kept.map((t, i) => {
+      if (t.partitions <= had(i)) return t;
+      const existing = Array.from({ length: had(i) }, (_, p) => befores[i]?.placement?.[p] ?? 0);
+      const placement = placePartitions({ topic: t.name, existing, total: t.partitions, ownerOf, primaries, load });
+      count(t.name, t.partitions, placement);
+      return { ...t, placement };
+    });
   }
 
   async createTopic(t: TopicRecord): Promise<TopicRecord | null> {
-    const stored = await this.placed(t, null);
-    const created = await guard(this.redis.hsetnx(this.keys.topics, t.name, encodeTopic(stored)));
-    if (created !== 1) return null;
-    await guard(this.redis.hset(this.keys.topicIds, t.id, t.name));
-    return this.learn(stored);
+    return (await this.createTopics([t]))[0]!;
+  }
+
+  /**
+   * Bulk createTopic: placed together, one HSETNX per record sent at once
+   * (pipelined; every field is in the one topics hash), then the id index of
+   * the records that were created.
+   */
+  async createTopics(ts: TopicRecord[]): Promise<Array<TopicRecord | null>> {
+    if (ts.length === 0) return [];
+    const stored = await this.placedMany(ts, ts.map(() => null));
+    const created = await guard(Promise.all(stored.map((t) => this.redis.hsetnx(this.keys.topics, t.name, encodeTopic(t)))));
+    const fresh = stored.filter((_, i) => created[i] === 1);
+    if (fresh.length > 0) await guard(this.redis.hset(this.keys.topicIds, ...fresh.flatMap((t) => [t.id, t.name])));
+    return stored.map((t, i) => (created[i] === 1 ? this.learn(t) : null));
   }
 
   async updateTopic(t: TopicRecord): Promise<TopicRecord> {
@@ -247,8 +304,10 @@ export class RedisLogStore implements LogStore {
         slot: slotOfTag(this.keys.tag(tp)),
         // MULTI, then EVALSHA <sha> 5 <5 keys> and (appended per call) the 6 fence arguments: 14 elements
         fence: `*1\r\n$5\r\nMULTI\r\n*14\r\n${bulk('EVALSHA')}${bulk(FENCE_SHA)}${bulk('5')}${keys.map(bulk).join('')}`,
-        // XADD <log> followed by <id> b <batch>
-        xadd: `*5\r\n${bulk('XADD')}${bulk(keys[0])}`,
+        // XADD <log> NOMKSTREAM followed by <id> b <batch>
+        xadd: `*6\r\n${bulk('XADD')}${bulk(keys[0])}${bulk('NOMKSTREAM')}`,
+        // XSETID <log> <max id>, then EXEC
+        close: `\r\n*3\r\n${bulk('XSETID')}${bulk(keys[0])}${bulk(CLOSED_ID)}*1\r\n$4\r\nEXEC\r\n`,
       };
       this.appendHeads.set(tp, h);
     }
@@ -256,47 +315,49 @@ export class RedisLogStore implements LogStore {
   }
 
   /**
-   * One transaction per batch: the fence script (small arguments) then the
-   * XADD with the batch as a zero-copy argument (see lua/append-fence.lua),
-   * on the connection to the primary that owns the partition's slot.
-   * Callers pass the same TopicPartition object for a partition, so the
-   * encoded keys are reused.
+   * One transaction per batch: the fence script (small arguments), the XADD
+   * with the batch as a zero-copy argument, and the XSETID that closes the
+   * stream again (see lua/append-fence.lua), on the connection to the
+   * primary that owns the partition's slot. The XADD can only succeed when
+   * the script ran and accepted, so any script failure stores nothing. After
+   * a NOSCRIPT (SCRIPT FLUSH, or a failover to a primary that never loaded
+   * it) the script is loaded again and the append sent once more; a second
+   * failure is a retriable STORAGE_FENCE_SCRIPT_FAILED. Callers pass the same
+   * TopicPartition object for a partition, so the encoded keys are reused.
    */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
     const head = this.appendHead(tp);
     const fenceArgs = [String(req.epoch), String(req.baseOffset), String(req.nextOffset), req.producer ? String(req.producer.id) : '', req.producer ? req.producer.state : '', req.producer ? txnArg(req.txn) : ''];
     const id = entryId(req.baseOffset);
-    let fence: unknown;
-    let added: unknown;
+    let replies: unknown[];
     try {
       if (this.appenders) {
         const conn = this.appenders.forSlot(head.slot);
-        // MULTI (+OK), EVALSHA (+QUEUED), XADD (+QUEUED), EXEC: three replies consumed before EXEC's.
-        const reply = await conn.raw([
-          `${head.fence}${fenceArgs.map(bulk).join('')}${head.xadd}${bulk(id)}$1\r\nb\r\n$${req.batch.length}\r\n`,
-          req.batch,
-          '\r\n*1\r\n$4\r\nEXEC\r\n',
-        ], 3);
-        if (!Array.isArray(reply)) throw reply instanceof Error ? reply : new Error(`unexpected EXEC reply ${String(reply)}`);
-        [fence, added] = reply;
-        // SCRIPT FLUSH behind our back: load it again; this append fails retriably and the partition reloads.
-        if (fence instanceof Error && /^NOSCRIPT/.test(fence.message)) void conn.command(['SCRIPT', 'LOAD', FENCE_LUA]).catch(() => undefined);
+        const parts = [`${head.fence}${fenceArgs.map(bulk).join('')}${head.xadd}${bulk(id)}$1\r\nb\r\n$${req.batch.length}\r\n`, req.batch, head.close];
+        // MULTI (+OK), EVALSHA, XADD, XSETID (+QUEUED each): four replies consumed before EXEC's.
+        replies = execArray(await conn.raw(parts, 4));
+        if (isNoScript(replies[0])) {
+          // Nothing was stored (the stream stayed closed). The load and the
+          // retry are pipelined at once, so appends behind this one on the
+          // connection are retried in their order.
+          // A load that failed shows as NOSCRIPT again in the retry's replies.
+          const load = conn.command(['SCRIPT', 'LOAD', FENCE_LUA]);
+          const retry = conn.raw(parts, 4);
+          await load;
+          replies = execArray(await retry);
+        }
       } else {
         const [log] = head.keys;
-        const out = await this.redis.multi().eval(FENCE_LUA, 5, ...head.keys, ...fenceArgs).xadd(log, id, 'b', req.batch).exec();
+        const out = await this.redis.multi().eval(FENCE_LUA, 5, ...head.keys, ...fenceArgs).xadd(log, 'NOMKSTREAM', id, 'b', req.batch).xsetid(log, CLOSED_ID).exec();
         if (!out) throw new Error('transaction aborted');
-        fence = out[0]![0] ?? out[0]![1];
-        added = out[1]![0] ?? out[1]![1];
+        replies = out.map(([e, v]) => e ?? v);
       }
     } catch (e) {
       // The slot moved or its primary died: learn the new map; the partition reloads and the client retries.
       if (isTopologyError(e)) this.appenders?.refresh();
       throw storageError(e);
     }
-    if (isFenceError(fence)) return { fenced: (fence as Error).message };
-    if (fence instanceof Error) throw storageError(fence);
-    if (added instanceof Error) throw storageError(added);
-    return 'ok';
+    return appendOutcome(replies, id);
   }
 
   async restoreLeaderEpoch(tp: TopicPartition, epoch: number): Promise<number> {

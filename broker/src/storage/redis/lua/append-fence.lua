@@ -1,18 +1,31 @@
--- The fence of one append. Sent inside MULTI, right before
---   XADD <log> <base>-1 b <batch>
+-- The fence of one append. Sent inside MULTI, as the first of
+--   EVALSHA <this script> ...
+--   XADD   <log> NOMKSTREAM <base>-1 b <batch>
+--   XSETID <log> 18446744073709551615-18446744073709551615
 -- so the batch itself never passes through Lua (a script argument costs about
--- 1 us per KiB: 1 ms for a 1 MiB batch, 30x the XADD). The XADD is made to
--- succeed or fail by the stream's last-generated id:
---   accepted: the last id is already below <base>-1 (it is the previous
---     batch's id), unless a refusal raised it (meta field `raised`): then it
---     is set back to <base>-0 first;
---   rejected: last id := <base>-1, so the XADD is refused ("equal or smaller").
+-- 1 us per KiB: 1 ms for a 1 MiB batch, 30x the XADD).
+--
+-- Fail closed: between appends the stream's last-generated id is the largest
+-- id there is (the XSETID that ends every append transaction), so Redis
+-- refuses every XADD ("The stream has exhausted the last possible ID") and
+-- NOMKSTREAM refuses to create a missing stream. Only
+-- this script, when it accepts, opens the stream for exactly one XADD: it
+-- lowers the last id to <base>-0 as its very last step. Whatever makes the
+-- script not run or not finish (NOSCRIPT after a SCRIPT FLUSH or a failover
+-- to a primary without it, a runtime error, a refusal) leaves the last id at
+-- the maximum, and the XADD in the same transaction stores nothing. A
+-- Redis transaction does not roll back: this is why the XADD's success must
+-- depend on what the script did, not on the script's reply.
+--
 -- A batch is accepted only if the writer leads in the partition's current
 -- leader epoch and the batch starts exactly where the log ends: a stale leader
 -- can neither overlap earlier offsets nor leave a gap. The new log end and the
 -- producer's idempotence state are written in the same transaction, and so
 -- are the transaction indexes (only for a batch that opens or ends a
 -- transaction; for every other batch ARGV[6] is '' and costs one comparison).
+-- Meta field `raised` is kept at '1' (the last id is above the log end):
+-- brokers of earlier versions, during a rolling upgrade, lower the last id
+-- before their XADD only when it is set.
 -- KEYS[1]  partition log stream   <prefix>:p:{<topic>/<p>}:log
 -- KEYS[2]  partition meta hash    <prefix>:p:{<topic>/<p>}:meta
 -- KEYS[3]  producer state hash    <prefix>:p:{<topic>/<p>}:producers
@@ -30,21 +43,19 @@
 --          '<producer id>:<first>:<base>': the aborted range, lastOffset = the marker's offset)
 -- returns  1, or an error reply 'FENCED epoch <current>' / 'FENCED offset <next>'
 
+local MAX_ID = '18446744073709551615-18446744073709551615'
+
 local function refuse(why)
-  -- Make the XADD that follows fail. A missing stream is created empty
-  -- first (XGROUP ... MKSTREAM, then the group is dropped), since XADD would
-  -- otherwise create it with the batch in it.
-  if redis.call('EXISTS', KEYS[1]) == 0 then
-    redis.call('XGROUP', 'CREATE', KEYS[1], 'fence', '$', 'MKSTREAM')
-    redis.call('XGROUP', 'DESTROY', KEYS[1], 'fence')
+  -- A stream last written by an earlier version may still be open (last id =
+  -- its newest entry): close it now, so the XADD that follows fails. A
+  -- missing stream stays missing (NOMKSTREAM).
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('XSETID', KEYS[1], MAX_ID)
   end
-  -- Fails (harmlessly) when <base>-1 is below the newest entry: then the XADD fails anyway.
-  redis.pcall('XSETID', KEYS[1], ARGV[2] .. '-1')
-  redis.call('HSET', KEYS[2], 'raised', '1')
   return redis.error_reply('FENCED ' .. why)
 end
 
-local meta = redis.call('HMGET', KEYS[2], 'leaderEpoch', 'next', 'logStartOffset', 'raised')
+local meta = redis.call('HMGET', KEYS[2], 'leaderEpoch', 'next', 'logStartOffset')
 local epoch = meta[1] or '0'
 if epoch ~= ARGV[1] then
   return refuse('epoch ' .. epoch)
@@ -67,14 +78,10 @@ end
 if nxt ~= ARGV[2] then
   return refuse('offset ' .. nxt)
 end
-if meta[4] then
-  -- A refusal raised the last id to <refused base>-1; lower it so <base>-1 fits.
-  if redis.call('EXISTS', KEYS[1]) == 1 then
-    redis.call('XSETID', KEYS[1], ARGV[2] .. '-0')
-  end
-  redis.call('HDEL', KEYS[2], 'raised')
-end
-redis.call('HSET', KEYS[2], 'next', ARGV[3])
+-- Accepted. The writes of the other keys come first, `next` after them and
+-- the opening of the stream last, so a runtime error anywhere (a key of the
+-- wrong type...) leaves the stream closed and, before the meta write, the
+-- log end unchanged.
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
 end
@@ -90,4 +97,12 @@ if txn ~= '' then
     end
   end
 end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  -- Created empty (XGROUP ... MKSTREAM, then the group is dropped): the XADD is NOMKSTREAM.
+  redis.call('XGROUP', 'CREATE', KEYS[1], 'fence', '$', 'MKSTREAM')
+  redis.call('XGROUP', 'DESTROY', KEYS[1], 'fence')
+end
+redis.call('HSET', KEYS[2], 'next', ARGV[3], 'raised', '1')
+-- <base>-0: just below the batch's id <base>-1, and above every entry (all below <base>).
+redis.call('XSETID', KEYS[1], ARGV[2] .. '-0')
 return 1
