@@ -124,6 +124,44 @@ describe('produce validation', () => {
   });
 });
 
+/** A Produce v0-v2 request in the v0 layout (acks, timeout, topics), by hand: Runnel's definition starts at v3. */
+function oldProduceFrame(version: number, topic: string): Buffer {
+  const t = Buffer.from(topic);
+  const client = Buffer.from('old');
+  const b = Buffer.alloc(4 + 2 + 2 + 4 + 2 + client.length + 2 + 4 + 4 + 2 + t.length + 4 + 4 + 4);
+  let at = b.writeInt32BE(b.length - 4, 0);
+  at = b.writeInt16BE(0, at); // Produce
+  at = b.writeInt16BE(version, at);
+  at = b.writeInt32BE(77, at); // correlation id
+  at = b.writeInt16BE(client.length, at);
+  at += client.copy(b, at);
+  at = b.writeInt16BE(1, at); // acks
+  at = b.writeInt32BE(1000, at); // timeout
+  at = b.writeInt32BE(1, at); // one topic
+  at = b.writeInt16BE(t.length, at);
+  at += t.copy(b, at);
+  at = b.writeInt32BE(1, at); // one partition
+  at = b.writeInt32BE(0, at); // partition 0
+  b.writeInt32BE(-1, at); // null message set
+  return b;
+}
+
+describe('Produce v0-v2: advertised by ApiVersions, refused on use (Kafka 4.0, KAFKA-18659)', () => {
+  for (const v of [0, 2]) {
+    it(`a raw Produce v${v} request: the connection closes without a response; other connections keep working`, async () => {
+      const c = await WireClient.connect(fx.broker.port);
+      await createTopic(c, `old-v${v}`);
+      const old = await WireClient.connect(fx.broker.port);
+      let answered = false;
+      old.send(oldProduceFrame(v, `old-v${v}`), 77, 5000).then(() => { answered = true; }, () => {});
+      expect(await old.closedWithin(5000)).toBe(true);
+      expect(answered).toBe(false);
+      expect(partitionResult(await produce(c, `old-v${v}`, buildBatch([{ key: null, value: Buffer.from('v3+') }]))).errorCode).toBe(0);
+      c.close();
+    });
+  }
+});
+
 /** Log end offset (ListOffsets LATEST), the high watermark for a single-replica partition. */
 async function logEnd(c: WireClient, topic: string): Promise<number> {
   const res = await c.request(ListOffsets, 4, {

@@ -33,6 +33,8 @@ export const produceHandler: HandlerOf<typeof Produce> = {
   api: Produce,
   minVersion: 3,
   maxVersion: 11,
+  // Listed from v0 for librdkafka's compression check, refused on use (Kafka 4.0, KAFKA-18659).
+  advertisedMinVersion: 0,
   async handle(req, ctx, b) {
     const acks: number = req.acks;
     // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
