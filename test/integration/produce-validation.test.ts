@@ -190,6 +190,9 @@ describe('per-record refusals name the records (KIP-467 record_errors, Produce v
     expect(await logEnd(c, 'rec-errors-ts')).toBe(0);
     await createTopic(c, 'rec-errors-ts-wide', [{ name: 'message.timestamp.after.max.ms', value: '9223372036854775807' }]);
     expect(partitionResult(await produce(c, 'rec-errors-ts-wide', b))).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    // LogAppendTime topics replace the timestamps: not checked
+    await createTopic(c, 'rec-errors-ts-lat', [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]);
+    expect(partitionResult(await produce(c, 'rec-errors-ts-lat', b))).toMatchObject({ errorCode: 0, baseOffset: 0 });
     c.close();
   });
 });

@@ -4,7 +4,7 @@ import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import { RecordValidationError, readHeader, splitAndValidate, stampBatch, stampLogAppendTime } from '../../../broker/src/record-batch/batch.js';
 import { Codec } from '../../../common/record-batch/layout.js';
 import { compress } from '../../../common/record-batch/compress.js';
-import { buildBatch, recordsSection, withHeader, withRecordsSection } from '../../helpers/batches.js';
+import { buildBatch, recordsSection, resign, withHeader, withRecordsSection } from '../../helpers/batches.js';
 
 const batch = () => buildBatch([{ key: Buffer.from('k'), value: Buffer.from('v1') }, { key: null, value: Buffer.from('v2'), headers: [['h', null]] }]);
 
@@ -89,6 +89,12 @@ describe('splitAndValidate record rules', () => {
       message: 'One or more records have been rejected due to invalid timestamp',
       recordErrors: [{ batchIndex: 1, message: `Timestamp 9000000000000000 of message with offset 1 is out of range. The timestamp should be within [${BigInt(NOW) - 9223372036854775807n}, ${NOW + 3_600_000}]` }],
     });
+  });
+
+  it('each record is checked, not the batch header: a maxTimestamp that hides a 9e15 record does not pass', () => {
+    const b = buildBatch([{ key: null, value: null, timestamp: NOW }, { key: null, value: null, timestamp: 9e15 }]);
+    b.writeBigInt64BE(BigInt(NOW), 35); // maxTimestamp
+    expect(refusal(resign(b), { timestamps: bounds })).toMatchObject({ code: ErrorCode.INVALID_TIMESTAMP, recordErrors: [{ batchIndex: 1 }] });
   });
 
   it('before.max.ms bounds old records; a zstd batch is checked record by record too', () => {
