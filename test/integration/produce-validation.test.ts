@@ -168,7 +168,7 @@ describe('per-record refusals name the records (KIP-467 record_errors, Produce v
     await createTopic(c, 'rec-errors-compacted', [{ name: 'cleanup.policy', value: 'compact' }]);
     const recs = [0, 1, 2, 3].map((i) => ({ key: i % 2 === 1 ? null : Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
     const r = partitionResult(await produce(c, 'rec-errors-compacted', buildBatch(recs)));
-    const why = 'Compacted topic cannot accept message without key in topic partition rec-errors-compacted-0.';
+    const why = 'Compacted topic cannot accept message without key in topic partition rec-errors-compacted-0';
     expect(r.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(r.recordErrors).toEqual([{ batchIndex: 1, batchIndexErrorMessage: why }, { batchIndex: 3, batchIndexErrorMessage: why }]);
     expect(r.errorMessage).toBe(`One or more records have been rejected due to 2 record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=1, message='${why}'), RecordError(batchIndex=3, message='${why}')]`);

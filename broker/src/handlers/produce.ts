@@ -126,7 +126,7 @@ function failFromError(index: number, e: unknown): PartitionResult {
  */
 function recordRules(b: BrokerServices, topic: TopicRecord, index: number, logAppendTime: boolean): RecordRules {
   const rules: RecordRules = {};
-  if (isCompacted(b.log, topic)) rules.requireKeys = `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}.`;
+  if (isCompacted(b.log, topic)) rules.requireKeys = `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}`;
   if (!logAppendTime) {
     rules.timestamps = {
       now: Date.now(),

@@ -108,7 +108,7 @@ describe('splitAndValidate record rules', () => {
 
   it('keyless records on a compacted topic -> INVALID_RECORD naming each of them; the message shows the first three', () => {
     const b = buildBatch(Array.from({ length: 10 }, (_, i) => ({ key: i % 2 === 0 ? null : Buffer.from(`k${i}`), value: Buffer.from('v') })));
-    const why = 'Compacted topic cannot accept message without key in topic partition t-0.';
+    const why = 'Compacted topic cannot accept message without key in topic partition t-0';
     const r = refusal(b, { requireKeys: why, timestamps: bounds })!;
     expect(r.code).toBe(ErrorCode.INVALID_RECORD);
     expect(r.recordErrors).toEqual([0, 2, 4, 6, 8].map((batchIndex) => ({ batchIndex, message: why })));
