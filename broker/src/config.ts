@@ -37,6 +37,9 @@ export interface BrokerConfig extends RedisTlsConfig {
   socketRequestMaxBytes: number;
   logRetentionMs: number;
   logRetentionBytes: number;
+  /** Defaults of the topic configs message.timestamp.before/after.max.ms (exact int64 decimal strings). */
+  logMessageTimestampBeforeMaxMs: string;
+  logMessageTimestampAfterMaxMs: string;
   retentionCheckIntervalMs: number;
   minInsyncReplicas: number;
   /** acks=all also waits for the local AOF fsync (WAITAOF 1 0) where the server supports it. */
@@ -146,7 +149,8 @@ export interface BrokerConfig extends RedisTlsConfig {
 interface Setting {
   key: string; // Kafka-style property name
   field: keyof BrokerConfig;
-  kind: 'int' | 'bool' | 'string';
+  /** long: a whole number 0..2^63-1 kept as its exact decimal string (Kafka longs such as Long.MAX_VALUE). */
+  kind: 'int' | 'bool' | 'string' | 'long';
   default: string;
 }
 
@@ -172,6 +176,8 @@ const SETTINGS: Setting[] = [
   { key: 'socket.request.max.bytes', field: 'socketRequestMaxBytes', kind: 'int', default: '104857600' },
   { key: 'log.retention.ms', field: 'logRetentionMs', kind: 'int', default: '604800000' },
   { key: 'log.retention.bytes', field: 'logRetentionBytes', kind: 'int', default: '-1' },
+  { key: 'log.message.timestamp.before.max.ms', field: 'logMessageTimestampBeforeMaxMs', kind: 'long', default: '9223372036854775807' },
+  { key: 'log.message.timestamp.after.max.ms', field: 'logMessageTimestampAfterMaxMs', kind: 'long', default: '3600000' },
   { key: 'log.retention.check.interval.ms', field: 'retentionCheckIntervalMs', kind: 'int', default: '300000' },
   { key: 'log.cleaner.enable', field: 'logCleanerEnable', kind: 'bool', default: 'true' },
   { key: 'log.cleaner.backoff.ms', field: 'logCleanerBackoffMs', kind: 'int', default: '15000' },
@@ -254,6 +260,11 @@ function parse(s: Setting, raw: string): unknown {
     const n = parseInteger(raw);
     if (n === undefined) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not an integer`);
     return n;
+  }
+  if (s.kind === 'long') {
+    const t = raw.trim();
+    if (!/^\d+$/.test(t) || BigInt(t) > 9223372036854775807n) throw new RunnelError('CONFIG_INVALID', `${s.key}=${raw} is not a whole number from 0 to 9223372036854775807`);
+    return BigInt(t).toString();
   }
   if (s.kind === 'bool') {
     const b = parseBoolean(raw);

@@ -8,6 +8,7 @@ import type { ApiDef, FieldDef } from './protocol/schema.js';
 import { ErrorCode, KafkaError, ProtocolError, RunnelError } from '../../common/errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
 import { camel } from './protocol/codec.js';
+import { advertisedRange, type ApiRange } from './handlers/api-versions.js';
 import type { Session } from './security/session.js';
 import { requestThrottleMs } from './quotas/request-throttle.js';
 
@@ -94,6 +95,12 @@ export class Dispatcher {
     const handler = this.byKey.get(apiKey);
     const supported = handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion;
 
+    if (handler?.advertisedMinVersion !== undefined && apiVersion >= handler.advertisedMinVersion && apiVersion < handler.minVersion) {
+      // Advertised but not handled (Produce v0-v2, KAFKA-18659): Kafka 4's
+      // network thread throws UnsupportedVersionException while parsing the
+      // header and closes the connection without a response.
+      return { kind: 'close', reason: `${handler.api.name} v${apiVersion} is advertised for old clients' version checks but not supported` };
+    }
     if (!supported) {
       // KIP-511: an ApiVersions request we cannot parse is answered in v0 with UNSUPPORTED_VERSION and our ranges.
       if (apiKey === API_VERSIONS_KEY && handler) {
@@ -160,8 +167,8 @@ export class Dispatcher {
     return sasl?.closeAfterResponse ? { kind: 'response', chunks, apiKey, closeAfter: true } : { kind: 'response', chunks, apiKey, throttleMs };
   }
 
-  apiRanges(): Array<{ apiKey: number; minVersion: number; maxVersion: number }> {
-    return this.handlers().map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+  apiRanges(): ApiRange[] {
+    return this.handlers().map(advertisedRange);
   }
 }
 

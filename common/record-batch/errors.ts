@@ -7,10 +7,19 @@ export type RecordBatchErrorKind =
   /** Framing or offset/count inconsistencies, magic other than 2 (Kafka's InvalidRecordException). */
   | 'INVALID_RECORD'
   /** compression codec id 5..7 */
-  | 'UNSUPPORTED_COMPRESSION_TYPE';
+  | 'UNSUPPORTED_COMPRESSION_TYPE'
+  /** A record's CreateTime outside the topic's message.timestamp.before/after.max.ms (produce only). */
+  | 'INVALID_TIMESTAMP';
+
+/** One refused record (KIP-467): its index in the batch and why. */
+export interface RecordError {
+  batchIndex: number;
+  message: string;
+}
 
 export class RecordBatchError extends Error {
-  constructor(readonly kind: RecordBatchErrorKind, message: string) {
+  /** recordErrors: the records that broke a per-record rule (empty when the batch itself is bad). */
+  constructor(readonly kind: RecordBatchErrorKind, message: string, readonly recordErrors: readonly RecordError[] = []) {
     super(message);
     this.name = 'RecordBatchError';
   }

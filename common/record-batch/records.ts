@@ -59,15 +59,21 @@ function varint(): number {
   }
 }
 
-/** Kafka ByteUtils.readVarlong: zigzag int64 in at most 10 bytes (a Number, exact below 2^53). */
+/**
+ * Kafka ByteUtils.readVarlong: zigzag int64 in at most 10 bytes (a Number,
+ * exact below 2^53). The sign comes from the first byte's low bit: a zigzag
+ * value above 2^53 is rounded, and its parity with it.
+ */
 function varlong(): number {
   let result = 0;
   let mul = 1;
+  let negative = false;
   for (let i = 0; i < 10; i++) {
     if (pos >= end) throw invalid('record field truncated (varlong)');
     const b = buf[pos++]!;
+    if (i === 0) negative = (b & 1) === 1;
     result += (b & 0x7f) * mul;
-    if ((b & 0x80) === 0) return result % 2 === 0 ? result / 2 : -(result + 1) / 2;
+    if ((b & 0x80) === 0) return negative ? -Math.floor(result / 2) - 1 : Math.floor(result / 2);
     mul *= 128;
   }
   throw invalid('varlong longer than 10 bytes');

@@ -4,7 +4,7 @@
 // records that decompress and frame exactly.
 import { checkCrc, readBatchHeader, type BatchHeader } from './header.js';
 import { decompress, isKnownCodec } from './codecs.js';
-import { corrupt, invalid, RecordBatchError } from './errors.js';
+import { corrupt, invalid, RecordBatchError, type RecordError } from './errors.js';
 import { BATCH_HEADER_SIZE } from './layout.js';
 import { walkRecords, type DeltaRule, type RecordSink } from './records.js';
 
@@ -44,24 +44,68 @@ export function checkBatchHeader(batch: Buffer, origin: BatchOrigin, crc = true)
 }
 
 /**
+ * Per-record rules of a produce request (Kafka's LogValidator.validateRecord).
+ * requireKeys: a compacted topic refuses records without a key; the value is
+ * the per-record message. timestamps: a CreateTime topic refuses a record
+ * whose timestamp (other than -1) lies outside [now - beforeMaxMs, now +
+ * afterMaxMs] (message.timestamp.before.max.ms / after.max.ms).
+ */
+export interface RecordRules {
+  requireKeys?: string;
+  timestamps?: { now: number; beforeMaxMs: bigint; afterMaxMs: bigint };
+}
+
+/**
  * Full validation of one batch: header checks, then the records are
  * decompressed once and walked. Uncompressed records are walked in place.
- * Throws RecordBatchError; returns the header.
+ * Throws RecordBatchError; returns the header. A framing fault fails the
+ * batch at once; records breaking a RecordRules rule are all collected and
+ * reported together in recordErrors (KIP-467), as Kafka does.
  */
-export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean; requireKeys?: string } = {}): BatchHeader {
+export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: boolean } & RecordRules = {}): BatchHeader {
   const h = checkBatchHeader(batch, origin, opts.crc !== false);
   // Only walked here, never kept.
   const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
-  walkRecords(data, 0, data.length, h, ruleOf(origin), opts.requireKeys === undefined ? null : keyRequired(opts.requireKeys));
+  const rules = opts.requireKeys !== undefined || opts.timestamps !== undefined ? recordRules(h, opts) : null;
+  walkRecords(data, 0, data.length, h, ruleOf(origin), rules?.sink ?? null);
+  rules?.finish();
   return h;
 }
 
-/** A compacted topic refuses records without a key (Kafka's LogValidator); `message` is the refusal. */
-function keyRequired(message: string): RecordSink {
-  return {
-    record(_o, _t, _tt, _b, _ks, keyLen) {
-      if (keyLen < 0) throw invalid(message);
+/**
+ * The sink that checks each record, and the verdict afterwards (Kafka's
+ * processRecordErrors): any timestamp error makes the batch INVALID_TIMESTAMP,
+ * otherwise INVALID_RECORD naming at most the first three errors. Each record
+ * gets at most one error, the key check first.
+ */
+function recordRules(h: BatchHeader, rules: RecordRules): { sink: RecordSink; finish(): void } {
+  const errors: RecordError[] = [];
+  let timestampErrors = 0;
+  const keys = rules.requireKeys;
+  const ts = rules.timestamps;
+  const lowBig = ts ? BigInt(ts.now) - ts.beforeMaxMs : 0n;
+  const highBig = ts ? BigInt(ts.now) + ts.afterMaxMs : 0n;
+  const low = Number(lowBig);
+  const high = Number(highBig);
+  const sink: RecordSink = {
+    record(offset, timestampMs, _tt, _b, _ks, keyLen) {
+      const batchIndex = offset - h.baseOffset;
+      if (keys !== undefined && keyLen < 0) {
+        errors.push({ batchIndex, message: keys });
+      } else if (ts && timestampMs !== -1 && (timestampMs < low || timestampMs > high)) {
+        timestampErrors++;
+        errors.push({ batchIndex, message: `Timestamp ${timestampMs} of message with offset ${offset} is out of range. The timestamp should be within [${lowBig}, ${highBig}]` });
+      }
     },
     header() {},
+  };
+  return {
+    sink,
+    finish() {
+      if (errors.length === 0) return;
+      if (timestampErrors > 0) throw new RecordBatchError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', errors);
+      const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
+      throw new RecordBatchError('INVALID_RECORD', `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`, errors);
+    },
   };
 }

@@ -124,6 +124,79 @@ describe('produce validation', () => {
   });
 });
 
+/** A Produce v0-v2 request in the v0 layout (acks, timeout, topics), by hand: Runnel's definition starts at v3. */
+function oldProduceFrame(version: number, topic: string): Buffer {
+  const t = Buffer.from(topic);
+  const client = Buffer.from('old');
+  const b = Buffer.alloc(4 + 2 + 2 + 4 + 2 + client.length + 2 + 4 + 4 + 2 + t.length + 4 + 4 + 4);
+  let at = b.writeInt32BE(b.length - 4, 0);
+  at = b.writeInt16BE(0, at); // Produce
+  at = b.writeInt16BE(version, at);
+  at = b.writeInt32BE(77, at); // correlation id
+  at = b.writeInt16BE(client.length, at);
+  at += client.copy(b, at);
+  at = b.writeInt16BE(1, at); // acks
+  at = b.writeInt32BE(1000, at); // timeout
+  at = b.writeInt32BE(1, at); // one topic
+  at = b.writeInt16BE(t.length, at);
+  at += t.copy(b, at);
+  at = b.writeInt32BE(1, at); // one partition
+  at = b.writeInt32BE(0, at); // partition 0
+  b.writeInt32BE(-1, at); // null message set
+  return b;
+}
+
+describe('Produce v0-v2: advertised by ApiVersions, refused on use (Kafka 4.0, KAFKA-18659)', () => {
+  for (const v of [0, 2]) {
+    it(`a raw Produce v${v} request: the connection closes without a response; other connections keep working`, async () => {
+      const c = await WireClient.connect(fx.broker.port);
+      await createTopic(c, `old-v${v}`);
+      const old = await WireClient.connect(fx.broker.port);
+      let answered = false;
+      old.send(oldProduceFrame(v, `old-v${v}`), 77, 5000).then(() => { answered = true; }, () => {});
+      expect(await old.closedWithin(5000)).toBe(true);
+      expect(answered).toBe(false);
+      expect(partitionResult(await produce(c, `old-v${v}`, buildBatch([{ key: null, value: Buffer.from('v3+') }]))).errorCode).toBe(0);
+      c.close();
+    });
+  }
+});
+
+describe('per-record refusals name the records (KIP-467 record_errors, Produce v8+)', () => {
+  it('keyless records on a compacted topic: INVALID_RECORD, record_errors lists exactly them, nothing appended', async () => {
+    const c = await WireClient.connect(fx.broker.port);
+    await createTopic(c, 'rec-errors-compacted', [{ name: 'cleanup.policy', value: 'compact' }]);
+    const recs = [0, 1, 2, 3].map((i) => ({ key: i % 2 === 1 ? null : Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
+    const r = partitionResult(await produce(c, 'rec-errors-compacted', buildBatch(recs)));
+    const why = 'Compacted topic cannot accept message without key in topic partition rec-errors-compacted-0';
+    expect(r.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(r.recordErrors).toEqual([{ batchIndex: 1, batchIndexErrorMessage: why }, { batchIndex: 3, batchIndexErrorMessage: why }]);
+    expect(r.errorMessage).toBe(`One or more records have been rejected due to 2 record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=1, message='${why}'), RecordError(batchIndex=3, message='${why}')]`);
+    expect(await logEnd(c, 'rec-errors-compacted')).toBe(0);
+    c.close();
+  });
+
+  it('CreateTime 9e15 on a default topic: INVALID_TIMESTAMP naming the record; a topic with after.max.ms=Long.MAX takes it', async () => {
+    const c = await WireClient.connect(fx.broker.port);
+    await createTopic(c, 'rec-errors-ts');
+    const now = Date.now();
+    const b = buildBatch([{ key: null, value: Buffer.from('now'), timestamp: now }, { key: null, value: Buffer.from('far'), timestamp: 9e15 }]);
+    const r = partitionResult(await produce(c, 'rec-errors-ts', b));
+    expect(r.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
+    expect(r.errorMessage).toBe('One or more records have been rejected due to invalid timestamp');
+    expect(r.recordErrors).toHaveLength(1);
+    expect(r.recordErrors[0].batchIndex).toBe(1);
+    expect(r.recordErrors[0].batchIndexErrorMessage).toMatch(/^Timestamp 9000000000000000 of message with offset 1 is out of range\. The timestamp should be within \[-\d+, \d+\]$/);
+    expect(await logEnd(c, 'rec-errors-ts')).toBe(0);
+    await createTopic(c, 'rec-errors-ts-wide', [{ name: 'message.timestamp.after.max.ms', value: '9223372036854775807' }]);
+    expect(partitionResult(await produce(c, 'rec-errors-ts-wide', b))).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    // LogAppendTime topics replace the timestamps: not checked
+    await createTopic(c, 'rec-errors-ts-lat', [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]);
+    expect(partitionResult(await produce(c, 'rec-errors-ts-lat', b))).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    c.close();
+  });
+});
+
 /** Log end offset (ListOffsets LATEST), the high watermark for a single-replica partition. */
 async function logEnd(c: WireClient, topic: string): Promise<number> {
   const res = await c.request(ListOffsets, 4, {

@@ -1,9 +1,20 @@
 import { ApiVersions } from '../protocol/messages/api-versions.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
+import type { Handler, HandlerOf } from './types.js';
+
+export interface ApiRange { apiKey: number; minVersion: number; maxVersion: number }
+
+/**
+ * The range ApiVersions lists for a handler. Produce lists 0-2 although it
+ * handles 3+ only: librdkafka enables gzip, snappy and lz4 only when the
+ * broker's Produce range includes v0 (Kafka 4.0 does the same, KAFKA-18659).
+ */
+export function advertisedRange(h: Pick<Handler, 'api' | 'minVersion' | 'maxVersion' | 'advertisedMinVersion'>): ApiRange {
+  return { apiKey: h.api.apiKey, minVersion: h.advertisedMinVersion ?? h.minVersion, maxVersion: h.maxVersion };
+}
 
 /** ApiVersions is computed from the registry, so it can only advertise what is handled. */
-export function apiVersionsHandler(ranges: () => Array<{ apiKey: number; minVersion: number; maxVersion: number }>): HandlerOf<typeof ApiVersions> {
+export function apiVersionsHandler(ranges: () => ApiRange[]): HandlerOf<typeof ApiVersions> {
   return {
     api: ApiVersions,
     minVersion: 0,

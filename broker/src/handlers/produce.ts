@@ -1,7 +1,7 @@
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../../../common/errors.js';
-import { HEADER_SIZE, readHeader, splitAndValidate } from '../record-batch/batch.js';
+import { HEADER_SIZE, RecordValidationError, readHeader, splitAndValidate, type RecordRules } from '../record-batch/batch.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
 import { recompressBatch } from '../../../common/record-batch/rebuild.js';
 import { Codec } from '../../../common/record-batch/layout.js';
@@ -23,16 +23,20 @@ interface PartitionResult {
   logAppendTimeMs: number;
   logStartOffset: number;
   errorMessage: string | null;
+  /** KIP-467 (v8+): the records that made the batch fail; the client fails only these. */
+  recordErrors: Array<{ batchIndex: number; batchIndexErrorMessage: string | null }>;
 }
 
-const fail = (index: number, code: KafkaErrorCode, message?: string): PartitionResult => ({
-  index, errorCode: code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: message ?? codeName(code),
+const fail = (index: number, code: KafkaErrorCode, message?: string, recordErrors: PartitionResult['recordErrors'] = []): PartitionResult => ({
+  index, errorCode: code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: message ?? codeName(code), recordErrors,
 });
 
 export const produceHandler: HandlerOf<typeof Produce> = {
   api: Produce,
   minVersion: 3,
   maxVersion: 11,
+  // Listed from v0 for librdkafka's compression check, refused on use (Kafka 4.0, KAFKA-18659).
+  advertisedMinVersion: 0,
   async handle(req, ctx, b) {
     const acks: number = req.acks;
     // Kafka: WRITE on the transactional id (all partitions fail without it), WRITE on each topic.
@@ -113,16 +117,39 @@ function failFromError(index: number, e: unknown): PartitionResult {
   throw e;
 }
 
+/**
+ * The per-record checks of Kafka's LogValidator for this topic: a compacted
+ * topic cannot keep a record it could never supersede (no key), and a
+ * CreateTime topic bounds each record's timestamp by
+ * message.timestamp.before.max.ms / after.max.ms around the broker's clock.
+ * LogAppendTime topics replace the timestamps, so they are not checked.
+ */
+function recordRules(b: BrokerServices, topic: TopicRecord, index: number, logAppendTime: boolean): RecordRules {
+  const rules: RecordRules = {};
+  if (isCompacted(b.log, topic)) rules.requireKeys = `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}`;
+  if (!logAppendTime) {
+    rules.timestamps = {
+      now: Date.now(),
+      beforeMaxMs: BigInt(b.log.configValue(topic, 'message.timestamp.before.max.ms')),
+      afterMaxMs: BigInt(b.log.configValue(topic, 'message.timestamp.after.max.ms')),
+    };
+  }
+  return rules;
+}
+
 async function appendPartition(
   b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
 ): Promise<PartitionResult> {
   if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');
   const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
+  const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   let batches: Buffer[];
   try {
-    // Kafka's LogValidator: a compacted topic cannot keep a record it could never supersede.
-    batches = splitAndValidate(records, isCompacted(b.log, topic) ? { requireKeys: `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}.` } : {});
+    batches = splitAndValidate(records, recordRules(b, topic, index, logAppendTime));
   } catch (e) {
+    if (e instanceof RecordValidationError) {
+      return fail(index, e.code, e.message, e.recordErrors.map((r) => ({ batchIndex: r.batchIndex, batchIndexErrorMessage: r.message })));
+    }
     if (e instanceof KafkaError) return fail(index, e.code, e.message);
     throw e;
   }
@@ -155,7 +182,6 @@ async function appendPartition(
     const refused = await verifyTransactional(b, p, h, transactionalId);
     if (refused) return fail(index, refused.code, refused.message);
   }
-  const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to
   // consumers until WAIT/WAITAOF confirms them (the high watermark follows durability).
   const waits = acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof);
@@ -170,7 +196,7 @@ async function appendPartition(
       if (out.pending) pending.push(out.pending);
       if (out.duplicate) duplicate = true;
       if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
-      first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null };
+      first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null, recordErrors: [] };
     }
     if (waits) {
       const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));

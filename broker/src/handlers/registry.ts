@@ -1,6 +1,6 @@
 // The explicit list of handlers. ApiVersions advertises exactly these.
 import type { Handler } from './types.js';
-import { apiVersionsHandler } from './api-versions.js';
+import { advertisedRange, apiVersionsHandler } from './api-versions.js';
 import { metadataHandler } from './metadata.js';
 import { produceHandler } from './produce.js';
 import { fetchHandler } from './fetch.js';
@@ -90,7 +90,7 @@ export function buildHandlers(): Handler[] {
     describeUserScramCredentialsHandler,
     alterUserScramCredentialsHandler,
   ];
-  const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+  const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map(advertisedRange);
   handlers.push(apiVersionsHandler(ranges));
   return handlers;
 }

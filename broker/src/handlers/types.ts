@@ -53,9 +53,15 @@ export interface RequestContext {
 /** The fields every handler has, whatever its API. */
 interface HandlerBase<A extends ApiDef> {
   api: A;
-  /** Advertised range; must lie within the definition's validVersions. */
+  /** Handled range; must lie within the definition's validVersions. */
   minVersion: number;
   maxVersion: number;
+  /**
+   * The minimum ApiVersions advertises when it is below minVersion: versions
+   * in [advertisedMinVersion, minVersion) are listed but refused on use by
+   * closing the connection (only Produce 0-2, KAFKA-18659).
+   */
+  advertisedMinVersion?: number;
 }
 
 /**

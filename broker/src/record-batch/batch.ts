@@ -4,11 +4,23 @@
 // cover (baseOffset, partitionLeaderEpoch).
 import { At, Attr, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from '../../../common/record-batch/layout.js';
 import { readBatchHeader, writeCrc, type BatchHeader } from '../../../common/record-batch/header.js';
-import { RecordBatchError } from '../../../common/record-batch/errors.js';
-import { validateBatch } from '../../../common/record-batch/validate.js';
-import { ErrorCode, KafkaError } from '../../../common/errors.js';
+import { RecordBatchError, type RecordError } from '../../../common/record-batch/errors.js';
+import { validateBatch, type RecordRules } from '../../../common/record-batch/validate.js';
+import { ErrorCode, KafkaError, type KafkaErrorCode } from '../../../common/errors.js';
 
 export type { BatchHeader } from '../../../common/record-batch/header.js';
+export type { RecordRules } from '../../../common/record-batch/validate.js';
+
+/**
+ * A refused batch (Kafka's RecordValidationException): recordErrors names the
+ * records that broke a per-record rule; the Produce response (v8+) carries
+ * them so the client fails only those records (KIP-467).
+ */
+export class RecordValidationError extends KafkaError {
+  constructor(code: KafkaErrorCode, message: string, readonly recordErrors: readonly RecordError[]) {
+    super(code, message);
+  }
+}
 export const HEADER_SIZE = BATCH_HEADER_SIZE;
 export const Compression = Codec;
 
@@ -25,10 +37,11 @@ export const lastOffsetOf = (h: BatchHeader): number => h.baseOffset + h.lastOff
  * accepts exactly one batch per partition (ProduceRequest.validateRecords).
  * Synchronous on purpose: the produce handler appends right after it, with no
  * await, so offsets are assigned in request order.
- * Throws KafkaError: CORRUPT_MESSAGE (CRC, undecompressable data),
- * INVALID_RECORD (framing, counts, magic) or UNSUPPORTED_COMPRESSION_TYPE.
+ * Throws RecordValidationError: CORRUPT_MESSAGE (CRC, undecompressable data),
+ * INVALID_RECORD (framing, counts, magic, a keyless record on a compacted
+ * topic), INVALID_TIMESTAMP (`opts.timestamps`) or UNSUPPORTED_COMPRESSION_TYPE.
  */
-export function splitAndValidate(records: Buffer, opts: { requireKeys?: string } = {}): Buffer[] {
+export function splitAndValidate(records: Buffer, opts: RecordRules = {}): Buffer[] {
   const out: Buffer[] = [];
   let at = 0;
   while (at < records.length) {
@@ -45,7 +58,7 @@ export function splitAndValidate(records: Buffer, opts: { requireKeys?: string }
   try {
     validateBatch(out[0]!, 'client', opts);
   } catch (e) {
-    if (e instanceof RecordBatchError) throw new KafkaError(ErrorCode[e.kind], e.message);
+    if (e instanceof RecordBatchError) throw new RecordValidationError(ErrorCode[e.kind], e.message, e.recordErrors);
     throw e;
   }
   return out;

@@ -63,8 +63,8 @@ const ORDER = [18, 3, 60, 19, 37, 32, 44, 22, 0, 2, 1, 10, 11, 14, 12, 8, 9, 24,
 const rank = (apiKey: number): number => (ORDER.includes(apiKey) ? ORDER.indexOf(apiKey) : ORDER.length + apiKey);
 const CLUSTER_ID = 'golden-cluster-00000001';
 const CREATED = 1_700_000_000_000;
-/** Date.now() during the replay. */
-const NOW = 1_750_000_000_000;
+/** Date.now() during the replay: just after the captured records' CreateTime (records more than message.timestamp.after.max.ms ahead of it are refused). */
+const NOW = 1_796_115_000_000;
 const JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-secret";';
 
 const apiNames = new Map(buildHandlers().map((h) => [h.api.apiKey, h.api.name]));

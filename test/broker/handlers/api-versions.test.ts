@@ -1,0 +1,77 @@
+// ApiVersions lists Produce from v0 (librdkafka's compression check needs it),
+// while Produce v0-v2 requests close the connection without a response, as in
+// Kafka 4.0 (KAFKA-18659: Processor.parseRequestHeader throws
+// UnsupportedVersionException and the network thread closes the channel).
+import { describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../../broker/src/dispatch.js';
+import { buildHandlers } from '../../../broker/src/handlers/registry.js';
+import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
+import { Produce } from '../../../broker/src/protocol/messages/produce.js';
+import { decode } from '../../../broker/src/protocol/codec.js';
+import { Reader } from '../../../broker/src/protocol/reader.js';
+import { newSession } from '../../../broker/src/security/session.js';
+import { ErrorCode } from '../../../common/errors.js';
+import { WireClient } from '../../helpers/wire.js';
+import { unitServices } from '../support/services.js';
+
+const session = newSession(1, '127.0.0.1');
+const dispatcher = () => new Dispatcher(buildHandlers(), unitServices());
+const strip = (f: Buffer): Buffer => f.subarray(4); // the frame without its size
+
+/** A Produce v0-v2 request (the v0 layout: acks, timeout, topics), written by hand: Runnel's definition starts at v3. */
+function oldProduce(version: number, correlationId: number): Buffer {
+  const topic = Buffer.from('t');
+  const client = Buffer.from('old-client');
+  const body = Buffer.alloc(2 + 4 + 4 + 2 + topic.length + 4 + 4 + 4);
+  let at = 0;
+  at = body.writeInt16BE(1, at); // acks
+  at = body.writeInt32BE(1000, at); // timeout
+  at = body.writeInt32BE(1, at); // one topic
+  at = body.writeInt16BE(topic.length, at);
+  at += topic.copy(body, at);
+  at = body.writeInt32BE(1, at); // one partition
+  at = body.writeInt32BE(0, at); // partition 0
+  body.writeInt32BE(-1, at); // null message set
+  const header = Buffer.alloc(2 + 2 + 4 + 2 + client.length);
+  header.writeInt16BE(0, 0);
+  header.writeInt16BE(version, 2);
+  header.writeInt32BE(correlationId, 4);
+  header.writeInt16BE(client.length, 8);
+  client.copy(header, 10);
+  return Buffer.concat([header, body]);
+}
+
+describe('Produce versions (KAFKA-18659)', () => {
+  it('ApiVersions v3 lists Produce 0-11', async () => {
+    const res = await dispatcher().dispatch(strip(WireClient.frame(ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 7)), session);
+    expect(res.kind).toBe('response');
+    const frame = Buffer.concat((res as { chunks: Buffer[] }).chunks).subarray(4);
+    const body = decode(ApiVersions.response, 3, new Reader(frame, 4)) as { errorCode: number; apiKeys: Array<{ apiKey: number; minVersion: number; maxVersion: number }> };
+    expect(body.errorCode).toBe(0);
+    expect(body.apiKeys.find((k) => k.apiKey === 0)).toEqual({ apiKey: 0, minVersion: 0, maxVersion: 11 });
+  });
+
+  it('the KIP-511 fallback (ApiVersions v0 with UNSUPPORTED_VERSION) lists Produce from 0 too', async () => {
+    const res = await dispatcher().dispatch(strip(WireClient.frame(ApiVersions, 4, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 8)).fill(0x7f, 2, 3), session);
+    const frame = Buffer.concat((res as { chunks: Buffer[] }).chunks).subarray(4);
+    const body = decode(ApiVersions.response, 0, new Reader(frame, 4)) as { errorCode: number; apiKeys: Array<{ apiKey: number; minVersion: number }> };
+    expect(body.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    expect(body.apiKeys.find((k) => k.apiKey === 0)?.minVersion).toBe(0);
+  });
+
+  for (const v of [0, 1, 2]) {
+    it(`Produce v${v} closes the connection, no response`, async () => {
+      const res = await dispatcher().dispatch(oldProduce(v, 9), session);
+      expect(res).toMatchObject({ kind: 'close', reason: expect.stringMatching(/Produce v\d/) });
+    });
+  }
+
+  it('Produce v3 is handled and v12 (above the range) is answered UNSUPPORTED_VERSION as before', async () => {
+    const d = dispatcher();
+    const v3 = await d.dispatch(strip(WireClient.frame(Produce, 3, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, 10)), session);
+    expect(v3.kind).toBe('response');
+    const v12 = Buffer.from(strip(WireClient.frame(Produce, 11, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, 11)));
+    v12.writeInt16BE(12, 2);
+    expect((await d.dispatch(v12, session)).kind).toBe('response');
+  });
+});
