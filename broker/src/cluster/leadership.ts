@@ -16,6 +16,7 @@ import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-sto
 import type { Logger } from '../../../common/logger/logger.js';
 import { claimNodeId } from './registration.js';
 import { rendezvousNode } from '../../../common/rendezvous.js';
+import { planTakes, planUpkeep, type HeldUnit, type OtherUnit } from './tick-plan.js';
 
 export interface LeadershipOptions {
   self: BrokerInfo;
@@ -26,6 +27,12 @@ export interface LeadershipOptions {
   coordinatorSlots: number;
   /** Units handed over to their new desired leader per tick. */
   handoffPerTick: number;
+  /**
+   * Most partition and coordinator-slot acquisitions in flight at once (the
+   * ticks' and claims' together): a burst of free units is taken this many
+   * at a time, over several ticks (leadership.acquire.per.tick).
+   */
+  acquirePerTick: number;
 }
 
 export interface Held {
@@ -101,7 +108,10 @@ export class Leadership {
   private readonly desired = new Map<string, number | null>();
   private desiredFor = '';
   private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
+  /** The upkeep in flight (resolves to the units, or null if it failed). */
+  private upkeeping: Promise<LeaseUnit[] | null> | null = null;
+  /** The takes in flight: at most one at a time, so at most acquirePerTick acquisitions run. */
+  private taking: Promise<void> | null = null;
   private stopped = false;
   /** Leadership changes not yet logged: one summary line per tick (or per burst of claims), per-unit lines at debug. */
   private changes: { acquired: string[]; released: string[] } = { acquired: [], released: [] };
@@ -139,12 +149,19 @@ export class Leadership {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.ticking;
+    await this.settled();
     // Graceful shutdown hands everything over at once and leaves the cluster.
     const releases = [...this.held.keys()].map((k) => this.releaseKey(k));
     await Promise.allSettled(releases);
     this.flushChanges();
     await this.store.unregisterBroker(this.nodeId, this.instance).catch(() => undefined);
+  }
+
+  /** Resolves once no tick and no acquisition is in flight. */
+  private async settled(): Promise<void> {
+    while (this.upkeeping || this.taking || this.acquiring.size > 0) {
+      await Promise.allSettled([this.upkeeping, this.taking, ...this.acquiring.values()]);
+    }
   }
 
   liveBrokers(): BrokerInfo[] {
@@ -206,6 +223,8 @@ export class Leadership {
   async claim(u: LeaseUnit): Promise<boolean> {
     if (this.leads(u)) return true;
     if (this.desiredLeader(u) !== this.nodeId) return false;
+    // As many acquisitions in flight as a tick may run: the unit is taken by a later tick instead.
+    if (this.acquiring.size >= this.opts.acquirePerTick && !this.acquiring.has(unitKey(u))) return false;
     return this.tryAcquire(u);
   }
 
@@ -246,6 +265,7 @@ export class Leadership {
 
   /** Renews held units in one batch; a unit whose lease is no longer ours is released here. */
   private async renew(units: LeaseUnit[]): Promise<void> {
+    if (units.length === 0) return;
     const renewAt = Date.now();
     const ok = await this.store.renewLeases(units, this.instance, this.opts.leaseTtlMs);
     units.forEach((u, i) => {
@@ -264,7 +284,7 @@ export class Leadership {
   private noteChange(kind: 'acquired' | 'released', key: string): void {
     this.changes[kind].push(key);
     // Outside a tick (a claim for a new topic, shutdown): one line for the burst, shortly after.
-    if (!this.ticking && !this.flushTimer) {
+    if (!this.upkeeping && !this.taking && !this.flushTimer) {
       this.flushTimer = setTimeout(() => this.flushChanges(), 20);
       this.flushTimer.unref();
     }
@@ -292,64 +312,93 @@ export class Leadership {
     this.logger.error('node id taken over by another instance; giving up leadership', { nodeId: this.nodeId, instance: this.instance, holder });
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.taking;
+    await Promise.allSettled([...this.acquiring.values()]);
     await Promise.allSettled([...this.held.keys()].map((k) => this.releaseKey(k)));
     this.flushChanges();
     this.events.onSuperseded?.(holder);
   }
 
+  /**
+   * One tick: the upkeep (registration, live brokers, renewals, handoffs),
+   * then the takes (holders of the units not held here, and acquisitions of
+   * free ones this broker should lead, at most acquirePerTick in flight).
+   * The timer starts a tick every tickMs; its upkeep runs even while an
+   * earlier tick's takes are still loading partitions, so renewals never wait
+   * behind acquisitions. Resolves when both parts of this tick are done.
+   */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return this.ticking ?? undefined;
-    this.ticking = this.runTick().finally(() => { this.ticking = null; });
-    return this.ticking;
+    if (this.stopped) return;
+    if (!this.upkeeping) this.upkeeping = this.upkeep().finally(() => { this.upkeeping = null; });
+    const units = await this.upkeeping;
+    if (!units || this.stopped) return;
+    if (!this.taking) this.taking = this.takes(units).finally(() => { this.taking = null; });
+    await this.taking;
   }
 
-  private async runTick(): Promise<void> {
+  /** Registration, live brokers, renewals and handoffs; resolves to the units, or null if the tick failed. */
+  private async upkeep(): Promise<LeaseUnit[] | null> {
     const now = Date.now();
     try {
       const reg = await this.store.registerBroker(this.opts.self, this.instance, now + this.opts.leaseTtlMs, now);
-      if (!reg.ok) return await this.superseded(reg.holder);
+      if (!reg.ok) { await this.superseded(reg.holder); return null; }
       this.live = await this.store.liveBrokers(now);
       if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
       const units = await this.units();
-      // Units held here are renewed, not read: the renewal says whether the
-      // lease is still ours. Only the others are read, to learn their leaders
-      // and epochs and to take the free ones this broker should lead.
-      const mine: LeaseUnit[] = [];
-      const others: LeaseUnit[] = [];
-      for (const u of units) (this.held.has(unitKey(u)) ? mine : others).push(u);
-      const holdersP = others.length ? this.store.leaseHolders(others) : Promise.resolve([]);
-      let handoffs = 0;
+      const plan = planUpkeep(this.heldUnits(units), {
+        now: Date.now(), renewWithinMs: this.opts.leaseTtlMs * RENEW_WHEN_LEFT, handoffPerTick: this.opts.handoffPerTick,
+      });
+      // Units held here are renewed, not read: the renewal says whether the lease is still ours.
+      await Promise.all([this.renew(plan.renew), ...plan.handoff.map((u) => this.releaseKey(unitKey(u)))]);
+      return units;
+    } catch (e) {
+      this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+      return null;
+    } finally {
+      this.flushChanges();
+    }
+  }
+
+  private *heldUnits(units: LeaseUnit[]): Generator<HeldUnit<LeaseUnit>> {
+    for (const u of units) {
+      const h = this.held.get(unitKey(u));
+      if (h) yield { unit: u, validUntil: h.validUntil, ours: this.desiredLeader(u) === this.nodeId };
+    }
+  }
+
+  /**
+   * Reads the holders and epochs of the units not held here (their leaders
+   * for Metadata), and acquires the free ones this broker should lead, as
+   * many as fit beside the acquisitions in flight; the rest wait for a later tick.
+   */
+  private async takes(units: LeaseUnit[]): Promise<void> {
+    try {
+      const others = units.filter((u) => !this.held.has(unitKey(u)));
+      if (others.length === 0) return;
+      const holders = await this.store.leaseHolders(others);
       const work: Promise<unknown>[] = [];
-      const due: LeaseUnit[] = [];
-      for (const u of mine) {
-        const key = unitKey(u);
-        if (this.desiredLeader(u) !== this.nodeId && handoffs < this.opts.handoffPerTick) {
-          handoffs++;
-          work.push(this.releaseKey(key));
-        } else if (this.held.get(key)!.validUntil - Date.now() <= this.opts.leaseTtlMs * RENEW_WHEN_LEFT) {
-          due.push(u);
-        }
-      }
-      if (due.length) work.push(this.renew(due));
-      const holders = await holdersP;
+      const candidates: Array<OtherUnit<LeaseUnit>> = [];
       others.forEach((u, i) => {
         const key = unitKey(u);
-        const holder = holders[i]?.holder ?? null;
-        const instance = holders[i]?.instance ?? null;
-        this.observedEpochs.set(key, holders[i]?.epoch ?? 0);
-        if (instance === this.instance) {
+        const h = holders[i];
+        const holder = h?.holder ?? null;
+        this.observedEpochs.set(key, h?.epoch ?? 0);
+        if (h?.instance === this.instance) {
           // Held in Redis but not here, and no acquisition in flight (a failed takeover): give it back cleanly.
           if (!this.acquiring.has(key) && !this.held.has(key)) work.push(this.store.releaseLease(u, this.instance));
           return;
         }
         if (holder === null) {
           this.observed.delete(key);
-          if (this.desiredLeader(u) === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
+          if (this.desiredLeader(u) === this.nodeId) candidates.push({ unit: u, free: true, ours: true, acquiring: this.acquiring.has(key) });
         } else if (holder === this.nodeId) {
           // A dead predecessor with this node id still holds it until its lease expires: nobody leads it now.
           this.observed.delete(key);
         } else this.observed.set(key, holder);
       });
+      for (const u of planTakes(candidates, { acquirePerTick: this.opts.acquirePerTick, inFlight: this.acquiring.size })) {
+        work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: unitKey(u), err: String(e) })));
+      }
       await Promise.all(work);
     } catch (e) {
       this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });

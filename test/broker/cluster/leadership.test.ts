@@ -12,7 +12,7 @@ function broker(store: MemoryClusterStore, id: number, handoff = 3, instance = `
   const acquired: string[] = [];
   const released: string[] = [];
   const superseded: string[] = [];
-  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: handoff },
+  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, acquirePerTick: 1000, handoffPerTick: handoff },
     async () => units, {
       onAcquire: async (u) => { acquired.push(unitKey(u)); },
       onRelease: (u) => { released.push(unitKey(u)); },
@@ -117,7 +117,7 @@ describe('Leadership: a claim in flight', () => {
     const loading = new Promise<void>((r) => (open = r));
     let onAcquireCalls = 0;
     const released: string[] = [];
-    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: 3 },
+    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => all, {
         onAcquire: async (u) => {
           if (unitKey(u) !== unitKey(fresh)) return;
@@ -196,7 +196,7 @@ describe('Leadership: leases belong to one process instance', () => {
     const store = new MemoryClusterStore();
     const slot0 = { kind: 'coordinator' as const, slot: 0 };
     const withSlots = (id: number, instance: string) => new Leadership(store,
-      { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 1, handoffPerTick: 3 },
+      { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 1, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => [slot0], { onAcquire: async () => undefined, onRelease: () => undefined }, logger);
     const a = withSlots(1, '1:a');
     await a.tick();
@@ -219,7 +219,7 @@ describe('Leadership: leases belong to one process instance', () => {
       error: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', msg, fields }),
     };
     const slots: LeaseUnit[] = Array.from({ length: 50 }, (_, slot) => ({ kind: 'coordinator', slot }));
-    const l = new Leadership(new MemoryClusterStore(), { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 50, handoffPerTick: 3 },
+    const l = new Leadership(new MemoryClusterStore(), { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 50, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => [...units, ...slots], { onAcquire: async () => undefined, onRelease: () => undefined }, capture);
     await l.tick();
     const info = lines.filter((x) => x.level === 'info');
