@@ -110,8 +110,8 @@ export class Leadership {
   private timer: NodeJS.Timeout | null = null;
   /** The upkeep in flight (resolves to the units, or null if it failed). */
   private upkeeping: Promise<LeaseUnit[] | null> | null = null;
-  /** The takes in flight: at most one at a time, so at most acquirePerTick acquisitions run. */
-  private taking: Promise<void> | null = null;
+  /** The takes being planned (holders read), at most one at a time; resolves to its acquisitions' end. */
+  private taking: Promise<Promise<unknown>> | null = null;
   private stopped = false;
   /** Leadership changes not yet logged: one summary line per tick (or per burst of claims), per-unit lines at debug. */
   private changes: { acquired: string[]; released: string[] } = { acquired: [], released: [] };
@@ -283,9 +283,10 @@ export class Leadership {
 
   private noteChange(kind: 'acquired' | 'released', key: string): void {
     this.changes[kind].push(key);
-    // Outside a tick (a claim for a new topic, shutdown): one line for the burst, shortly after.
+    // Outside a tick (a claim for a new topic, shutdown): one line for the burst,
+    // shortly after; while a backlog is being acquired, at most one per tick.
     if (!this.upkeeping && !this.taking && !this.flushTimer) {
-      this.flushTimer = setTimeout(() => this.flushChanges(), 20);
+      this.flushTimer = setTimeout(() => this.flushChanges(), this.acquiring.size > 1 ? this.opts.tickMs : 20);
       this.flushTimer.unref();
     }
   }
@@ -333,7 +334,8 @@ export class Leadership {
     const units = await this.upkeeping;
     if (!units || this.stopped) return;
     if (!this.taking) this.taking = this.takes(units).finally(() => { this.taking = null; });
-    await this.taking;
+    const started = await this.taking;
+    await started;
   }
 
   /** Registration, live brokers, renewals and handoffs; resolves to the units, or null if the tick failed. */
@@ -369,12 +371,13 @@ export class Leadership {
   /**
    * Reads the holders and epochs of the units not held here (their leaders
    * for Metadata), and acquires the free ones this broker should lead, as
-   * many as fit beside the acquisitions in flight; the rest wait for a later tick.
+   * many as fit beside the acquisitions in flight; the rest wait for a later
+   * tick. Resolves once they are started, to a promise of their end.
    */
-  private async takes(units: LeaseUnit[]): Promise<void> {
+  private async takes(units: LeaseUnit[]): Promise<Promise<unknown>> {
     try {
       const others = units.filter((u) => !this.held.has(unitKey(u)));
-      if (others.length === 0) return;
+      if (others.length === 0) return Promise.resolve();
       const holders = await this.store.leaseHolders(others);
       const work: Promise<unknown>[] = [];
       const candidates: Array<OtherUnit<LeaseUnit>> = [];
@@ -399,9 +402,11 @@ export class Leadership {
       for (const u of planTakes(candidates, { acquirePerTick: this.opts.acquirePerTick, inFlight: this.acquiring.size })) {
         work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: unitKey(u), err: String(e) })));
       }
-      await Promise.all(work);
+      // One line for this tick's acquisitions once they are done.
+      return Promise.all(work).finally(() => this.flushChanges());
     } catch (e) {
       this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+      return Promise.resolve();
     } finally {
       this.flushChanges();
     }
