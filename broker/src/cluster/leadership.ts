@@ -71,6 +71,12 @@ const RENEW_WHEN_LEFT = 0.5;
 /** desiredLeader keeps at most this many answers (units of deleted topics would otherwise stay). */
 const MAX_DESIRED_CACHED = 1_000_000;
 
+/** A tick's units and their keys (unitKey), index for index. */
+interface TickUnits {
+  units: LeaseUnit[];
+  keys: string[];
+}
+
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
 
 /** Compact ranges: [0, 1, 2, 5] -> "0-2,5". */
@@ -101,15 +107,19 @@ export function describeUnits(keys: string[]): { partitions: string; coordinator
 
 export class Leadership {
   private live: BrokerInfo[] = [];
+  private readonly solo: BrokerInfo[];
   private readonly held = new Map<string, Held>();
   private readonly observed = new Map<string, number>();
   private readonly observedEpochs = new Map<string, number>();
   /** desiredLeader's answers for the live brokers `desiredFor` (their node ids, joined). */
   private readonly desired = new Map<string, number | null>();
   private desiredFor = '';
+  private desiredIds: number[] = [];
+  /** The live-broker list desiredFor was computed from (a tick replaces the list). */
+  private desiredBrokers: BrokerInfo[] | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** The upkeep in flight (resolves to the units, or null if it failed). */
-  private upkeeping: Promise<LeaseUnit[] | null> | null = null;
+  /** The upkeep in flight (resolves to the units and their keys, or null if it failed). */
+  private upkeeping: Promise<TickUnits | null> | null = null;
   /** The takes being planned (holders read), at most one at a time; resolves to its acquisitions' end. */
   private taking: Promise<Promise<unknown>> | null = null;
   private stopped = false;
@@ -131,7 +141,9 @@ export class Leadership {
     private readonly units: () => Promise<LeaseUnit[]>,
     private readonly events: LeadershipEvents,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.solo = [opts.self];
+  }
 
   get nodeId(): number { return this.opts.self.nodeId; }
   get instance(): string { return this.opts.instance; }
@@ -165,7 +177,7 @@ export class Leadership {
   }
 
   liveBrokers(): BrokerInfo[] {
-    return this.live.length ? this.live : [this.opts.self];
+    return this.live.length ? this.live : this.solo;
   }
 
   /** This broker may act as leader of the unit right now. */
@@ -193,18 +205,28 @@ export class Leadership {
   }
 
   desiredLeader(u: LeaseUnit): number | null {
-    // Rendezvous hashing costs a SHA-1 per unit and live broker; a tick asks for
-    // every unit, so answers are kept until the set of live brokers changes.
-    const ids = this.liveBrokers().map((b) => b.nodeId);
-    const sig = ids.join(',');
-    if (sig !== this.desiredFor || this.desired.size > MAX_DESIRED_CACHED) {
-      this.desired.clear();
+    return this.desiredOf(u, unitKey(u));
+  }
+
+  /**
+   * desiredLeader for a unit whose key the caller has. Rendezvous hashing
+   * costs a SHA-1 per unit and live broker; a tick asks for every unit, so
+   * answers are kept until the set of live brokers changes (their node ids
+   * are joined once per change, not per unit).
+   */
+  private desiredOf(u: LeaseUnit, key: string): number | null {
+    const brokers = this.liveBrokers();
+    if (brokers !== this.desiredBrokers || this.desired.size > MAX_DESIRED_CACHED) {
+      const ids = brokers.map((b) => b.nodeId);
+      const sig = ids.join(',');
+      if (sig !== this.desiredFor || this.desired.size > MAX_DESIRED_CACHED) this.desired.clear();
       this.desiredFor = sig;
+      this.desiredIds = ids;
+      this.desiredBrokers = brokers;
     }
-    const key = unitKey(u);
     let d = this.desired.get(key);
     if (d === undefined) {
-      d = rendezvousNode(key, ids);
+      d = rendezvousNode(key, this.desiredIds);
       this.desired.set(key, d);
     }
     return d;
@@ -339,7 +361,7 @@ export class Leadership {
   }
 
   /** Registration, live brokers, renewals and handoffs; resolves to the units, or null if the tick failed. */
-  private async upkeep(): Promise<LeaseUnit[] | null> {
+  private async upkeep(): Promise<TickUnits | null> {
     const now = Date.now();
     try {
       const reg = await this.store.registerBroker(this.opts.self, this.instance, now + this.opts.leaseTtlMs, now);
@@ -347,12 +369,13 @@ export class Leadership {
       this.live = await this.store.liveBrokers(now);
       if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
       const units = await this.units();
-      const plan = planUpkeep(this.heldUnits(units), {
+      const keys = units.map(unitKey); // once per unit and tick: the tick's Map lookups all use it
+      const plan = planUpkeep(this.heldUnits(units, keys), {
         now: Date.now(), renewWithinMs: this.opts.leaseTtlMs * RENEW_WHEN_LEFT, handoffPerTick: this.opts.handoffPerTick,
       });
       // Units held here are renewed, not read: the renewal says whether the lease is still ours.
       await Promise.all([this.renew(plan.renew), ...plan.handoff.map((u) => this.releaseKey(unitKey(u)))]);
-      return units;
+      return { units, keys };
     } catch (e) {
       this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
       return null;
@@ -361,10 +384,10 @@ export class Leadership {
     }
   }
 
-  private *heldUnits(units: LeaseUnit[]): Generator<HeldUnit<LeaseUnit>> {
-    for (const u of units) {
-      const h = this.held.get(unitKey(u));
-      if (h) yield { unit: u, validUntil: h.validUntil, ours: this.desiredLeader(u) === this.nodeId };
+  private *heldUnits(units: LeaseUnit[], keys: string[]): Generator<HeldUnit<LeaseUnit>> {
+    for (let i = 0; i < units.length; i++) {
+      const h = this.held.get(keys[i]!);
+      if (h) yield { unit: units[i]!, validUntil: h.validUntil, ours: this.desiredOf(units[i]!, keys[i]!) === this.nodeId };
     }
   }
 
@@ -374,15 +397,21 @@ export class Leadership {
    * many as fit beside the acquisitions in flight; the rest wait for a later
    * tick. Resolves once they are started, to a promise of their end.
    */
-  private async takes(units: LeaseUnit[]): Promise<Promise<unknown>> {
+  private async takes({ units, keys: allKeys }: TickUnits): Promise<Promise<unknown>> {
     try {
-      const others = units.filter((u) => !this.held.has(unitKey(u)));
+      const others: LeaseUnit[] = [];
+      const keys: string[] = [];
+      for (let i = 0; i < units.length; i++) {
+        if (this.held.has(allKeys[i]!)) continue;
+        others.push(units[i]!);
+        keys.push(allKeys[i]!);
+      }
       if (others.length === 0) return Promise.resolve();
       const holders = await this.store.leaseHolders(others);
       const work: Promise<unknown>[] = [];
       const candidates: Array<OtherUnit<LeaseUnit>> = [];
       others.forEach((u, i) => {
-        const key = unitKey(u);
+        const key = keys[i]!;
         const h = holders[i];
         const holder = h?.holder ?? null;
         this.observedEpochs.set(key, h?.epoch ?? 0);
@@ -393,7 +422,7 @@ export class Leadership {
         }
         if (holder === null) {
           this.observed.delete(key);
-          if (this.desiredLeader(u) === this.nodeId) candidates.push({ unit: u, free: true, ours: true, acquiring: this.acquiring.has(key) });
+          if (this.desiredOf(u, key) === this.nodeId) candidates.push({ unit: u, free: true, ours: true, acquiring: this.acquiring.has(key) });
         } else if (holder === this.nodeId) {
           // A dead predecessor with this node id still holds it until its lease expires: nobody leads it now.
           this.observed.delete(key);
