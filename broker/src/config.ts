@@ -210,7 +210,7 @@ const SETTINGS: Setting[] = [
   { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
-  { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
+  { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '10000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'fetch.read.ahead.bytes', field: 'fetchReadAheadBytes', kind: 'int', default: '67108864' },
