@@ -4,7 +4,10 @@
 // brokers. A broker takes free units it should lead, renews the ones it
 // holds, and hands over units that now belong elsewhere a few per tick, so
 // joins and departures move leadership gradually. A killed broker's units are
-// taken over once its leases expire (lease TTL + one tick).
+// taken over once its leases expire (lease TTL + one tick). Free units are
+// taken at most leadership.acquire.per.tick at a time, beside the renewals
+// rather than before them (tick-plan.ts), so a burst of new partitions or a
+// restart is absorbed over several ticks.
 //
 // Registrations and leases are held by this process's *instance*
 // (`<nodeId>:<random>`): a second process with the same node id fails to
