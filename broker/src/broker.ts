@@ -111,6 +111,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       tickMs: config.leadershipTickMs,
       coordinatorSlots: config.coordinatorSlots,
       handoffPerTick: config.leadershipHandoffPerTick,
+      acquirePerTick: config.leadershipAcquirePerTick,
     },
     () => leaseUnits(log, config.coordinatorSlots),
     {

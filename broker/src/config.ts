@@ -63,6 +63,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   coordinatorSlots: number;
   /** Leases handed to their new desired leader per tick when brokers join or leave. */
   leadershipHandoffPerTick: number;
+  /** Most lease acquisitions in flight at once: a burst of new or freed partitions is taken this many at a time. */
+  leadershipAcquirePerTick: number;
   rack: string;
   /** HTTP port for /health, /ready and /metrics; 0 disables it. */
   httpPort: number;
@@ -193,6 +195,7 @@ const SETTINGS: Setting[] = [
   { key: 'leadership.tick.ms', field: 'leadershipTickMs', kind: 'int', default: '500' },
   { key: 'offsets.topic.num.partitions', field: 'coordinatorSlots', kind: 'int', default: '50' },
   { key: 'leadership.handoff.per.tick', field: 'leadershipHandoffPerTick', kind: 'int', default: '8' },
+  { key: 'leadership.acquire.per.tick', field: 'leadershipAcquirePerTick', kind: 'int', default: '200' },
   { key: 'broker.rack', field: 'rack', kind: 'string', default: '' },
   { key: 'http.port', field: 'httpPort', kind: 'int', default: '0' },
   { key: 'http.host', field: 'httpHost', kind: 'string', default: '127.0.0.1' },
@@ -216,7 +219,7 @@ const SETTINGS: Setting[] = [
   { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
-  { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '100000' },
+  { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '10000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'fetch.read.ahead.bytes', field: 'fetchReadAheadBytes', kind: 'int', default: '67108864' },

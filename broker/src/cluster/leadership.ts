@@ -4,7 +4,10 @@
 // brokers. A broker takes free units it should lead, renews the ones it
 // holds, and hands over units that now belong elsewhere a few per tick, so
 // joins and departures move leadership gradually. A killed broker's units are
-// taken over once its leases expire (lease TTL + one tick).
+// taken over once its leases expire (lease TTL + one tick). Free units are
+// taken at most leadership.acquire.per.tick at a time, beside the renewals
+// rather than before them (tick-plan.ts), so a burst of new partitions or a
+// restart is absorbed over several ticks.
 //
 // Registrations and leases are held by this process's *instance*
 // (`<nodeId>:<random>`): a second process with the same node id fails to
@@ -16,6 +19,7 @@ import type { BrokerInfo, ClusterStore, LeaseUnit } from '../storage/cluster-sto
 import type { Logger } from '../../../common/logger/logger.js';
 import { claimNodeId } from './registration.js';
 import { rendezvousNode } from '../../../common/rendezvous.js';
+import { planTakes, planUpkeep, type HeldUnit, type OtherUnit } from './tick-plan.js';
 
 export interface LeadershipOptions {
   self: BrokerInfo;
@@ -26,6 +30,12 @@ export interface LeadershipOptions {
   coordinatorSlots: number;
   /** Units handed over to their new desired leader per tick. */
   handoffPerTick: number;
+  /**
+   * Most partition and coordinator-slot acquisitions in flight at once (the
+   * ticks' and claims' together): a burst of free units is taken this many
+   * at a time, over several ticks (leadership.acquire.per.tick).
+   */
+  acquirePerTick: number;
 }
 
 export interface Held {
@@ -64,6 +74,12 @@ const RENEW_WHEN_LEFT = 0.5;
 /** desiredLeader keeps at most this many answers (units of deleted topics would otherwise stay). */
 const MAX_DESIRED_CACHED = 1_000_000;
 
+/** A tick's units and their keys (unitKey), index for index. */
+interface TickUnits {
+  units: LeaseUnit[];
+  keys: string[];
+}
+
 export const unitKey = (u: LeaseUnit): string => (u.kind === 'partition' ? `p:${u.topic}/${u.partition}` : `c:${u.slot}`);
 
 /** Compact ranges: [0, 1, 2, 5] -> "0-2,5". */
@@ -94,14 +110,21 @@ export function describeUnits(keys: string[]): { partitions: string; coordinator
 
 export class Leadership {
   private live: BrokerInfo[] = [];
+  private readonly solo: BrokerInfo[];
   private readonly held = new Map<string, Held>();
   private readonly observed = new Map<string, number>();
   private readonly observedEpochs = new Map<string, number>();
   /** desiredLeader's answers for the live brokers `desiredFor` (their node ids, joined). */
   private readonly desired = new Map<string, number | null>();
   private desiredFor = '';
+  private desiredIds: number[] = [];
+  /** The live-broker list desiredFor was computed from (a tick replaces the list). */
+  private desiredBrokers: BrokerInfo[] | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
+  /** The upkeep in flight (resolves to the units and their keys, or null if it failed). */
+  private upkeeping: Promise<TickUnits | null> | null = null;
+  /** The takes being planned (holders read), at most one at a time; resolves to its acquisitions' end. */
+  private taking: Promise<Promise<unknown>> | null = null;
   private stopped = false;
   /** Leadership changes not yet logged: one summary line per tick (or per burst of claims), per-unit lines at debug. */
   private changes: { acquired: string[]; released: string[] } = { acquired: [], released: [] };
@@ -121,7 +144,9 @@ export class Leadership {
     private readonly units: () => Promise<LeaseUnit[]>,
     private readonly events: LeadershipEvents,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.solo = [opts.self];
+  }
 
   get nodeId(): number { return this.opts.self.nodeId; }
   get instance(): string { return this.opts.instance; }
@@ -139,7 +164,7 @@ export class Leadership {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.ticking;
+    await this.settled();
     // Graceful shutdown hands everything over at once and leaves the cluster.
     const releases = [...this.held.keys()].map((k) => this.releaseKey(k));
     await Promise.allSettled(releases);
@@ -147,8 +172,15 @@ export class Leadership {
     await this.store.unregisterBroker(this.nodeId, this.instance).catch(() => undefined);
   }
 
+  /** Resolves once no tick and no acquisition is in flight. */
+  private async settled(): Promise<void> {
+    while (this.upkeeping || this.taking || this.acquiring.size > 0) {
+      await Promise.allSettled([this.upkeeping, this.taking, ...this.acquiring.values()]);
+    }
+  }
+
   liveBrokers(): BrokerInfo[] {
-    return this.live.length ? this.live : [this.opts.self];
+    return this.live.length ? this.live : this.solo;
   }
 
   /** This broker may act as leader of the unit right now. */
@@ -176,18 +208,28 @@ export class Leadership {
   }
 
   desiredLeader(u: LeaseUnit): number | null {
-    // Rendezvous hashing costs a SHA-1 per unit and live broker; a tick asks for
-    // every unit, so answers are kept until the set of live brokers changes.
-    const ids = this.liveBrokers().map((b) => b.nodeId);
-    const sig = ids.join(',');
-    if (sig !== this.desiredFor || this.desired.size > MAX_DESIRED_CACHED) {
-      this.desired.clear();
+    return this.desiredOf(u, unitKey(u));
+  }
+
+  /**
+   * desiredLeader for a unit whose key the caller has. Rendezvous hashing
+   * costs a SHA-1 per unit and live broker; a tick asks for every unit, so
+   * answers are kept until the set of live brokers changes (their node ids
+   * are joined once per change, not per unit).
+   */
+  private desiredOf(u: LeaseUnit, key: string): number | null {
+    const brokers = this.liveBrokers();
+    if (brokers !== this.desiredBrokers || this.desired.size > MAX_DESIRED_CACHED) {
+      const ids = brokers.map((b) => b.nodeId);
+      const sig = ids.join(',');
+      if (sig !== this.desiredFor || this.desired.size > MAX_DESIRED_CACHED) this.desired.clear();
       this.desiredFor = sig;
+      this.desiredIds = ids;
+      this.desiredBrokers = brokers;
     }
-    const key = unitKey(u);
     let d = this.desired.get(key);
     if (d === undefined) {
-      d = rendezvousNode(key, ids);
+      d = rendezvousNode(key, this.desiredIds);
       this.desired.set(key, d);
     }
     return d;
@@ -206,6 +248,8 @@ export class Leadership {
   async claim(u: LeaseUnit): Promise<boolean> {
     if (this.leads(u)) return true;
     if (this.desiredLeader(u) !== this.nodeId) return false;
+    // As many acquisitions in flight as a tick may run: the unit is taken by a later tick instead.
+    if (this.acquiring.size >= this.opts.acquirePerTick && !this.acquiring.has(unitKey(u))) return false;
     return this.tryAcquire(u);
   }
 
@@ -246,6 +290,7 @@ export class Leadership {
 
   /** Renews held units in one batch; a unit whose lease is no longer ours is released here. */
   private async renew(units: LeaseUnit[]): Promise<void> {
+    if (units.length === 0) return;
     const renewAt = Date.now();
     const ok = await this.store.renewLeases(units, this.instance, this.opts.leaseTtlMs);
     units.forEach((u, i) => {
@@ -263,9 +308,10 @@ export class Leadership {
 
   private noteChange(kind: 'acquired' | 'released', key: string): void {
     this.changes[kind].push(key);
-    // Outside a tick (a claim for a new topic, shutdown): one line for the burst, shortly after.
-    if (!this.ticking && !this.flushTimer) {
-      this.flushTimer = setTimeout(() => this.flushChanges(), 20);
+    // Outside a tick (a claim for a new topic, shutdown): one line for the burst,
+    // shortly after; while a backlog is being acquired, at most one per tick.
+    if (!this.upkeeping && !this.taking && !this.flushTimer) {
+      this.flushTimer = setTimeout(() => this.flushChanges(), this.acquiring.size > 1 ? this.opts.tickMs : 20);
       this.flushTimer.unref();
     }
   }
@@ -292,67 +338,107 @@ export class Leadership {
     this.logger.error('node id taken over by another instance; giving up leadership', { nodeId: this.nodeId, instance: this.instance, holder });
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.taking;
+    await Promise.allSettled([...this.acquiring.values()]);
     await Promise.allSettled([...this.held.keys()].map((k) => this.releaseKey(k)));
     this.flushChanges();
     this.events.onSuperseded?.(holder);
   }
 
+  /**
+   * One tick: the upkeep (registration, live brokers, renewals, handoffs),
+   * then the takes (holders of the units not held here, and acquisitions of
+   * free ones this broker should lead, at most acquirePerTick in flight).
+   * The timer starts a tick every tickMs; its upkeep runs even while an
+   * earlier tick's takes are still loading partitions, so renewals never wait
+   * behind acquisitions. Resolves when both parts of this tick are done.
+   */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return this.ticking ?? undefined;
-    this.ticking = this.runTick().finally(() => { this.ticking = null; });
-    return this.ticking;
+    if (this.stopped) return;
+    if (!this.upkeeping) this.upkeeping = this.upkeep().finally(() => { this.upkeeping = null; });
+    const units = await this.upkeeping;
+    if (!units || this.stopped) return;
+    if (!this.taking) this.taking = this.takes(units).finally(() => { this.taking = null; });
+    const started = await this.taking;
+    await started;
   }
 
-  private async runTick(): Promise<void> {
+  /** Registration, live brokers, renewals and handoffs; resolves to the units, or null if the tick failed. */
+  private async upkeep(): Promise<TickUnits | null> {
     const now = Date.now();
     try {
       const reg = await this.store.registerBroker(this.opts.self, this.instance, now + this.opts.leaseTtlMs, now);
-      if (!reg.ok) return await this.superseded(reg.holder);
+      if (!reg.ok) { await this.superseded(reg.holder); return null; }
       this.live = await this.store.liveBrokers(now);
       if (!this.live.some((b) => b.nodeId === this.nodeId)) this.live.push(this.opts.self);
       const units = await this.units();
-      // Units held here are renewed, not read: the renewal says whether the
-      // lease is still ours. Only the others are read, to learn their leaders
-      // and epochs and to take the free ones this broker should lead.
-      const mine: LeaseUnit[] = [];
+      const keys = units.map(unitKey); // once per unit and tick: the tick's Map lookups all use it
+      const plan = planUpkeep(this.heldUnits(units, keys), {
+        now: Date.now(), renewWithinMs: this.opts.leaseTtlMs * RENEW_WHEN_LEFT, handoffPerTick: this.opts.handoffPerTick,
+      });
+      // Units held here are renewed, not read: the renewal says whether the lease is still ours.
+      await Promise.all([this.renew(plan.renew), ...plan.handoff.map((u) => this.releaseKey(unitKey(u)))]);
+      return { units, keys };
+    } catch (e) {
+      this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+      return null;
+    } finally {
+      this.flushChanges();
+    }
+  }
+
+  private *heldUnits(units: LeaseUnit[], keys: string[]): Generator<HeldUnit<LeaseUnit>> {
+    for (let i = 0; i < units.length; i++) {
+      const h = this.held.get(keys[i]!);
+      if (h) yield { unit: units[i]!, validUntil: h.validUntil, ours: this.desiredOf(units[i]!, keys[i]!) === this.nodeId };
+    }
+  }
+
+  /**
+   * Reads the holders and epochs of the units not held here (their leaders
+   * for Metadata), and acquires the free ones this broker should lead, as
+   * many as fit beside the acquisitions in flight; the rest wait for a later
+   * tick. Resolves once they are started, to a promise of their end.
+   */
+  private async takes({ units, keys: allKeys }: TickUnits): Promise<Promise<unknown>> {
+    try {
       const others: LeaseUnit[] = [];
-      for (const u of units) (this.held.has(unitKey(u)) ? mine : others).push(u);
-      const holdersP = others.length ? this.store.leaseHolders(others) : Promise.resolve([]);
-      let handoffs = 0;
-      const work: Promise<unknown>[] = [];
-      const due: LeaseUnit[] = [];
-      for (const u of mine) {
-        const key = unitKey(u);
-        if (this.desiredLeader(u) !== this.nodeId && handoffs < this.opts.handoffPerTick) {
-          handoffs++;
-          work.push(this.releaseKey(key));
-        } else if (this.held.get(key)!.validUntil - Date.now() <= this.opts.leaseTtlMs * RENEW_WHEN_LEFT) {
-          due.push(u);
-        }
+      const keys: string[] = [];
+      for (let i = 0; i < units.length; i++) {
+        if (this.held.has(allKeys[i]!)) continue;
+        others.push(units[i]!);
+        keys.push(allKeys[i]!);
       }
-      if (due.length) work.push(this.renew(due));
-      const holders = await holdersP;
+      if (others.length === 0) return Promise.resolve();
+      const holders = await this.store.leaseHolders(others);
+      const work: Promise<unknown>[] = [];
+      const candidates: Array<OtherUnit<LeaseUnit>> = [];
       others.forEach((u, i) => {
-        const key = unitKey(u);
-        const holder = holders[i]?.holder ?? null;
-        const instance = holders[i]?.instance ?? null;
-        this.observedEpochs.set(key, holders[i]?.epoch ?? 0);
-        if (instance === this.instance) {
+        const key = keys[i]!;
+        const h = holders[i];
+        const holder = h?.holder ?? null;
+        this.observedEpochs.set(key, h?.epoch ?? 0);
+        if (h?.instance === this.instance) {
           // Held in Redis but not here, and no acquisition in flight (a failed takeover): give it back cleanly.
           if (!this.acquiring.has(key) && !this.held.has(key)) work.push(this.store.releaseLease(u, this.instance));
           return;
         }
         if (holder === null) {
           this.observed.delete(key);
-          if (this.desiredLeader(u) === this.nodeId) work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: key, err: String(e) })));
+          if (this.desiredOf(u, key) === this.nodeId) candidates.push({ unit: u, free: true, ours: true, acquiring: this.acquiring.has(key) });
         } else if (holder === this.nodeId) {
           // A dead predecessor with this node id still holds it until its lease expires: nobody leads it now.
           this.observed.delete(key);
         } else this.observed.set(key, holder);
       });
-      await Promise.all(work);
+      for (const u of planTakes(candidates, { acquirePerTick: this.opts.acquirePerTick, inFlight: this.acquiring.size })) {
+        work.push(this.tryAcquire(u).catch((e) => this.logger.warn('acquire failed', { unit: unitKey(u), err: String(e) })));
+      }
+      // One line for this tick's acquisitions once they are done.
+      return Promise.all(work).finally(() => this.flushChanges());
     } catch (e) {
       this.logger.warn('leadership tick failed', { err: e instanceof Error ? e.message : String(e) });
+      return Promise.resolve();
     } finally {
       this.flushChanges();
     }

@@ -12,7 +12,7 @@ function broker(store: MemoryClusterStore, id: number, handoff = 3, instance = `
   const acquired: string[] = [];
   const released: string[] = [];
   const superseded: string[] = [];
-  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: handoff },
+  const l = new Leadership(store, { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, acquirePerTick: 1000, handoffPerTick: handoff },
     async () => units, {
       onAcquire: async (u) => { acquired.push(unitKey(u)); },
       onRelease: (u) => { released.push(unitKey(u)); },
@@ -92,6 +92,41 @@ describe('Leadership', () => {
     expect(store.holderReads).toBe(2 * held);
   });
 
+  it('renews while a burst is still being acquired, and has at most acquirePerTick acquisitions in flight (claims included)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const store = new MemoryClusterStore();
+    const many: LeaseUnit[] = Array.from({ length: 30 }, (_, i) => ({ kind: 'partition', topic: 'burst', partition: i }));
+    let list: LeaseUnit[] = units.slice(0, 5);
+    const loads: Array<() => void> = [];
+    let blockLoads = false;
+    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 0, acquirePerTick: 4, handoffPerTick: 3 },
+      async () => list, { onAcquire: async () => { if (blockLoads) await new Promise<void>((r) => loads.push(r)); }, onRelease: () => undefined }, logger);
+    await l.tick(); // 5 units, 4 per tick
+    await l.tick();
+    expect(list.every((u) => l.leads(u))).toBe(true);
+    // A burst arrives whose partition loads hang.
+    blockLoads = true;
+    list = [...list, ...many];
+    const first = l.tick();
+    await vi.waitFor(() => expect(loads).toHaveLength(4));
+    expect(await l.claim(many[29]!)).toBe(false); // no room: a later tick takes it
+    // Half the TTL later the held units are due: the next tick renews them although 4 loads still hang.
+    vi.setSystemTime(Date.now() + 0.35 * 60_000);
+    const renewsBefore = store.renewCalls;
+    await Promise.race([l.tick(), new Promise((r) => setTimeout(r, 50))]);
+    expect(store.renewCalls).toBe(renewsBefore + 1);
+    expect(loads).toHaveLength(4); // and started no fifth acquisition
+    vi.setSystemTime(Date.now() + 0.6 * 60_000); // past the first deadline (0.8 TTL): still leader thanks to the renewal
+    expect(list.slice(0, 5).every((u) => l.leads(u))).toBe(true);
+    // The backlog drains 4 at a time once loads finish.
+    blockLoads = false;
+    for (const r of loads.splice(0)) r();
+    await first;
+    for (let i = 0; i < 10 && !many.every((u) => l.leads(u)); i++) await l.tick();
+    expect(many.every((u) => l.leads(u))).toBe(true);
+    await l.stop();
+  });
+
   it('claims a free unit it should lead without waiting for a tick', async () => {
     const store = new MemoryClusterStore();
     const a = broker(store, 1);
@@ -117,7 +152,7 @@ describe('Leadership: a claim in flight', () => {
     const loading = new Promise<void>((r) => (open = r));
     let onAcquireCalls = 0;
     const released: string[] = [];
-    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, handoffPerTick: 3 },
+    const l = new Leadership(store, { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 2, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => all, {
         onAcquire: async (u) => {
           if (unitKey(u) !== unitKey(fresh)) return;
@@ -196,7 +231,7 @@ describe('Leadership: leases belong to one process instance', () => {
     const store = new MemoryClusterStore();
     const slot0 = { kind: 'coordinator' as const, slot: 0 };
     const withSlots = (id: number, instance: string) => new Leadership(store,
-      { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 1, handoffPerTick: 3 },
+      { self: { nodeId: id, host: 'h', port: id, rack: null }, instance, leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 1, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => [slot0], { onAcquire: async () => undefined, onRelease: () => undefined }, logger);
     const a = withSlots(1, '1:a');
     await a.tick();
@@ -219,7 +254,7 @@ describe('Leadership: leases belong to one process instance', () => {
       error: (msg: string, fields?: Record<string, unknown>) => lines.push({ level: 'error', msg, fields }),
     };
     const slots: LeaseUnit[] = Array.from({ length: 50 }, (_, slot) => ({ kind: 'coordinator', slot }));
-    const l = new Leadership(new MemoryClusterStore(), { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 50, handoffPerTick: 3 },
+    const l = new Leadership(new MemoryClusterStore(), { self: { nodeId: 1, host: 'h', port: 1, rack: null }, instance: '1:a', leaseTtlMs: 60_000, tickMs: 1_000_000, coordinatorSlots: 50, acquirePerTick: 1000, handoffPerTick: 3 },
       async () => [...units, ...slots], { onAcquire: async () => undefined, onRelease: () => undefined }, capture);
     await l.tick();
     const info = lines.filter((x) => x.level === 'info');
