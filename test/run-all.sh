@@ -80,6 +80,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # view (consumer-offsets-topic) and the compaction semantics a consumer sees
 # (kafka-semantics) are protocol-level; the group store and the compaction store
 # run on valkey in the group, compaction-behaviour and compaction-store suites.
+# The partition-burst suite loads the broker's leadership tick, not the server.
 VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archiver/integration/crash.test.ts' --exclude 'test/integration/groups/java-verifiable-group.test.ts' --exclude 'test/integration/groups/consumer-groups-tool.test.ts'
   --exclude 'test/interop/topic-configs.test.ts' --exclude 'test/integration/cli.test.ts' --exclude 'test/integration/groups/kafkajs.test.ts'
   --exclude 'test/integration/limits/**' --exclude 'test/interop/clients/**' --exclude 'test/integration/admin-tools.test.ts'
@@ -90,7 +91,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
   --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
   --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts' --exclude 'test/archiver/integration/startup.test.ts' --exclude 'test/archiver/integration/timestamps.test.ts' --exclude 'test/archiver/integration/torn-commit.test.ts'
-  --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts')
+  --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts' --exclude 'test/integration/cluster/partition-burst.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 # The single-node passes run $RUNNEL_TEST_JOBS test files at a time (default 2):
@@ -99,7 +100,7 @@ SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'te
 # share the 2 cores without slowing each other much. The files below measure
 # time, memory or CPU, or load the machine themselves; they run alone, one at a
 # time, before the others (SERIAL_FILES, excluded from the parallel part).
-SERIAL_FILES=(test/interop/java-tools.test.ts test/integration/limits test/integration/quotas test/integration/storage/redis-tls.test.ts test/archiver/integration/redis-tls.test.ts test/integration/cluster/stale-leader.test.ts)
+SERIAL_FILES=(test/interop/java-tools.test.ts test/integration/limits test/integration/quotas test/integration/storage/redis-tls.test.ts test/archiver/integration/redis-tls.test.ts test/integration/cluster/stale-leader.test.ts test/integration/cluster/partition-burst.test.ts)
 SERIAL_EXCLUDE=()
 for f in "${SERIAL_FILES[@]}"; do
   if [ -d "$f" ]; then SERIAL_EXCLUDE+=(--exclude "$f/**"); else SERIAL_EXCLUDE+=(--exclude "$f"); fi
