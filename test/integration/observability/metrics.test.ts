@@ -166,6 +166,6 @@ describe('metrics of a live broker and archiver', () => {
     // an HTTP port already taken (the running broker's) stops the second broker too, saying so
     const taken = await brokerExit(redis.url, [`http.port=${brokerHttp}`, 'node.id=2']);
     expect(taken.exit.code).toBe(1);
-    expect(taken.log).toMatch(/EADDRINUSE.*127\.0\.0\.1:\d+/);
+    expect(taken.log).toMatch(/RN3004 port already in use: 127\.0\.0\.1:\d+ .*http\.port/);
   });
 });
