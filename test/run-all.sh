@@ -218,19 +218,20 @@ run_vitest() {
     ' "$json")"
     # The names of failed tests (and the first line of their failure) go into the summary,
     # so the tail of a CI log says what failed.
-    while IFS= read -r line; do
+    while IFS= read -r -d '' line; do
       [ -n "$line" ] && FAILED_TESTS+=("$name: $line")
     done < <(node -e '
       const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
       for (const f of r.testResults || []) {
         const file = String(f.name || "").replace(process.cwd() + "/", "");
         if (f.status === "failed" && !(f.assertionResults || []).some((a) => a.status === "failed")) {
-          console.log(`${file}: ${String(f.message || "suite failed").split("\n")[0].slice(0, 300)}`);
+          process.stdout.write(`${file}: ${String(f.message || "suite failed").split("\n")[0].slice(0, 300)}\0`);
         }
         for (const a of f.assertionResults || []) {
           if (a.status !== "failed") continue;
-          const msg = String((a.failureMessages || [])[0] || "").split("\n")[0].slice(0, 300);
-          console.log(`${file} > ${a.fullName}: ${msg}`);
+          // up to 30 lines: a process-exit failure carries the tail of the process log
+          const msg = String((a.failureMessages || [])[0] || "").split("\n").slice(0, 30).map((l) => l.slice(0, 300)).join("\n      ");
+          process.stdout.write(`${file} > ${a.fullName}: ${msg}\0`);
         }
       }
     ' "$json")

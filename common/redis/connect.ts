@@ -50,8 +50,17 @@ export async function connectClient(client: RedisClient, timeoutMs?: number): Pr
   };
   client.on('error', onError);
   let timer: NodeJS.Timeout | undefined;
+  let onReady: (() => void) | undefined;
   try {
-    const ready = client.connect().catch((e: unknown) => { throw reason ?? e; });
+    // A cluster client whose ready check finds cluster_state:fail (a cluster
+    // created or restarted less than about 2 s ago, before its primaries turn
+    // writable) reconnects and later becomes ready, but the promise of its
+    // first connect() never settles (ioredis 5): 'ready' is what says so.
+    const ready = new Promise<void>((resolve, reject) => {
+      onReady = resolve;
+      client.once('ready', onReady);
+      client.connect().then(resolve, (e: unknown) => reject(reason ?? e));
+    });
     if (timeoutMs === undefined) return await ready;
     await Promise.race([ready, new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`redis${isCluster(client) ? ' cluster' : ''} not ready within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''} (check that every node is reachable at the address it announces)`)), timeoutMs);
@@ -59,6 +68,7 @@ export async function connectClient(client: RedisClient, timeoutMs?: number): Pr
   } finally {
     clearTimeout(timer);
     client.off('error', onError);
+    if (onReady) client.off('ready', onReady);
   }
 }
 

@@ -104,7 +104,12 @@ async function readyStatus(port: number): Promise<number> {
   }
 }
 
-/** A port p with p and its cluster bus port p + 10000 free (a Redis Cluster node needs both). */
+/**
+ * A port p with p and its cluster bus port p + 10000 free (a Redis Cluster node
+ * needs both). Both stay below 32768, the start of Linux's ephemeral range, so
+ * an outgoing connection of a test running beside this one cannot take a bus
+ * port between this check and the server's start.
+ */
 async function clusterPort(taken: Set<number>): Promise<number> {
   const free = (port: number) => new Promise<boolean>((res) => {
     const s = net.createServer();
@@ -112,7 +117,7 @@ async function clusterPort(taken: Set<number>): Promise<number> {
     s.listen(port, '127.0.0.1', () => s.close(() => res(true)));
   });
   for (;;) {
-    const p = 17_000 + Math.floor(Math.random() * 10_000);
+    const p = 11_000 + Math.floor(Math.random() * 11_000);
     if (!taken.has(p) && await free(p) && await free(p + 10_000)) {
       taken.add(p);
       return p;
