@@ -6,10 +6,10 @@ import './v8-setup.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config.js';
+import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config/config.js';
 import { redactSecrets } from '../common/logger/logger.js';
 import { connectFailureReason } from '../common/redis/connect-retry.js';
-import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
+import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/redis/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
 
 const USAGE = `usage: runnel <command> [options]

@@ -2,11 +2,11 @@
 // partitions it holds and their bytes, read from the same Redis the brokers
 // use (the broker's --redis / redis.url, key.prefix and redis.tls.* settings;
 // without one, the embedded Redis a `runnel broker` published in the data folder).
-import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config.js';
-import { RedisLogStore, type PrimaryPlacement } from '../broker/src/storage/redis/redis-log-store.js';
+import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config/config.js';
+import { RedisLogStore, type PrimaryPlacement } from '../broker/src/redis/redis-log-store.js';
 import { resolve } from 'node:path';
 import { isInternalTopic } from '../broker/src/log/internal-topics.js';
-import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/embedded-redis.js';
+import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/redis/embedded-redis.js';
 import { redisTlsOptions, redisTlsSettings } from '../common/redis/tls-options.js';
 
 const human = (n: number): string => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);

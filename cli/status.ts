@@ -4,8 +4,8 @@
 // --verbose), and Redis memory per primary, read from the same Redis the
 // brokers use. Internal topics (`__consumer_offsets`, one partition per
 // coordinator slot) are left out unless --internal asks for them.
-import { loadBrokerConfig } from '../broker/src/config.js';
-import { statusReport, type StatusReport } from '../broker/src/storage/redis/status-report.js';
+import { loadBrokerConfig } from '../broker/src/config/config.js';
+import { statusReport, type StatusReport } from '../broker/src/redis/status-report.js';
 import { isInternalTopic } from '../broker/src/log/internal-topics.js';
 import { storeFromConfig } from './placement.js';
 

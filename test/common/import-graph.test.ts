@@ -72,13 +72,13 @@ describe('import graph', () => {
     const files = new Map([
       ['archiver/src/reader.ts', "import { x } from '../../broker/src/log/partition.js';\nimport { y } from '../../common/keys.js';"],
       ['broker/src/handlers/fetch.ts', "const m = await import('../../../archiver/src/main.js');"],
-      ['common/redis/connect.ts', "export { z } from '../../broker/src/config.js';"],
+      ['common/redis/connect.ts', "export { z } from '../../broker/src/config/config.js';"],
       ['broker/src/broker.ts', "import './server/listener.js';\nimport { e } from '../../common/errors.js';"],
     ]);
     expect(violations(files)).toEqual([
       'archiver/src/reader.ts -> broker/src/log/partition.js',
       'broker/src/handlers/fetch.ts -> archiver/src/main.js',
-      'common/redis/connect.ts -> broker/src/config.js',
+      'common/redis/connect.ts -> broker/src/config/config.js',
     ]);
   });
 });

@@ -18,7 +18,7 @@ describe('partition meta fields', () => {
   });
 
   it('the partition Lua scripts read and write only META_FIELD fields of the meta hash', () => {
-    const dirs = ['broker/src/storage/redis/lua', 'archiver/src/lua'];
+    const dirs = ['broker/src/redis/lua', 'archiver/src/lua'];
     const known = new Set<string>(Object.values(META_FIELD));
     const used = new Set<string>();
     for (const dir of dirs) {

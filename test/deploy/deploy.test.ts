@@ -7,7 +7,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../broker/src/config.js';
+import { loadBrokerConfig } from '../../broker/src/config/config.js';
 import { parseProperties } from '../../common/config/properties.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
 import { ARCHIVER_NAMES, BROKER_ENV, expectKnownNames, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';

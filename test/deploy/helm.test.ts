@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../broker/src/config.js';
+import { loadBrokerConfig } from '../../broker/src/config/config.js';
 import { brokerHttpSettings } from '../../broker/src/http/broker-http.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
 import { parseRedisEndpoints } from '../../common/redis/endpoints.js';

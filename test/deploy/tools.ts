@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import { envName, KNOWN_KEYS } from '../../broker/src/config.js';
+import { envName, KNOWN_KEYS } from '../../broker/src/config/config.js';
 import { ARCHIVER_ENV } from '../../archiver/src/config.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');

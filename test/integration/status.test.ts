@@ -15,7 +15,7 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { apiVersionsProbe, RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { freePort, runCommand, spawnManaged, waitFor, waitForPort } from '../helpers/procs.js';
 import { commitSimpleOffsets } from '../helpers/wire.js';
-import type { StatusReport } from '../../broker/src/storage/redis/status-report.js';
+import type { StatusReport } from '../../broker/src/redis/status-report.js';
 
 const PARTITIONS = 4;
 const SLOTS = 50;

@@ -4,7 +4,7 @@
 // without that listener has no address for this client: Kafka leaves it out
 // of the broker list.
 import type { BrokerInfo } from '../storage/cluster-store.js';
-import type { ListenerConfig } from '../config-listeners.js';
+import type { ListenerConfig } from '../config/listeners.js';
 import type { Session } from '../security/session.js';
 
 export interface Address { host: string; port: number }

@@ -6,7 +6,7 @@
 // pending-sync expiry, initial rebalance delay, offset expiry (KIP-211).
 // Assignors run in the clients; this only relays protocols and assignments.
 import { GroupAdmin } from './admin.js';
-import type { Cancel, Clock } from './clock.js';
+import type { Cancel, Clock } from '../../../common/clock.js';
 import type {
   CommitRequest, CoordinatorOptions, CoordinatorSettings, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest,
 } from './coordinator-types.js';

@@ -2,7 +2,7 @@
 // (one load per group at a time), creating, persisting and forgetting them.
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../../common/clock.js';
 import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './coordinator-types.js';
 import { subscribedTopics } from './consumer-protocol.js';
 import { EMPTY, Group, Member } from './group.js';

@@ -1,7 +1,7 @@
 // The narrow storage interface of the group coordinator: group metadata and
 // committed offsets, enough for another broker to take a group over with its
 // generation, members and offsets intact. The Redis implementation
-// (storage/redis/redis-group-store.ts) owns the key names.
+// (redis/redis-group-store.ts) owns the key names.
 //
 // Coordinator fencing: every call carries the coordinator epoch of the slot
 // lease under which this broker coordinates the group. The store keeps the

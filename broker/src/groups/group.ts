@@ -1,7 +1,7 @@
 // The in-memory model of one classic consumer group: members, their protocols
 // and assignments, generation and state. Pure data plus small helpers; the
 // rules live in coordinator.ts and the modules it composes.
-import type { Cancel } from './clock.js';
+import type { Cancel } from '../../../common/clock.js';
 import type { CommittedOffset, OffsetKey } from './group-store.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';

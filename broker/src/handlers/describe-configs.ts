@@ -1,6 +1,6 @@
 import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { brokerConfigEntries } from '../config.js';
+import { brokerConfigEntries } from '../config/config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './config-resources.js';
 import { Op } from './authorize.js';

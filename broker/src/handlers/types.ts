@@ -1,6 +1,6 @@
 import type { ApiDef } from '../protocol/schema.js';
 import type { RequestOf, ResponseOf } from '../protocol/typed.js';
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import type { LogManager } from '../log/log-manager.js';
 import type { LogStore } from '../storage/log-store.js';
 import type { Logger } from '../../../common/logger/logger.js';

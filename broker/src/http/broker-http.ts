@@ -1,7 +1,7 @@
 // The broker's http.* settings as the shared HTTP endpoint takes them; an
 // endpoint that would bypass the authorizer is refused here (RN3003, http-access.ts).
 import { parseClientAuth, type HttpSettings } from '../../../common/http/http-settings.js';
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import type { AclService } from '../security/acl/acl-service.js';
 import { normalizeHost } from '../security/acl/authorizer.js';
 import { checkHttpAuthorization, httpPrincipal } from './http-access.js';

@@ -2,7 +2,7 @@
 // re-read from the store when a name is unknown (another broker may have
 // created it).
 import { randomUUID } from 'node:crypto';
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import { ReadAheadBudget } from './read-ahead.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';

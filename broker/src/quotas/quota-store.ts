@@ -1,5 +1,5 @@
 // Where client quotas live: a narrow interface (the Redis implementation is
-// storage/redis/redis-quota-store.ts). Every change bumps a version counter,
+// redis/redis-quota-store.ts). Every change bumps a version counter,
 // so every broker notices it with one cheap read.
 
 /** One quota value of one entity (entities.ts entityKey). */

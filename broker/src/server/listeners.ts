@@ -3,7 +3,7 @@
 // bound port is what gets advertised. The servers share one ListenerGroup
 // (max.connections and queued.max.request.bytes are broker-wide).
 import { listenError } from './listen-error.js';
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import type { Dispatcher } from '../dispatch.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import type { Endpoint } from '../storage/cluster-store.js';

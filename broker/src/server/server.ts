@@ -6,7 +6,7 @@
 // Connection code.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import { newSession, type SecurityProtocol, type Session } from '../security/session.js';
 import { TlsListener } from './tls-listener.js';
 import { Connection, type ConnectionLimits } from './connection.js';

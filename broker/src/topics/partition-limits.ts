@@ -9,7 +9,7 @@
 // ("Excessively large number of partitions per request", KAFKA-17870 and
 // KAFKA-19673); INVALID_PARTITIONS stays for counts below 1. Runnel answers
 // its limits the same way.
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { createLogger } from '../../../common/logger/logger.js';
 import type { TopicRecord } from '../storage/log-store.js';

@@ -1,7 +1,7 @@
 // The topic configs Apache Kafka 4.x accepts (LogConfig's ConfigDef, checked
 // against kafka-storage 4.4.0), with Kafka's types, defaults and validators, and
 // what each one does in Runnel.
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 
 export type ConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list';
 

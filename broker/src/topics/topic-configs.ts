@@ -1,7 +1,7 @@
 // Topic-level configs with Kafka's names (definitions in topic-config-defs.ts).
 // A topic stores only what was set explicitly, as the client sent it; everything
 // else falls back to Kafka's default or the broker's setting.
-import type { BrokerConfig } from '../config.js';
+import type { BrokerConfig } from '../config/config.js';
 import { DEFS, type ConfigType, type ParsedValue, type TopicConfigDef } from './topic-config-defs.js';
 
 export type ConfigSource = 'TOPIC_CONFIG' | 'STATIC_BROKER_CONFIG' | 'DEFAULT_CONFIG';

@@ -7,7 +7,7 @@
 // its marker. Transactional ids hash onto the group-coordinator slots.
 import { ErrorCode, KafkaError, type KafkaErrorCode } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
-import type { Cancel, Clock } from '../groups/clock.js';
+import type { Cancel, Clock } from '../../../common/clock.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { MarkerWriter } from './types.js';
 import { isPrepare, parseTp, tpKey, type TxnMetadata, type TxnState } from './txn-metadata.js';

@@ -3,7 +3,7 @@
 // TransactionMarkerChannelManager does the same with its queues per broker.
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
-import type { Clock } from '../groups/clock.js';
+import type { Clock } from '../../../common/clock.js';
 import type { MarkerWriter, TxnMarker } from './types.js';
 import { parseTp } from './txn-metadata.js';
 

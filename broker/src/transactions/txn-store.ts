@@ -1,5 +1,5 @@
 // The narrow storage interface of the transaction coordinator. The Redis
-// implementation (storage/redis/redis-txn-store.ts) owns the key names.
+// implementation (redis/redis-txn-store.ts) owns the key names.
 //
 // Fencing, as for groups: every call carries the coordinator epoch of the
 // slot lease under which this broker coordinates the transactional id. The

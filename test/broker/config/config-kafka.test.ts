@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
-import { editDistance } from '../../../broker/src/config-kafka.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
+import { editDistance } from '../../../broker/src/config/kafka.js';
 import { ARCHIVER_ENV } from '../../../archiver/src/config.js';
 import { ARCHIVER_FLAGS, archiverEnv } from '../../../cli/archiver-flags.js';
 

@@ -1,7 +1,7 @@
 // Kafka's listener and TLS keys: listeners, advertised.listeners,
 // listener.security.protocol.map, ssl.* and listener.name.<name>.ssl.*.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 
 const load = (...kv: string[]) => loadBrokerConfig(kv.flatMap((x) => ['--set', x]), {});
 const PEM_FILE = 'ssl.keystore.location=/etc/runnel/server.pem';

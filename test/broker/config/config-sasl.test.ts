@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { brokerConfigEntries, loadBrokerConfig } from '../../../broker/src/config.js';
+import { brokerConfigEntries, loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { saslSettingsFromConfig } from '../../../broker/src/security/sasl/settings.js';
 
 function withFile(text: string): string {

@@ -2,7 +2,7 @@
 // store: records land in the group's slot partition, stamped with the slot's
 // coordinator epoch; a stale coordinator is fenced and the commit unaffected.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager, type LeadershipView } from '../../../broker/src/log/log-manager.js';
 import { OFFSETS_TOPIC } from '../../../broker/src/log/internal-topics.js';
 import { OffsetsTopicMirror } from '../../../broker/src/groups/offsets-mirror.js';

@@ -2,7 +2,7 @@
 // codec: requests are encoded and decoded as a client would send them, and
 // every response must encode (no null in a non-nullable field, ...).
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { createLogger } from '../../../common/logger/logger.js';

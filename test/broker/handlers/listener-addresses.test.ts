@@ -4,7 +4,7 @@
 // LEADER_NOT_AVAILABLE before). Registrations written before listeners
 // existed (no endpoints) count as one PLAINTEXT listener.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { metadataHandler } from '../../../broker/src/handlers/metadata.js';
 import { describeClusterHandler } from '../../../broker/src/handlers/describe-cluster.js';

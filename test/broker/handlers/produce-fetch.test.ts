@@ -1,6 +1,6 @@
 // Handlers without a network: an in-memory store behind the real LogManager.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { fetchHandler } from '../../../broker/src/handlers/fetch.js';

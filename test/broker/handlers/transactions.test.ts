@@ -2,7 +2,7 @@
 // WriteTxnMarkers (per-partition results, __consumer_offsets completion) and
 // the produce handler's KIP-890 verification of a transaction's first batch.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { writeTxnMarkersHandler } from '../../../broker/src/handlers/write-txn-markers.js';

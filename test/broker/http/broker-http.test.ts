@@ -1,6 +1,6 @@
 // The broker's http.* settings: loopback by default, every key reaches the endpoint's settings.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { brokerHttpSettings } from '../../../broker/src/http/broker-http.js';
 
 const sets = (kv: Record<string, string>) => Object.entries(kv).flatMap(([k, v]) => ['--set', `${k}=${v}`]);

@@ -3,7 +3,7 @@
 // request's principal is User:<basic user>, http.auth.bearer.principal for a
 // bearer token, or User:<subject DN> of a client certificate.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { brokerHttpSettings } from '../../../broker/src/http/broker-http.js';
 import { httpPrincipal } from '../../../broker/src/http/http-access.js';
 

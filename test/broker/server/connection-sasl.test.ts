@@ -8,7 +8,7 @@ import { Connection } from '../../../broker/src/server/connection.js';
 import { RequestBytesPool } from '../../../broker/src/server/request-pool.js';
 import { Dispatcher } from '../../../broker/src/dispatch.js';
 import { buildHandlers } from '../../../broker/src/handlers/registry.js';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { createLogger } from '../../../common/logger/logger.js';
 import type { BrokerServices } from '../../../broker/src/handlers/types.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';

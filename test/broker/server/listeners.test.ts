@@ -2,7 +2,7 @@
 // names its listener, and max.connections bounds all listeners together.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { startListeners, type RunningListeners } from '../../../broker/src/server/listeners.js';
 import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
 import { createLogger } from '../../../common/logger/logger.js';

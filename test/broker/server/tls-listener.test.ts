@@ -9,7 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaServer, type ServerLimits } from '../../../broker/src/server/server.js';
 import { TlsListener } from '../../../broker/src/server/tls-listener.js';
-import { sslSettingsFor } from '../../../broker/src/config-listeners.js';
+import { sslSettingsFor } from '../../../broker/src/config/listeners.js';
 import { recordingDispatcher, requestFrame } from '../support/recording-dispatcher.js';
 import { createLogger } from '../../../common/logger/logger.js';
 import { issueCert, makeTestPki, type TestPki } from '../../helpers/redis-tls.js';

@@ -1,5 +1,5 @@
 // A Clock whose time moves only when a test says so.
-import type { Cancel, Clock } from '../../../broker/src/groups/clock.js';
+import type { Cancel, Clock } from '../../../common/clock.js';
 
 interface Timer { at: number; seq: number; fn: () => void }
 

@@ -1,4 +1,4 @@
-// An in-memory AclStore for unit tests (the Redis one is storage/redis/redis-acl-store.ts).
+// An in-memory AclStore for unit tests (the Redis one is redis/redis-acl-store.ts).
 import type { AclStore } from '../../../broker/src/security/acl/acl-store.js';
 import { bindingKey, type AclBinding } from '../../../broker/src/security/acl/model.js';
 

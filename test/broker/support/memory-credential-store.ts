@@ -1,4 +1,4 @@
-// An in-memory CredentialStore for unit tests (the broker uses storage/redis/redis-credential-store.ts).
+// An in-memory CredentialStore for unit tests (the broker uses redis/redis-credential-store.ts).
 import type { CredentialStore, ScramCredential, ScramCredentialInfo, ScramMechanism } from '../../../broker/src/security/sasl/credentials.js';
 
 export class MemoryCredentialStore implements CredentialStore {

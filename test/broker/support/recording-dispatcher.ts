@@ -1,7 +1,7 @@
 // A stub Dispatcher for server tests: answers every request with an empty
 // response carrying its correlation id, and records each request's session.
 import type { Dispatcher, DispatchResult } from '../../../broker/src/dispatch.js';
-import type { BrokerConfig } from '../../../broker/src/config.js';
+import type { BrokerConfig } from '../../../broker/src/config/config.js';
 import type { Session } from '../../../broker/src/security/session.js';
 
 export function recordingDispatcher(config?: BrokerConfig): { dispatcher: Dispatcher; sessions: Session[] } {

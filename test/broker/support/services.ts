@@ -2,7 +2,7 @@
 // over an in-memory store: a real LogManager and GroupCoordinator, and a
 // transaction side that answers every question with `txnAnswer` (tests of
 // transactions pass their own).
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { createLogger } from '../../../common/logger/logger.js';
@@ -12,7 +12,7 @@ import type { BrokerServices } from '../../../broker/src/handlers/types.js';
 import type { TransactionServices } from '../../../broker/src/transactions/types.js';
 import { MemoryLogStore } from './memory-log-store.js';
 import { MemoryGroupStore } from './memory-group-store.js';
-import { systemClock, type Clock } from '../../../broker/src/groups/clock.js';
+import { systemClock, type Clock } from '../../../common/clock.js';
 
 /** A transaction side for handlers that never see transactional data: every verification is refused. */
 export const noTransactions: TransactionServices = {

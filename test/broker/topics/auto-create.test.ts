@@ -2,7 +2,7 @@
 // anything is created, one bulk store call per chunk, no name created twice, the partition limit
 // counted with the partitions still being created.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { AUTO_CREATE_CHUNK, AutoTopicCreator } from '../../../broker/src/topics/auto-create.js';
 import type { TopicRecord } from '../../../broker/src/storage/log-store.js';

@@ -1,7 +1,7 @@
 // One value syntax for the broker's and the archiver's settings (common/config/values.ts).
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../archiver/src/config.js';
-import { loadBrokerConfig } from '../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { parseBoolean, parseDurationMs, parseInteger } from '../../../common/config/values.js';
 
 describe('setting values', () => {

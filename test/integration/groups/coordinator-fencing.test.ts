@@ -32,7 +32,7 @@ import { HOST, sleep, waitFor } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { WireClient } from '../../helpers/wire.js';
 import { signal, wireCreateTopic } from '../../helpers/faults.js';
-import { RedisGroupStore } from '../../../broker/src/storage/redis/redis-group-store.js';
+import { RedisGroupStore } from '../../../broker/src/redis/redis-group-store.js';
 import { CoordinatorFencedError, type CommittedOffset, type StoredGroup } from '../../../broker/src/groups/group-store.js';
 
 const onKafka = targetKindFromEnv() === 'kafka';

@@ -9,7 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLogStore } from '../../../broker/src/storage/redis/redis-log-store.js';
+import { RedisLogStore } from '../../../broker/src/redis/redis-log-store.js';
 import { clusterFromEnv, startRedis, type RedisServer } from '../../helpers/redis.js';
 import { topicRecord } from '../../broker/storage/contract/log-store.contract.js';
 import { buildBatch } from '../../helpers/batches.js';

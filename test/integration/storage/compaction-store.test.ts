@@ -4,7 +4,7 @@
 // of streams or the new one); reads route offsets below the clean point to
 // the compacted prefix, and trimming covers both streams.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLogStore } from '../../../broker/src/storage/redis/redis-log-store.js';
+import { RedisLogStore } from '../../../broker/src/redis/redis-log-store.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { buildBatch } from '../../helpers/batches.js';
 

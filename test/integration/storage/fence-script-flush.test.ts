@@ -1,7 +1,7 @@
 // Issue 27, defect 5, end to end: SCRIPT FLUSH on the broker's Redis while an
 // idempotent librdkafka producer has records in flight. Every append that
 // meets NOSCRIPT stores nothing (the stream stays closed, see
-// broker/src/storage/redis/lua/append-fence.lua), the store loads the script
+// broker/src/redis/lua/append-fence.lua), the store loads the script
 // again and retries it once, so the log holds each of the 200 records exactly
 // once, in order, at dense offsets. Before the fix the XADD in the same
 // MULTI ran without its fence and the records read back duplicated.

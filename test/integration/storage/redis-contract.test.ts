@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { Keys } from '../../../common/keys.js';
 import { openRedis } from '../../../common/redis/connect.js';
-import { RedisLogStore } from '../../../broker/src/storage/redis/redis-log-store.js';
-import { RedisGroupStore } from '../../../broker/src/storage/redis/redis-group-store.js';
-import { RedisClusterStore } from '../../../broker/src/storage/redis/redis-cluster-store.js';
+import { RedisLogStore } from '../../../broker/src/redis/redis-log-store.js';
+import { RedisGroupStore } from '../../../broker/src/redis/redis-group-store.js';
+import { RedisClusterStore } from '../../../broker/src/redis/redis-cluster-store.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { logStoreContract } from '../../broker/storage/contract/log-store.contract.js';
 import { partitionContract } from '../../broker/storage/contract/partition.contract.js';
@@ -15,9 +15,9 @@ import { groupStoreContract } from '../../broker/storage/contract/group-store.co
 import { clusterStoreContract } from '../../broker/storage/contract/cluster-store.contract.js';
 import { aclStoreContract, credentialStoreContract } from '../../broker/storage/contract/security-stores.contract.js';
 import { txnStoreContract } from '../../broker/storage/contract/txn-store.contract.js';
-import { RedisTxnStore } from '../../../broker/src/storage/redis/redis-txn-store.js';
-import { RedisAclStore } from '../../../broker/src/storage/redis/redis-acl-store.js';
-import { RedisCredentialStore } from '../../../broker/src/storage/redis/redis-credential-store.js';
+import { RedisTxnStore } from '../../../broker/src/redis/redis-txn-store.js';
+import { RedisAclStore } from '../../../broker/src/redis/redis-acl-store.js';
+import { RedisCredentialStore } from '../../../broker/src/redis/redis-credential-store.js';
 
 let redis: RedisServer;
 beforeAll(async () => { redis = await startRedis(); });

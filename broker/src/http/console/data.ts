@@ -1,13 +1,13 @@
 // What the console pages show, read through the same read-only status reads
-// as `runnel status` (storage/redis/status-report.ts, which owns the keys) and
+// as `runnel status` (redis/status-report.ts, which owns the keys) and
 // the domain LogStore. The pages get plain data: they never touch Redis.
 import type { LogStore } from '../../storage/log-store.js';
-import type { RedisLogStore } from '../../storage/redis/redis-log-store.js';
-import type { RedisGroupStore } from '../../storage/redis/redis-group-store.js';
+import type { RedisLogStore } from '../../redis/redis-log-store.js';
+import type { RedisGroupStore } from '../../redis/redis-group-store.js';
 import {
   brokerStatus, groupStatus, lakeTables, topicStatus,
   type BrokerStatus, type GroupLag, type LakeTable, type PartitionStatus, type TopicStatus,
-} from '../../storage/redis/status-report.js';
+} from '../../redis/status-report.js';
 import { lastRecords, type ConsoleRecord } from './records.js';
 
 export interface TopicView {

@@ -8,7 +8,7 @@
 // is segment.ms old or holds segment.bytes of appends, and once it is
 // max.compaction.lag.ms old. The newest batch is never compacted. A broker
 // that takes a partition over starts a new active segment at the clean point.
-import type { BrokerConfig } from '../../config.js';
+import type { BrokerConfig } from '../../config/config.js';
 import type { Logger } from '../../../../common/logger/logger.js';
 import type { LogManager } from '../log-manager.js';
 import type { Partition } from '../partition.js';

@@ -1,5 +1,5 @@
 // Where ACL bindings live: a narrow interface (the Redis implementation is
-// storage/redis/redis-acl-store.ts). Every change bumps a version counter so
+// redis/redis-acl-store.ts). Every change bumps a version counter so
 // that every broker notices it with one cheap read.
 import type { AclBinding } from './model.js';
 

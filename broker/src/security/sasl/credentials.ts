@@ -98,7 +98,7 @@ export interface ScramCredentialInfo {
 }
 
 /**
- * Where SCRAM credentials live (Redis in the broker: storage/redis/redis-credential-store.ts).
+ * Where SCRAM credentials live (Redis in the broker: redis/redis-credential-store.ts).
  * Reads go to the store every time, so a change is seen by every broker at once.
  */
 export interface CredentialStore {

@@ -7,7 +7,7 @@ import { plainUsers } from './jaas.js';
 import { SCRAM_MECHANISMS } from './credentials.js';
 import { OAUTHBEARER } from './oauthbearer.js';
 import { OAUTHBEARER_KEYS, oauthBearerSettings, type OAuthBearerKey, type OAuthBearerSettings } from './oauthbearer-settings.js';
-import type { BrokerConfig } from '../../config.js';
+import type { BrokerConfig } from '../../config/config.js';
 
 export const SUPPORTED_MECHANISMS: readonly string[] = ['PLAIN', ...SCRAM_MECHANISMS.map((m) => m.name), OAUTHBEARER];
 

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../../../broker/src/dispatch.js';
 import { buildHandlers } from '../../../../broker/src/handlers/registry.js';
-import { loadBrokerConfig } from '../../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../../broker/src/config/config.js';
 import { FetchSessionCache } from '../../../../broker/src/fetch/fetch-sessions.js';
 import { newSession } from '../../../../broker/src/security/session.js';
 import { AclService } from '../../../../broker/src/security/acl/acl-service.js';

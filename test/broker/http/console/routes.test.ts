@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { startHttp, type RunningHttp } from '../../../../common/http/http-server.js';
 import type { HttpSettings } from '../../../../common/http/http-settings.js';
-import { loadBrokerConfig } from '../../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../../broker/src/config/config.js';
 import type { ConsoleData } from '../../../../broker/src/http/console/data.js';
 import { consoleRoutes } from '../../../../broker/src/http/console/routes.js';
-import type { GroupLag, PartitionStatus } from '../../../../broker/src/storage/redis/status-report.js';
+import type { GroupLag, PartitionStatus } from '../../../../broker/src/redis/status-report.js';
 
 const base: HttpSettings = {
   host: '127.0.0.1', port: 0, bearerToken: '', basicUser: '', basicPassword: '',

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../../common/errors.js';
 import { Partition } from '../../../../broker/src/log/partition.js';
 import { LogManager } from '../../../../broker/src/log/log-manager.js';
-import { loadBrokerConfig } from '../../../../broker/src/config.js';
+import { loadBrokerConfig } from '../../../../broker/src/config/config.js';
 import type { LogStore } from '../../../../broker/src/storage/log-store.js';
 import { buildBatch, type BatchOptions } from '../../../helpers/batches.js';
 import { perTest, type Factory } from './harness.js';

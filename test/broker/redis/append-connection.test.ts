@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAppendTarget, parseReply } from '../../../broker/src/storage/redis/append-connection.js';
+import { parseAppendTarget, parseReply } from '../../../broker/src/redis/append-connection.js';
 
 describe('RESP reply parser', () => {
   it('parses every reply type and reports incomplete input', () => {
@@ -28,7 +28,7 @@ describe('RESP reply parser', () => {
 describe('AppendConnection', () => {
   it('writes Buffer arguments as their own chunks inside one well-formed RESP array', async () => {
     const net = await import('node:net');
-    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const { AppendConnection } = await import('../../../broker/src/redis/append-connection.js');
     let got = Buffer.alloc(0);
     const server = net.createServer((sock) => {
       sock.on('data', (d) => { got = Buffer.concat([got, typeof d === 'string' ? Buffer.from(d) : d]); sock.write('+OK\r\n'); });
@@ -43,7 +43,7 @@ describe('AppendConnection', () => {
 
   it('fails pending commands when the server stops answering, and reconnects afterwards', async () => {
     const net = await import('node:net');
-    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const { AppendConnection } = await import('../../../broker/src/redis/append-connection.js');
     let answer = false;
     const server = net.createServer((sock) => {
       sock.on('data', () => { if (answer) sock.write('$3\r\n5-1\r\n'); });
@@ -61,7 +61,7 @@ describe('AppendConnection', () => {
   it('keeps issue order for commands issued while the connection is being set up', async () => {
     // Appends are fenced by offset: one issued while connecting must not be overtaken by a later one.
     const net = await import('node:net');
-    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const { AppendConnection } = await import('../../../broker/src/redis/append-connection.js');
     const seen: string[] = [];
     let release: () => void = () => undefined;
     const setupSeen = new Promise<void>((r) => { release = r; });
@@ -129,7 +129,7 @@ describe('rediss:// (TLS) append target', () => {
 
   it('speaks the same RESP over TLS: AUTH user pass and setup first, Buffer arguments intact, replies parsed', async () => {
     const tls = await import('node:tls');
-    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const { AppendConnection } = await import('../../../broker/src/redis/append-connection.js');
     let got = '';
     let answered = 0;
     const server = tls.createServer({ key: TEST_KEY, cert: TEST_CERT }, (sock) => {
@@ -152,7 +152,7 @@ describe('rediss:// (TLS) append target', () => {
 
   it('refuses a server whose certificate it does not trust, failing the queued command', async () => {
     const tls = await import('node:tls');
-    const { AppendConnection } = await import('../../../broker/src/storage/redis/append-connection.js');
+    const { AppendConnection } = await import('../../../broker/src/redis/append-connection.js');
     const server = tls.createServer({ key: TEST_KEY, cert: TEST_CERT }, (sock) => sock.on('data', () => sock.write('+OK\r\n')));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
@@ -203,7 +203,7 @@ describe('redis.tls.* settings', () => {
   });
 
   it('are broker settings with Kafka-style names (defaults: off)', async () => {
-    const { loadBrokerConfig } = await import('../../../broker/src/config.js');
+    const { loadBrokerConfig } = await import('../../../broker/src/config/config.js');
     const d = loadBrokerConfig([], {});
     expect([d.redisTlsCaLocation, d.redisTlsCertLocation, d.redisTlsKeyLocation, d.redisTlsServername, d.redisTlsInsecureSkipVerify]).toEqual(['', '', '', '', false]);
     const c = loadBrokerConfig(['--set', 'redis.tls.ca.location=/a.pem', '--set', 'redis.tls.cert.location=/c.pem', '--set', 'redis.tls.key.location=/k.pem', '--set', 'redis.tls.servername=r.local'], { RUNNEL_REDIS_TLS_INSECURE_SKIP_VERIFY: 'true' });

@@ -1,10 +1,10 @@
 // ACL bindings in Redis (docs/redis-keys.md, "ACL keys"): one hash of
 // bindings and a version counter, both under the hash tag {acls} so that a
 // change and its version bump are one MULTI on one Redis Cluster shard.
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
-import { bindingKey, parseBindingKey, type AclBinding } from '../../security/acl/model.js';
-import type { AclStore } from '../../security/acl/acl-store.js';
+import { bindingKey, parseBindingKey, type AclBinding } from '../security/acl/model.js';
+import type { AclStore } from '../security/acl/acl-store.js';
 import { execReplies as replies, guard } from './stream-entries.js';
 
 export class RedisAclStore implements AclStore {

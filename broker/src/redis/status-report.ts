@@ -2,15 +2,15 @@
 // registrations, each partition's leader, epoch, log end and archived offset,
 // consumer groups with their lag, and Redis memory per primary. Partition keys come from the store's key builder, which learns
 // every topic's placement from its record (listTopics), never by hand.
-import { isCluster } from '../../../../common/redis/connect.js';
+import { isCluster } from '../../../common/redis/connect.js';
 import { META_FIELD } from './keys.js';
-import { nodeIdOfInstance } from '../cluster-store.js';
-import { leaseUnitOf } from '../../log/internal-topics.js';
+import { nodeIdOfInstance } from '../storage/cluster-store.js';
+import { leaseUnitOf } from '../log/internal-topics.js';
 import type { RedisLogStore } from './redis-log-store.js';
 import { RedisGroupStore } from './redis-group-store.js';
-import { groupLag, type GroupLag } from '../../groups/group-lag.js';
+import { groupLag, type GroupLag } from '../groups/group-lag.js';
 
-export type { GroupLag } from '../../groups/group-lag.js';
+export type { GroupLag } from '../groups/group-lag.js';
 
 export interface BrokerStatus {
   nodeId: number;

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReadConnection, ShardReaders, entriesToBatches, streamingRanges } from '../../../../broker/src/storage/redis/read-connection.js';
-import type { StoredBatch } from '../../../../broker/src/storage/log-store.js';
-import { Pieces } from '../../../../broker/src/storage/redis/resp-stream.js';
+import { ReadConnection, ShardReaders, entriesToBatches, streamingRanges } from '../../../broker/src/redis/read-connection.js';
+import type { StoredBatch } from '../../../broker/src/storage/log-store.js';
+import { Pieces } from '../../../broker/src/redis/resp-stream.js';
 
 const servers: net.Server[] = [];
 afterEach(() => { for (const s of servers.splice(0)) s.close(); });

@@ -1,8 +1,8 @@
 // Reading a partition's batches by offset (Fetch, retention, time lookups):
 // the uncompacted log first, the compacted prefix for offsets below it
 // (docs/architecture.md, "Log compaction").
-import type { RedisClient } from '../../../../common/redis/connect.js';
-import type { StoredBatch, TopicPartition } from '../log-store.js';
+import type { RedisClient } from '../../../common/redis/connect.js';
+import type { StoredBatch, TopicPartition } from '../storage/log-store.js';
 import { entryId, type Keys } from './keys.js';
 import { storageError, toBatches, type RawEntry } from './stream-entries.js';
 

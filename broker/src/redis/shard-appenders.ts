@@ -11,7 +11,7 @@
 // fence (stored log end and epoch) keeps the log dense.
 import type { Cluster } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
-import { nodeKey, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
+import { nodeKey, type RedisEndpoints } from '../../../common/redis/endpoints.js';
 import { AppendConnection, type AppendTarget } from './append-connection.js';
 
 /** Error replies that mean the slot map this process uses is out of date. */

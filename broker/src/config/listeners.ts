@@ -6,9 +6,9 @@
 // `--host`/`--port` (`host`/`port`) set the first listener's bind address and
 // `advertised.host`/`advertised.port` its advertised one; without `listeners`
 // the broker has one PLAINTEXT listener on host:port.
-import { RunnelError } from '../../common/errors.js';
-import type { SecurityProtocol } from './security/session.js';
-import { parseMappingRules } from './security/principal-mapping.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { SecurityProtocol } from '../security/session.js';
+import { parseMappingRules } from '../security/principal-mapping.js';
 
 const PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
 const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';

@@ -5,12 +5,12 @@
 // AlterUserScramCredentials request is one atomic MULTI on it. Nothing is
 // cached: each authentication reads the hash, so a change made through any
 // broker applies to the next authentication on every broker.
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { guard, storageError } from './stream-entries.js';
 import {
   formatCredential, parseCredential, scramMechanismByName, type CredentialStore, type ScramCredential, type ScramCredentialInfo, type ScramMechanism,
-} from '../../security/sasl/credentials.js';
+} from '../security/sasl/credentials.js';
 
 export class RedisCredentialStore implements CredentialStore {
   private readonly key: string;

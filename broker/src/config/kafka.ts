@@ -2,14 +2,14 @@
 // (config.ts). Three kinds of keys besides Runnel's own:
 // - aliases and translated keys that mean something here (`broker.id`,
 //   `listeners`, `advertised.listeners`, `log.retention.minutes|hours`;
-//   listeners and TLS keys: config-listeners.ts);
+//   listeners and TLS keys: config/listeners.ts);
 // - keys of Kafka's own server.properties that have no meaning for Runnel
 //   (`log.dirs`, `num.io.threads`, `process.roles`, ...): accepted, listed in
 //   one warning line;
 // - anything else: refused with RN3001 and the closest known key.
-import { parseDurationMs } from '../../common/config/values.js';
-import { RunnelError } from '../../common/errors.js';
-import { OAUTHBEARER_KEYS } from './security/sasl/oauthbearer-settings.js';
+import { parseDurationMs } from '../../../common/config/values.js';
+import { RunnelError } from '../../../common/errors.js';
+import { OAUTHBEARER_KEYS } from '../security/sasl/oauthbearer-settings.js';
 
 /** Kafka keys that are another name of a Runnel setting. */
 export const ALIASES: Readonly<Record<string, string>> = {
@@ -53,7 +53,7 @@ export const IGNORED_KEYS: ReadonlySet<string> = new Set([
   'unstable.feature.versions.enable', 'telemetry.max.bytes', 'producer.id.expiration.check.interval.ms', 'max.request.partition.size.limit',
 ]);
 
-/** Families of Kafka keys with no meaning for Runnel (ZooKeeper, KRaft controllers, transactions, ...); the TLS keys Runnel reads are taken first (config-listeners.ts SSL_KEYS). */
+/** Families of Kafka keys with no meaning for Runnel (ZooKeeper, KRaft controllers, transactions, ...); the TLS keys Runnel reads are taken first (config/listeners.ts SSL_KEYS). */
 export const IGNORED_PREFIXES: readonly string[] = [
   'zookeeper.', 'controller.', 'metadata.', 'transaction.state.log.', 'transaction.', 'transactional.', 'share.coordinator.',
   'group.share.', 'group.consumer.', 'group.coordinator.', 'group.streams.', 'share.', 'remote.log.', 'log.cleaner.', 'listener.name.',
@@ -94,7 +94,7 @@ export function unknownKey(key: string, where: string, known: Iterable<string>):
 /**
  * Applies the translated Kafka keys of `explicit` (what a file, the
  * environment or flags set) to `values` (Runnel's keys, defaults included).
- * The listener keys are read by config-listeners.ts.
+ * The listener keys are read by config/listeners.ts.
  */
 export function applyKafkaKeys(explicit: Record<string, string>, values: Record<string, string>): void {
   // Kafka's precedence: log.retention.ms > log.retention.minutes > log.retention.hours; negative: unlimited.

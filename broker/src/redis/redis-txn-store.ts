@@ -4,11 +4,11 @@
 // fence by coordinator epoch; and one index set per coordinator slot,
 // `<prefix>:c:{<slot>}:txns`, written after the id's hash (each command
 // touches one hash slot, so this works on Redis Cluster).
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
-import { isTxnState, type TxnMetadata, type TxnState } from '../../transactions/txn-metadata.js';
-import { TxnCoordinatorFencedError, type TxnStore } from '../../transactions/txn-store.js';
+import { isTxnState, type TxnMetadata, type TxnState } from '../transactions/txn-metadata.js';
+import { TxnCoordinatorFencedError, type TxnStore } from '../transactions/txn-store.js';
 import { guard } from './stream-entries.js';
 
 type ScriptReply = [number, ...unknown[]];

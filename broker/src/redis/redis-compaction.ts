@@ -4,8 +4,8 @@
 // Every key named here carries the partition's hash tag, so each script runs
 // on one slot.
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../../../common/redis/connect.js';
-import type { CompactedBatch, CompactionStore, StoredBatch, TopicPartition } from '../log-store.js';
+import type { RedisClient } from '../../../common/redis/connect.js';
+import type { CompactedBatch, CompactionStore, StoredBatch, TopicPartition } from '../storage/log-store.js';
 import { baseOfEntryId, entryId, type Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import { fieldValue, guard, storageError, toBatches, type RawEntry } from './stream-entries.js';

@@ -2,9 +2,9 @@
 // fields are `<entity key>\t<quota key>`, and a version counter, both under
 // the hash tag {quotas} so that a change and its version bump are one MULTI
 // on one Redis Cluster shard.
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
-import type { QuotaChange, QuotaStore, QuotaValue } from '../../quotas/quota-store.js';
+import type { QuotaChange, QuotaStore, QuotaValue } from '../quotas/quota-store.js';
 import { execReplies as replies, guard } from './stream-entries.js';
 
 export class RedisQuotaStore implements QuotaStore {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
-import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../../common/redis/connect.js';
-import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
-import { RunnelError } from '../../../../common/errors.js';
-import { fetchBatchOf, type AbortedTxn, type AppendRequest, type AppendResult, type FetchBatch, type LogStore, type PartitionTail, type StoredBatch, type TopicPartition, type TopicRecord } from '../log-store.js';
+import { connectClient, createRedisClient, isCluster, probeClusterMode } from '../../../common/redis/connect.js';
+import { nodeKey, parseRedisEndpoints, type RedisEndpoints } from '../../../common/redis/endpoints.js';
+import { RunnelError } from '../../../common/errors.js';
+import { fetchBatchOf, type AbortedTxn, type AppendRequest, type AppendResult, type FetchBatch, type LogStore, type PartitionTail, type StoredBatch, type TopicPartition, type TopicRecord } from '../storage/log-store.js';
 import { readAborted, readLastAborted, txnArg } from './txn-index.js';
 import { luaSource } from './lua.js';
 import { guard, guardWithin, storageError, toBatches, type RawEntry } from './stream-entries.js';

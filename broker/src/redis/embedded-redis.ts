@@ -4,9 +4,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { RunnelError } from '../../common/errors.js';
-import type { Logger } from '../../common/logger/logger.js';
-import { RECOMMENDED_STREAM_NODE_MAX_BYTES } from './storage/redis/server-checks.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
+import { RECOMMENDED_STREAM_NODE_MAX_BYTES } from './server-checks.js';
 
 const CANDIDATES = ['redis-server', 'valkey-server'];
 

@@ -4,7 +4,7 @@
 // transaction of the batch or marker that changes them; this file encodes
 // the script's transaction argument and reads the aborted index back.
 import type { Redis, Cluster } from 'ioredis';
-import type { AbortedTxn, TxnChange } from '../log-store.js';
+import type { AbortedTxn, TxnChange } from '../storage/log-store.js';
 import { guard } from './stream-entries.js';
 
 /** The fence script's ARGV[6]: '' for every batch that neither opens nor ends a transaction, else b<first> / e / a<first>. */

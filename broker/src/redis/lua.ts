@@ -1,5 +1,5 @@
 // Loads the Lua scripts that live beside this file in lua/*.lua (common/redis/lua.ts).
-import { luaSource as load } from '../../../../common/redis/lua.js';
+import { luaSource as load } from '../../../common/redis/lua.js';
 
 const dir = new URL('./lua/', import.meta.url);
 

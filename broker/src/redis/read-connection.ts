@@ -8,9 +8,9 @@
 import type { Cluster } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
 import type net from 'node:net';
-import { nodeKey, type RedisEndpoints } from '../../../../common/redis/endpoints.js';
-import { RunnelError } from '../../../../common/errors.js';
-import { fetchBatchOf, type FetchBatch, type StoredBatch } from '../log-store.js';
+import { nodeKey, type RedisEndpoints } from '../../../common/redis/endpoints.js';
+import { RunnelError } from '../../../common/errors.js';
+import { fetchBatchOf, type FetchBatch, type StoredBatch } from '../storage/log-store.js';
 import { AppendConnection, type AppendTarget, type Reply } from './append-connection.js';
 import { baseOfEntryId } from './keys.js';
 import type { Ranges } from './log-reads.js';

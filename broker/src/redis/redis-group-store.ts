@@ -6,13 +6,13 @@
 // the epoch of the newest coordinator (field coordinatorEpoch) and older
 // coordinators are refused. `<prefix>:groups` (no hash tag) indexes group ids
 // for ListGroups and expiry and is written after the group's own keys.
-import type { RedisClient as Redis } from '../../../../common/redis/connect.js';
+import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import {
   CoordinatorFencedError, parseOffsetKey, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
-} from '../../groups/group-store.js';
-import type { TxnOffsetStore } from '../../groups/txn-offsets.js';
+} from '../groups/group-store.js';
+import type { TxnOffsetStore } from '../groups/txn-offsets.js';
 import { guard } from './stream-entries.js';
 
 /** Group key names (from common/keys.ts). */

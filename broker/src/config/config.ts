@@ -3,15 +3,15 @@
 // (RUNNEL_ + upper-snake key, e.g. RUNNEL_NUM_PARTITIONS) < command-line flags.
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parseProperties } from '../../common/config/properties.js';
-import { parseBoolean, parseInteger } from '../../common/config/values.js';
-import { RunnelError } from '../../common/errors.js';
-import type { RedisTlsConfig } from '../../common/redis/tls-options.js';
-import { authorizerEnabled } from './security/acl/acl-service.js';
-import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './config-kafka.js';
-import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './config-listeners.js';
-import { DEFAULT_ENABLED_MECHANISMS } from './security/sasl/settings.js';
-import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from './security/sasl/oauthbearer-settings.js';
+import { parseProperties } from '../../../common/config/properties.js';
+import { parseBoolean, parseInteger } from '../../../common/config/values.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
+import { authorizerEnabled } from '../security/acl/acl-service.js';
+import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
+import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './listeners.js';
+import { DEFAULT_ENABLED_MECHANISMS } from '../security/sasl/settings.js';
+import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from '../security/sasl/oauthbearer-settings.js';
 
 /** Every setting; redis.tls.* (TLS to Redis, rediss:// URLs only) are the fields of RedisTlsConfig. */
 export interface BrokerConfig extends RedisTlsConfig {

@@ -2,12 +2,12 @@
 // docs/redis-keys.md). Registrations and leases hold the broker *instance*
 // (`<nodeId>:<random>`); every check-and-write is a Lua script (lua/*.lua; the
 // lease take/renew/release of common/lease/lease.ts, shared with the archiver).
-import { releaseLease, renewLeases, takeLease } from '../../../../common/lease/lease.js';
-import { isCluster, type RedisClient as Redis } from '../../../../common/redis/connect.js';
-import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../cluster-store.js';
+import { releaseLease, renewLeases, takeLease } from '../../../common/lease/lease.js';
+import { isCluster, type RedisClient as Redis } from '../../../common/redis/connect.js';
+import { nodeIdOfInstance, registrationInfo, type BrokerInfo, type ClusterStore, type LeaseHolder, type LeaseUnit, type RegisterResult } from '../storage/cluster-store.js';
 import { META_FIELD, type Keys } from './keys.js';
 import { luaSource } from './lua.js';
-import { slotChunks } from '../../../../common/redis/slot-chunks.js';
+import { slotChunks } from '../../../common/redis/slot-chunks.js';
 import { guardWithin } from './stream-entries.js';
 
 type LeaseRedis = Redis & {

@@ -1,5 +1,5 @@
 // Topic records as stored in the `topics` hash (docs/redis-keys.md).
-import type { TopicRecord } from '../log-store.js';
+import type { TopicRecord } from '../storage/log-store.js';
 
 export function encodeTopic(t: TopicRecord): string {
   return JSON.stringify({ id: t.id, partitions: t.partitions, configs: t.configs, created: t.created, ...(t.placement ? { placement: t.placement } : {}) });

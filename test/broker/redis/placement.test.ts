@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { placePartitions, slotOfTag } from '../../../../broker/src/storage/redis/placement.js';
-import { partitionTag } from '../../../../common/keys.js';
+import { placePartitions, slotOfTag } from '../../../broker/src/redis/placement.js';
+import { partitionTag } from '../../../common/keys.js';
 
 // The slot split of `redis-cli --cluster create` with 3 primaries.
 const three = ['a:1', 'b:2', 'c:3'];

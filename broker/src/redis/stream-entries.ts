@@ -1,7 +1,7 @@
 // Stream entries as the log store reads them (one Kafka batch per entry, id
 // `<baseOffset>-1`, the batch in field `b`) and the store's error mapping.
-import { RunnelError } from '../../../../common/errors.js';
-import type { StoredBatch } from '../log-store.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { StoredBatch } from '../storage/log-store.js';
 import { baseOfEntryId } from './keys.js';
 
 export type RawEntry = [Buffer, Buffer[]];

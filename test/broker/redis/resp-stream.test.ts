@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Pieces, RespError, RespStreamParser, type RespValue } from '../../../../broker/src/storage/redis/resp-stream.js';
+import { Pieces, RespError, RespStreamParser, type RespValue } from '../../../broker/src/redis/resp-stream.js';
 
 const bulk = (b: Buffer | string): Buffer => {
   const x = Buffer.isBuffer(b) ? b : Buffer.from(b);

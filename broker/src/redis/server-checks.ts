@@ -3,9 +3,9 @@
 // keep, stops the broker with a clear message instead of surfacing later as
 // missing records.
 import type { Redis } from 'ioredis';
-import { RunnelError } from '../../../../common/errors.js';
-import type { Logger } from '../../../../common/logger/logger.js';
-import { isCluster, type RedisClient } from '../../../../common/redis/connect.js';
+import { RunnelError } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger/logger.js';
+import { isCluster, type RedisClient } from '../../../common/redis/connect.js';
 import { KEY_LAYOUT_VERSION, UPGRADABLE_LAYOUTS, type Keys } from './keys.js';
 
 export interface ServerCheckOptions {
