@@ -97,8 +97,8 @@ async function main(): Promise<void> {
   }
   if (command === 'apis') {
     parse(rest, { help: { type: 'boolean', short: 'h' } });
-    const { buildHandlers } = await import('../broker/src/handlers/registry.js');
-    const { apiTable } = await import('../broker/src/handlers/api-table.js');
+    const { buildHandlers } = await import('../broker/src/handlers/support/registry.js');
+    const { apiTable } = await import('../broker/src/handlers/support/api-table.js');
     process.stdout.write(apiTable(buildHandlers()));
     return;
   }

@@ -6,7 +6,7 @@ import { Writer } from './protocol/writer.js';
 import { parseVersions } from './protocol/versions.js';
 import type { ApiDef, FieldDef } from './protocol/schema.js';
 import { ErrorCode, KafkaError, ProtocolError, RunnelError } from '../../common/errors.js';
-import type { BrokerServices, Handler, RequestContext } from './handlers/types.js';
+import type { BrokerServices, Handler, RequestContext } from './handlers/support/types.js';
 import { camel } from './protocol/codec.js';
 import { advertisedRange, type ApiRange } from './handlers/api-versions.js';
 import type { Session } from './security/session.js';

@@ -1,8 +1,8 @@
 import { ErrorCode } from '../../../common/errors.js';
 import { AddOffsetsToTxn } from '../protocol/messages/add-offsets-to-txn.js';
-import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 /** AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the transaction (its marker completes the TxnOffsetCommits). */
 export const addOffsetsToTxnHandler: HandlerOf<typeof AddOffsetsToTxn> = {

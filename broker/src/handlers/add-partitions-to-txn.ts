@@ -5,10 +5,10 @@ import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.j
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import { tpKey } from '../transactions/txn-metadata.js';
-import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { BrokerServices, HandlerOf } from './types.js';
+import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf } from '../protocol/typed.js';
-import { Op, Resource, authorize, authorizeCluster, authorizedNames } from './authorize.js';
+import { Op, Resource, authorize, authorizeCluster, authorizedNames } from './support/authorize.js';
 
 /** A topic and its partitions as both request forms name them (v3AndBelowTopics, each transaction's topics). */
 type Topic = Element<RequestOf<typeof AddPartitionsToTxn>['v3AndBelowTopics']>;

@@ -1,8 +1,8 @@
 import { AlterClientQuotas } from '../protocol/messages/alter-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { QuotaAlteration } from '../quotas/quota-service.js';
-import type { HandlerOf } from './types.js';
-import { Op, authorizeCluster } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 /** AlterClientQuotas (kafka-configs --alter --add-config producer_byte_rate=... --entity-type users|clients). */
 export const alterClientQuotasHandler: HandlerOf<typeof AlterClientQuotas> = {

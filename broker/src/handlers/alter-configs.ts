@@ -2,9 +2,9 @@ import { AlterConfigs } from '../protocol/messages/alter-configs.js';
 import { IncrementalAlterConfigs } from '../protocol/messages/incremental-alter-configs.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { applyListOp, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
-import { ResourceType, configAccessDenied } from './config-resources.js';
-import { Op } from './authorize.js';
-import type { BrokerServices, HandlerOf } from './types.js';
+import { ResourceType, configAccessDenied } from './support/config-resources.js';
+import { Op } from './support/authorize.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
 const OP_SET = 0;

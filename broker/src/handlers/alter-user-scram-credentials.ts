@@ -12,9 +12,9 @@
 import { AlterUserScramCredentials } from '../protocol/messages/alter-user-scram-credentials.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { credentialFromSaltedPassword, scramMechanismByType, type ScramCredential, type ScramMechanism } from '../security/sasl/credentials.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 import type { ResponseOf } from '../protocol/typed.js';
-import { Op, authorizeCluster } from './authorize.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 interface Outcome { errorCode: number; errorMessage: string | null }
 

@@ -1,6 +1,6 @@
 import { ApiVersions } from '../protocol/messages/api-versions.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { Handler, HandlerOf } from './types.js';
+import type { Handler, HandlerOf } from './support/types.js';
 
 export interface ApiRange { apiKey: number; minVersion: number; maxVersion: number }
 

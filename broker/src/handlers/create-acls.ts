@@ -1,9 +1,9 @@
 import { CreateAcls } from '../protocol/messages/create-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { creationProblem, type AclBinding } from '../security/acl/model.js';
-import { NO_AUTHORIZER, aclsOn } from './acl-common.js';
-import { Op, authorizeCluster } from './authorize.js';
-import type { HandlerOf } from './types.js';
+import { NO_AUTHORIZER, aclsOn } from './support/acl-common.js';
+import { Op, authorizeCluster } from './support/authorize.js';
+import type { HandlerOf } from './support/types.js';
 
 
 /** CreateAcls: stores the valid creations, answers each one; needs ALTER on the cluster. */

@@ -2,8 +2,8 @@ import { CreatePartitions } from '../protocol/messages/create-partitions.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 
 export const createPartitionsHandler: HandlerOf<typeof CreatePartitions> = {

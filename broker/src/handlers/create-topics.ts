@@ -2,10 +2,10 @@ import { CreateTopics } from '../protocol/messages/create-topics.js';
 import { ErrorCode, KafkaError, codeName } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import { resolveTopicConfigs, SOURCE_ID, validateTopicConfig, validateTopicConfigSet } from '../topics/topic-configs.js';
-import type { BrokerServices, HandlerOf } from './types.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
-import { liveBrokerCount } from './cluster-view.js';
-import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
+import { liveBrokerCount } from './support/cluster-view.js';
+import { Op, Resource, authorize, authorizeCluster } from './support/authorize.js';
 
 type CreatableTopic = Element<RequestOf<typeof CreateTopics>['topics']>;
 type TopicAnswer = Element<ResponseOf<typeof CreateTopics>['topics']>;

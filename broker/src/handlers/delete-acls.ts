@@ -1,9 +1,9 @@
 import { DeleteAcls } from '../protocol/messages/delete-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';
-import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
-import { Op, authorizeCluster } from './authorize.js';
-import type { HandlerOf } from './types.js';
+import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './support/acl-common.js';
+import { Op, authorizeCluster } from './support/authorize.js';
+import type { HandlerOf } from './support/types.js';
 
 /** DeleteAcls: removes every ACL some filter matches and answers, per filter, those it matched; needs ALTER on the cluster. */
 export const deleteAclsHandler: HandlerOf<typeof DeleteAcls> = {

@@ -1,8 +1,8 @@
 import { DeleteGroups } from '../protocol/messages/delete-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const deleteGroupsHandler: HandlerOf<typeof DeleteGroups> = {
   api: DeleteGroups,

@@ -1,11 +1,11 @@
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 
 type PartitionAnswer = Element<Element<ResponseOf<typeof DeleteRecords>['topics']>['partitions']>;
-import { Op, Resource, authorize } from './authorize.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 
 export const deleteRecordsHandler: HandlerOf<typeof DeleteRecords> = {

@@ -3,8 +3,8 @@ import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import type { TopicRecord } from '../storage/log-store.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 
 export const deleteTopicsHandler: HandlerOf<typeof DeleteTopics> = {

@@ -1,9 +1,9 @@
 import { DescribeAcls } from '../protocol/messages/describe-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';
-import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './acl-common.js';
-import { Op, authorizeCluster } from './authorize.js';
-import type { HandlerOf } from './types.js';
+import { NO_AUTHORIZER, aclsOn, entryOf, filterOf } from './support/acl-common.js';
+import { Op, authorizeCluster } from './support/authorize.js';
+import type { HandlerOf } from './support/types.js';
 import type { ResponseOf } from '../protocol/typed.js';
 
 type Answer = ResponseOf<typeof DescribeAcls>;

@@ -1,8 +1,8 @@
 import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FilterComponent } from '../quotas/entities.js';
-import type { HandlerOf } from './types.js';
-import { Op, authorizeCluster } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 /** DescribeClientQuotas (kafka-configs --describe --entity-type users|clients|ips). */
 export const describeClientQuotasHandler: HandlerOf<typeof DescribeClientQuotas> = {

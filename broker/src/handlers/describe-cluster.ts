@@ -1,8 +1,8 @@
 import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { brokerList, controllerId } from './cluster-view.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorizedOperations } from './authorize.js';
+import { brokerList, controllerId } from './support/cluster-view.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorizedOperations } from './support/authorize.js';
 import { CLUSTER_NAME } from '../security/acl/model.js';
 
 /** What the cluster supports (Kafka's AclOperation codes). */

@@ -2,9 +2,9 @@ import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { brokerConfigEntries } from '../config/config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
-import { ResourceType, configAccessDenied } from './config-resources.js';
-import { Op } from './authorize.js';
-import type { BrokerServices, HandlerOf } from './types.js';
+import { ResourceType, configAccessDenied } from './support/config-resources.js';
+import { Op } from './support/authorize.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
 type Resource = Element<RequestOf<typeof DescribeConfigs>['resources']>;

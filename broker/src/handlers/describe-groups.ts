@@ -1,8 +1,8 @@
 import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize, authorizedOperations as operationsOn } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize, authorizedOperations as operationsOn } from './support/authorize.js';
 
 /** What a group supports (Kafka's AclOperation codes): READ, DELETE, DESCRIBE. */
 const GROUP_OPERATIONS = [Op.READ, Op.DELETE, Op.DESCRIBE];

@@ -1,7 +1,7 @@
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
-import { Op, authorizeCluster } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 /**
  * One "log dir": the Redis behind this broker, named `redis:<key prefix>`.

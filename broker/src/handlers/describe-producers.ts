@@ -1,10 +1,10 @@
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 
 type PartitionAnswer = Element<Element<ResponseOf<typeof DescribeProducers>['topics']>['partitions']>;
-import { Op, Resource, authorize } from './authorize.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 /** Idempotent and transactional producer state of led partitions, as `kafka-transactions describe-producers` shows it. */
 export const describeProducersHandler: HandlerOf<typeof DescribeProducers> = {

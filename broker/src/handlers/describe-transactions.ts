@@ -1,8 +1,8 @@
 import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { txnCoordinatorFor } from './txn-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { txnCoordinatorFor } from './support/txn-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const describeTransactionsHandler: HandlerOf<typeof DescribeTransactions> = {
   api: DescribeTransactions,

@@ -5,8 +5,8 @@
 // Authorization: DESCRIBE on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for the request.
 import { DescribeUserScramCredentials } from '../protocol/messages/describe-user-scram-credentials.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
-import { Op, authorizeCluster } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 export const describeUserScramCredentialsHandler: HandlerOf<typeof DescribeUserScramCredentials> = {
   api: DescribeUserScramCredentials,

@@ -1,8 +1,8 @@
 import { ErrorCode } from '../../../common/errors.js';
 import { EndTxn } from '../protocol/messages/end-txn.js';
-import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 /**
  * EndTxn: commit or abort. Answered once the outcome is stored (Prepare*) and

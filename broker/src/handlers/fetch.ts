@@ -2,10 +2,10 @@ import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import type { FetchBatch, TopicRecord } from '../storage/log-store.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 import { quotaUser } from '../quotas/request-throttle.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
 type FetchTopicAnswer = Element<ResponseOf<typeof Fetch>['responses']>;

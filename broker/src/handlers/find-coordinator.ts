@@ -1,8 +1,8 @@
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../../../common/errors.js';
-import { coordinatorFor, type ListenerOf } from './cluster-view.js';
-import type { BrokerServices, HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { coordinatorFor, type ListenerOf } from './support/cluster-view.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;

@@ -1,8 +1,8 @@
 import { InitProducerId } from '../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { fencedFor, txnCoordinatorFor } from './txn-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize, authorizeIdempotentWrite } from './authorize.js';
+import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize, authorizeIdempotentWrite } from './support/authorize.js';
 
 const MAX_EPOCH = 32767;
 

@@ -1,9 +1,9 @@
 import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { JoinResult } from '../groups/group.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
   api: JoinGroup,

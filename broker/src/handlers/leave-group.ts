@@ -1,9 +1,9 @@
 import { LeaveGroup } from '../protocol/messages/leave-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { MemberRef } from '../groups/coordinator.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const leaveGroupHandler: HandlerOf<typeof LeaveGroup> = {
   api: LeaveGroup,

@@ -1,8 +1,8 @@
 import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
+import { groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize, authorizeCluster } from './support/authorize.js';
 
 export const listGroupsHandler: HandlerOf<typeof ListGroups> = {
   api: ListGroups,

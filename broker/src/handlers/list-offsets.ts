@@ -2,10 +2,10 @@ import { ListOffsets } from '../protocol/messages/list-offsets.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
-import type { BrokerServices, HandlerOf } from './types.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { READ_COMMITTED } from './fetch.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 
 const LATEST = -1;

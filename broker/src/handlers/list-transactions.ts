@@ -1,8 +1,8 @@
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { isTxnState } from '../transactions/txn-metadata.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 /** ListTransactions: each broker answers for the coordinator slots it holds (admin clients ask every broker). */
 export const listTransactionsHandler: HandlerOf<typeof ListTransactions> = {

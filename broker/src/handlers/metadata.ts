@@ -4,11 +4,11 @@ import { ErrorCode } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';
 import type { TopicRecord } from '../storage/log-store.js';
 import { ZERO_UUID } from '../protocol/uuid.js';
-import type { BrokerServices, HandlerOf, RequestContext } from './types.js';
+import type { BrokerServices, HandlerOf, RequestContext } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
-import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './authorize.js';
+import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './support/authorize.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
-import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './cluster-view.js';
+import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './support/cluster-view.js';
 import { autoTopicCreator, type AutoCreateAnswer } from '../topics/auto-create.js';
 
 /** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */

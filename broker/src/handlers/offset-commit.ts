@@ -1,8 +1,8 @@
 import { OffsetCommit } from '../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { commitPartitions } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { commitPartitions } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   api: OffsetCommit,

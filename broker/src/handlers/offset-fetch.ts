@@ -1,9 +1,9 @@
 import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { BrokerServices, HandlerOf, RequestContext } from './types.js';
-import { Op, Resource, authorize, authorizedNames } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { BrokerServices, HandlerOf, RequestContext } from './support/types.js';
+import { Op, Resource, authorize, authorizedNames } from './support/authorize.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 
 /** The topics asked for (v0-7 at the top, v8+ per group; null: all of them). */

@@ -1,10 +1,10 @@
 import { OffsetForLeaderEpoch } from '../protocol/messages/offset-for-leader-epoch.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 
 type PartitionAnswer = Element<Element<ResponseOf<typeof OffsetForLeaderEpoch>['topics']>['partitions']>;
-import { Op, Resource, authorize, authorizeCluster } from './authorize.js';
+import { Op, Resource, authorize, authorizeCluster } from './support/authorize.js';
 
 export const offsetForLeaderEpochHandler: HandlerOf<typeof OffsetForLeaderEpoch> = {
   api: OffsetForLeaderEpoch,

@@ -12,8 +12,8 @@ import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { Turn } from '../log/append-order.js';
 import type { SequenceHoles } from '../log/sequence-holes.js';
-import type { BrokerServices, HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 
 interface PartitionResult {

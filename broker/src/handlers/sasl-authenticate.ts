@@ -4,7 +4,7 @@
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 
 export const saslAuthenticateHandler: HandlerOf<typeof SaslAuthenticate> = {
   api: SaslAuthenticate,

@@ -3,7 +3,7 @@
 // requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
 import { ErrorCode } from '../../../common/errors.js';
-import type { HandlerOf } from './types.js';
+import type { HandlerOf } from './support/types.js';
 
 export const saslHandshakeHandler: HandlerOf<typeof SaslHandshake> = {
   api: SaslHandshake,

@@ -1,8 +1,8 @@
 import { SyncGroup } from '../protocol/messages/sync-group.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { coordinatesGroup, groupErrorCode } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const syncGroupHandler: HandlerOf<typeof SyncGroup> = {
   api: SyncGroup,

@@ -3,9 +3,9 @@
 // transaction's marker reaches the group's `__consumer_offsets` partition.
 import { TxnOffsetCommit } from '../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { commitPartitions } from './group-common.js';
-import type { HandlerOf } from './types.js';
-import { Op, Resource, authorize } from './authorize.js';
+import { commitPartitions } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
 
 export const txnOffsetCommitHandler: HandlerOf<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,

@@ -11,8 +11,8 @@ import { ErrorCode } from '../../../common/errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../transactions/types.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';
-import type { HandlerOf } from './types.js';
-import { Op, authorizeCluster } from './authorize.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, authorizeCluster } from './support/authorize.js';
 
 export const writeTxnMarkersHandler: HandlerOf<typeof WriteTxnMarkers> = {
   api: WriteTxnMarkers,

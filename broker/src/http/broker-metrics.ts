@@ -4,7 +4,7 @@
 import { Histogram, type Registry } from 'prom-client';
 import { scrapeGauge, withProcessMetrics, type Sample } from '../../../common/metrics/registry.js';
 import { At } from '../../../common/record-batch/layout.js';
-import type { BrokerServices } from '../handlers/types.js';
+import type { BrokerServices } from '../handlers/support/types.js';
 
 /** Consumer-group lag series computed per scrape at most (the rest are left out, said by runnel_consumer_group_lag_truncated). */
 export const MAX_LAG_SERIES = 10_000;

@@ -3,7 +3,7 @@
 // MarkerWriter (for partitions it leads itself) share this one copy.
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
-import type { BrokerServices } from '../handlers/types.js';
+import type { BrokerServices } from '../handlers/support/types.js';
 import type { TxnMarker } from './types.js';
 
 /**

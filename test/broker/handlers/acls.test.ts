@@ -2,8 +2,8 @@
 // other handlers, over an AclService with an in-memory store.
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../common/errors.js';
-import { buildHandlers } from '../../../broker/src/handlers/registry.js';
-import type { BrokerServices, Handler, RequestContext } from '../../../broker/src/handlers/types.js';
+import { buildHandlers } from '../../../broker/src/handlers/support/registry.js';
+import type { BrokerServices, Handler, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { AclService } from '../../../broker/src/security/acl/acl-service.js';
 import { AclOperation as Op, AclPermission, CLUSTER_NAME, PatternType, ResourceType } from '../../../broker/src/security/acl/model.js';
 import { newSession } from '../../../broker/src/security/session.js';

@@ -4,7 +4,7 @@
 // UnsupportedVersionException and the network thread closes the channel).
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../../broker/src/dispatch.js';
-import { buildHandlers } from '../../../broker/src/handlers/registry.js';
+import { buildHandlers } from '../../../broker/src/handlers/support/registry.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { decode } from '../../../broker/src/protocol/codec.js';

@@ -5,7 +5,7 @@ import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { fetchHandler } from '../../../broker/src/handlers/fetch.js';
 import { listOffsetsHandler } from '../../../broker/src/handlers/list-offsets.js';
-import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { createLogger } from '../../../common/logger/logger.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';

@@ -7,7 +7,7 @@
 // new, and the retries of the first were refused until the client gave up.
 import { describe, expect, it } from 'vitest';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
-import type { RequestContext } from '../../../broker/src/handlers/types.js';
+import type { RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { MemoryLogStore } from '../support/memory-log-store.js';
 import { unitServices } from '../support/services.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { saslHandshakeHandler } from '../../../broker/src/handlers/sasl-handshake.js';
 import { saslAuthenticateHandler } from '../../../broker/src/handlers/sasl-authenticate.js';
-import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { ErrorCode } from '../../../common/errors.js';
 

@@ -4,7 +4,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { alterUserScramCredentialsHandler } from '../../../broker/src/handlers/alter-user-scram-credentials.js';
 import { describeUserScramCredentialsHandler } from '../../../broker/src/handlers/describe-user-scram-credentials.js';
-import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { passwordMatches, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../broker/src/security/sasl/credentials.js';

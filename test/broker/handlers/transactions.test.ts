@@ -6,7 +6,7 @@ import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { LogManager } from '../../../broker/src/log/log-manager.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { writeTxnMarkersHandler } from '../../../broker/src/handlers/write-txn-markers.js';
-import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import type { TransactionServices, TxnMarker } from '../../../broker/src/transactions/types.js';
 import type { TopicPartition } from '../../../broker/src/storage/log-store.js';
 import { createLogger } from '../../../common/logger/logger.js';

@@ -2,7 +2,7 @@
 // broker leads the partition, the stored log end elsewhere, bounded per scrape.
 import { describe, expect, it } from 'vitest';
 import { groupLag } from '../../../broker/src/http/broker-metrics.js';
-import type { BrokerServices } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices } from '../../../broker/src/handlers/support/types.js';
 import { buildBatch } from '../../helpers/batches.js';
 
 function services(offsets: Record<string, Array<{ topic: string; partition: number; offset: number }>>): BrokerServices {

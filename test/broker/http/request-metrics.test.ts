@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 import { fetchHandler } from '../../../broker/src/handlers/fetch.js';
-import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices, RequestContext } from '../../../broker/src/handlers/support/types.js';
 import { newSession } from '../../../broker/src/security/session.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';

@@ -13,7 +13,7 @@ import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { Fetch } from '../../../broker/src/protocol/messages/fetch.js';
 import { Metadata } from '../../../broker/src/protocol/messages/metadata.js';
 import type { Element, RequestOf, ResponseOf } from '../../../broker/src/protocol/typed.js';
-import type { HandlerOf } from '../../../broker/src/handlers/types.js';
+import type { HandlerOf } from '../../../broker/src/handlers/support/types.js';
 import { produceHandler } from '../../../broker/src/handlers/produce.js';
 
 type ProduceRequest = RequestOf<typeof Produce>;

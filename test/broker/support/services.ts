@@ -8,7 +8,7 @@ import { soloCluster } from '../../../broker/src/cluster/cluster-view.js';
 import { createLogger } from '../../../common/logger/logger.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { GroupCoordinator } from '../../../broker/src/groups/coordinator.js';
-import type { BrokerServices } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices } from '../../../broker/src/handlers/support/types.js';
 import type { TransactionServices } from '../../../broker/src/transactions/types.js';
 import { MemoryLogStore } from './memory-log-store.js';
 import { MemoryGroupStore } from './memory-group-store.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { incrementalAlterConfigsHandler } from '../../../broker/src/handlers/alter-configs.js';
-import type { BrokerServices } from '../../../broker/src/handlers/types.js';
+import type { BrokerServices } from '../../../broker/src/handlers/support/types.js';
 import {
   applyListOp,
   resolveTopicConfigs,

@@ -1,19 +1,19 @@
-import type { ApiDef } from '../protocol/schema.js';
-import type { RequestOf, ResponseOf } from '../protocol/typed.js';
-import type { BrokerConfig } from '../config/config.js';
-import type { LogManager } from '../log/log-manager.js';
-import type { LogStore } from '../storage/log-store.js';
-import type { Logger } from '../../../common/logger/logger.js';
-import type { GroupCoordinator } from '../groups/coordinator.js';
-import type { ClusterView } from '../cluster/cluster-view.js';
-import type { TransactionCoordinator } from '../transactions/coordinator.js';
-import type { TransactionServices } from '../transactions/types.js';
-import type { Session } from '../security/session.js';
-import type { AclService } from '../security/acl/acl-service.js';
-import type { CredentialStore } from '../security/sasl/credentials.js';
-import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
-import type { FetchSessionCache } from '../fetch/fetch-sessions.js';
-import type { QuotaService } from '../quotas/quota-service.js';
+import type { ApiDef } from '../../protocol/schema.js';
+import type { RequestOf, ResponseOf } from '../../protocol/typed.js';
+import type { BrokerConfig } from '../../config/config.js';
+import type { LogManager } from '../../log/log-manager.js';
+import type { LogStore } from '../../storage/log-store.js';
+import type { Logger } from '../../../../common/logger/logger.js';
+import type { GroupCoordinator } from '../../groups/coordinator.js';
+import type { ClusterView } from '../../cluster/cluster-view.js';
+import type { TransactionCoordinator } from '../../transactions/coordinator.js';
+import type { TransactionServices } from '../../transactions/types.js';
+import type { Session } from '../../security/session.js';
+import type { AclService } from '../../security/acl/acl-service.js';
+import type { CredentialStore } from '../../security/sasl/credentials.js';
+import type { SaslAuthenticator } from '../../security/sasl/authenticator.js';
+import type { FetchSessionCache } from '../../fetch/fetch-sessions.js';
+import type { QuotaService } from '../../quotas/quota-service.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {

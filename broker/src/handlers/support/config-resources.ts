@@ -1,5 +1,5 @@
 // Shared by DescribeConfigs / AlterConfigs / IncrementalAlterConfigs.
-import { ErrorCode } from '../../../common/errors.js';
+import { ErrorCode } from '../../../../common/errors.js';
 import { Resource, authorize, authorizeCluster } from './authorize.js';
 import type { BrokerServices, RequestContext } from './types.js';
 

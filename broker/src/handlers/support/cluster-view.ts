@@ -1,15 +1,15 @@
 // Who leads what, as reported to clients, from the cluster's leadership view.
-import { leaseUnitOf } from '../log/internal-topics.js';
-import { ErrorCode } from '../../../common/errors.js';
-import type { TopicRecord } from '../storage/log-store.js';
+import { leaseUnitOf } from '../../log/internal-topics.js';
+import { ErrorCode } from '../../../../common/errors.js';
+import type { TopicRecord } from '../../storage/log-store.js';
 import type { BrokerServices } from './types.js';
-import type { Metadata } from '../protocol/messages/metadata.js';
-import type { Element, ResponseOf } from '../protocol/typed.js';
+import type { Metadata } from '../../protocol/messages/metadata.js';
+import type { Element, ResponseOf } from '../../protocol/typed.js';
 
 /** One partition of a Metadata answer. */
 export type PartitionMetadata = Element<Element<ResponseOf<typeof Metadata>['topics']>['partitions']>;
-import { addressFor } from '../cluster/endpoints.js';
-import type { Session } from '../security/session.js';
+import { addressFor } from '../../cluster/endpoints.js';
+import type { Session } from '../../security/session.js';
 
 /** The listener a request came in on: brokers are reported with their addresses on it. */
 export type ListenerOf = Pick<Session, 'listenerName' | 'securityProtocol'>;

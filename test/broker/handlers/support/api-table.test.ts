@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apiTable } from '../../../broker/src/handlers/api-table.js';
-import { buildHandlers } from '../../../broker/src/handlers/registry.js';
-import { parseVersions } from '../../../broker/src/protocol/versions.js';
+import { apiTable } from '../../../../broker/src/handlers/support/api-table.js';
+import { buildHandlers } from '../../../../broker/src/handlers/support/registry.js';
+import { parseVersions } from '../../../../broker/src/protocol/versions.js';
 
 describe('API registry', () => {
   it('README lists exactly the registered APIs and versions', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
     expect(readme).toContain(apiTable(buildHandlers()).trim());
   });
 

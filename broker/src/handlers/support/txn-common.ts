@@ -1,6 +1,6 @@
 // Shared by the transaction coordinator handlers.
-import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
-import type { TransactionCoordinator } from '../transactions/coordinator.js';
+import { ErrorCode, type KafkaErrorCode } from '../../../../common/errors.js';
+import type { TransactionCoordinator } from '../../transactions/coordinator.js';
 import type { BrokerServices } from './types.js';
 
 /**

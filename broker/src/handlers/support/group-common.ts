@@ -1,8 +1,8 @@
 // Shared by the consumer-group handlers.
-import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
+import { ErrorCode, KafkaError, RunnelError } from '../../../../common/errors.js';
 import { isLocalCoordinator } from './cluster-view.js';
 import type { BrokerServices, RequestContext } from './types.js';
-import type { CommitPartition } from '../groups/coordinator.js';
+import type { CommitPartition } from '../../groups/coordinator.js';
 import { Op, Resource, authorize } from './authorize.js';
 
 /**

@@ -1,10 +1,10 @@
 // Shared by the three ACL handlers: Kafka's answers when authorization is off,
 // the wire shape of filters and bindings.
-import type { AclService } from '../security/acl/acl-service.js';
-import type { AclBinding, AclFilter } from '../security/acl/model.js';
+import type { AclService } from '../../security/acl/acl-service.js';
+import type { AclBinding, AclFilter } from '../../security/acl/model.js';
 import type { BrokerServices } from './types.js';
-import type { DescribeAcls } from '../protocol/messages/describe-acls.js';
-import type { RequestOf } from '../protocol/typed.js';
+import type { DescribeAcls } from '../../protocol/messages/describe-acls.js';
+import type { RequestOf } from '../../protocol/typed.js';
 
 /** Kafka's message with SECURITY_DISABLED when no authorizer is configured. */
 export const NO_AUTHORIZER = 'No Authorizer is configured.';

@@ -1,10 +1,10 @@
 // The authorization checks handlers make: one call per check, answering as
 // Kafka's AuthHelper does. With authorization off (or no ACL service, as in
 // unit tests of other handlers) every check passes.
-import { AclOperation, CLUSTER_NAME, ResourceType } from '../security/acl/model.js';
+import { AclOperation, CLUSTER_NAME, ResourceType } from '../../security/acl/model.js';
 import type { BrokerServices, RequestContext } from './types.js';
 
-export { AclOperation as Op, ResourceType as Resource } from '../security/acl/model.js';
+export { AclOperation as Op, ResourceType as Resource } from '../../security/acl/model.js';
 
 /** May the request's principal perform `op` on the resource? */
 export function authorize(ctx: RequestContext, b: BrokerServices, op: number, resourceType: number, name: string): boolean {
