@@ -13,7 +13,8 @@ import type { Session } from './security/session.js';
 import { requestThrottleMs } from './quotas/request-throttle.js';
 
 import { SaslAuthenticator } from './security/sasl/authenticator.js';
-import { saslSettingsFromConfig, type SaslSettings } from './security/sasl/settings.js';
+import { saslSettingsFromConfig } from './config/sasl.js';
+import type { SaslSettings } from './security/sasl/settings.js';
 import { jwksSource, type VerificationKeySource } from './security/sasl/jwks.js';
 import type { RequestObserver } from './http/request-metrics.js';
 

@@ -9,6 +9,7 @@
 import { RunnelError } from '../../../common/errors.js';
 import type { SecurityProtocol } from '../security/session.js';
 import { parseMappingRules } from '../security/principal-mapping.js';
+import type { ClientAuth, SslSettings } from '../security/tls-settings.js';
 
 const PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
 const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
@@ -25,30 +26,6 @@ const SSL_KEY_SET = new Set(SSL_KEYS);
 export function isSslKey(key: string): boolean {
   const m = /^listener\.name\.[^.]+\.(ssl\..+)$/.exec(key);
   return SSL_KEY_SET.has(m ? m[1]! : key);
-}
-
-export type ClientAuth = 'none' | 'requested' | 'required';
-
-/** One listener's TLS settings (Kafka's names in comments). PEM only. */
-export interface SslSettings {
-  /** ssl.keystore.location: a PEM file holding the private key and the certificate chain. */
-  keystoreLocation: string;
-  /** ssl.keystore.certificate.chain / ssl.keystore.key: inline PEM (used when no keystore file is named). */
-  certificateChain: string;
-  key: string;
-  /** ssl.key.password: decrypts an encrypted private key. */
-  keyPassword: string;
-  /** ssl.truststore.location or ssl.truststore.certificates (inline PEM): CAs that client certificates must chain to. */
-  truststoreLocation: string;
-  truststoreCertificates: string;
-  clientAuth: ClientAuth;
-  /** ssl.enabled.protocols mapped to Node's TLS versions; TLS 1.2 is the minimum whatever is asked. */
-  minVersion: 'TLSv1.2' | 'TLSv1.3';
-  maxVersion: 'TLSv1.2' | 'TLSv1.3';
-  /** ssl.cipher.suites (OpenSSL names), empty: Node's defaults. */
-  cipherSuites: string;
-  /** ssl.principal.mapping.rules (Kafka's RULE:.../.../[LU] list, DEFAULT). */
-  principalMappingRules: string;
 }
 
 export interface ListenerConfig {

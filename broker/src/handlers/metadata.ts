@@ -9,7 +9,7 @@ import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { Op, Resource, authorize, authorizeCluster, authorizedOperations } from './support/authorize.js';
 import { quarantinedCount, usablePartitionCount } from '../topics/partition-limits.js';
 import { brokerList, controllerId, partitionMetadata, type ListenerOf } from './support/cluster-view.js';
-import { autoTopicCreator, type AutoCreateAnswer } from '../topics/auto-create.js';
+import { autoTopicCreator, type AutoCreateAnswer } from './support/auto-create.js';
 
 /** The client's listener and the request version (LISTENER_NOT_FOUND exists from v6). */
 type Listener = ListenerOf & { apiVersion: number };

@@ -9,7 +9,7 @@
 // producer are completed after the marker is stored.
 import { ErrorCode } from '../../../common/errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
-import type { TxnMarker } from '../transactions/types.js';
+import type { TxnMarker } from '../log/txn-marker.js';
 import { writeMarkerHere } from '../transactions/local-marker.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, authorizeCluster } from './support/authorize.js';

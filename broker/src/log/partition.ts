@@ -6,7 +6,7 @@ import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../.
 import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
 import { fetchBatchOf, type AbortedTxn, type AppendRequest, type FetchBatch, type LogStore, type StoredBatch, type TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
-import type { TxnMarker } from '../transactions/types.js';
+import type { TxnMarker } from './txn-marker.js';
 import { ProducerStateTable } from './producer-state.js';
 import { leaseUnitOf } from './internal-topics.js';
 import { buildMarkerBatch } from './txn-marker.js';

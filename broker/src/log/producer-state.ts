@@ -13,7 +13,7 @@
 // abort marker closes it. A producer with an open transaction never expires.
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { BatchHeader } from '../record-batch/batch.js';
-import type { TxnMarker } from '../transactions/types.js';
+import type { TxnMarker } from './txn-marker.js';
 
 const MAX_CACHED_BATCHES = 5;
 

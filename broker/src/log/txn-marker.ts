@@ -11,7 +11,16 @@ import { Writer } from '../protocol/writer.js';
 import { Reader } from '../protocol/reader.js';
 import { Attr, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
 import { readHeader } from '../record-batch/batch.js';
-import type { TxnMarker } from '../transactions/types.js';
+
+/** One transaction marker for one partition (an entry of WriteTxnMarkers). */
+export interface TxnMarker {
+  producerId: number;
+  producerEpoch: number;
+  /** true: COMMIT, false: ABORT */
+  commit: boolean;
+  /** The coordinator epoch of the transaction coordinator that decided the outcome (stored in the marker's value). */
+  coordinatorEpoch: number;
+}
 
 export const CONTROL_TYPE_ABORT = 0;
 export const CONTROL_TYPE_COMMIT = 1;

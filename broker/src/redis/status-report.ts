@@ -11,59 +11,8 @@ import { RedisGroupStore } from './redis-group-store.js';
 import { groupLag, type GroupLag } from '../groups/group-lag.js';
 
 export type { GroupLag } from '../groups/group-lag.js';
-
-export interface BrokerStatus {
-  nodeId: number;
-  host: string;
-  port: number;
-  rack: string | null;
-  /** The process holding the node id: `<nodeId>:<instance id>`. */
-  instance: string | null;
-  /** Registration expiry (ms since the epoch). */
-  expiresAt: number;
-  /** Registration unexpired. */
-  live: boolean;
-}
-
-export interface PartitionStatus {
-  topic: string;
-  partition: number;
-  /** Node id of the lease holder, null when nobody leads it. */
-  leader: number | null;
-  /** The lease holder as stored: `<nodeId>:<instance id>`. */
-  leaderInstance: string | null;
-  leaderEpoch: number;
-  /** Log end offset (`next` in :meta): the offset of the next record. */
-  logEndOffset: number;
-  logStartOffset: number;
-  /** Highest offset committed to the lake, null if never archived. */
-  archivedOffset: number | null;
-  /** Records not yet in the lake (logEndOffset - 1 - archivedOffset), null if never archived. */
-  lakeLagRecords: number | null;
-}
-
-export interface TopicStatus {
-  name: string;
-  partitions: PartitionStatus[];
-}
-
-/** The archiver's summary of a topic's Delta table (published after each commit). */
-export interface LakeTable {
-  version: number;
-  /** Live data files and their bytes. */
-  files: number;
-  bytes: number;
-  lastCommitMs: number;
-  /** The table's URL. */
-  table: string;
-}
-
-export interface RedisMemory {
-  node: string;
-  usedMemory: number;
-  usedMemoryHuman: string;
-  maxMemory: number;
-}
+export type { BrokerStatus, LakeTable, PartitionStatus, RedisMemory, TopicStatus } from '../storage/status.js';
+import type { BrokerStatus, LakeTable, PartitionStatus, RedisMemory, TopicStatus } from '../storage/status.js';
 
 export interface StatusReport {
   cluster: boolean;

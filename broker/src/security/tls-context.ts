@@ -5,7 +5,7 @@
 // previous certificates and is logged.
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type TlsOptions } from 'node:tls';
-import type { SslSettings } from '../config/listeners.js';
+import type { SslSettings } from '../security/tls-settings.js';
 import { RunnelError } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
 

@@ -4,7 +4,7 @@
 // certificate (Kafka's default principal builder: "User:" + the subject DN in
 // RFC 2253 form, through ssl.principal.mapping.rules).
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import type { SslSettings } from '../config/listeners.js';
+import type { SslSettings } from '../security/tls-settings.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import { PrincipalMapper, rfc2253 } from '../security/principal-mapping.js';
 import type { SecurityProtocol, Session } from '../security/session.js';

@@ -4,7 +4,7 @@
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import type { BrokerServices } from '../handlers/support/types.js';
-import type { TxnMarker } from './types.js';
+import type { TxnMarker } from '../log/txn-marker.js';
 
 /**
  * Writes `marker` to partition `index` of `topic` if this broker leads it:

@@ -7,7 +7,8 @@ import type { Logger } from '../../../common/logger/logger.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { BrokerAddress, BrokerClient } from './broker-client.js';
-import type { MarkerWriter, TxnMarker } from './types.js';
+import type { MarkerWriter } from './types.js';
+import type { TxnMarker } from '../log/txn-marker.js';
 
 export interface MarkerRouting {
   nodeId: number;

@@ -4,7 +4,8 @@
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import type { Clock } from '../../../common/clock.js';
-import type { MarkerWriter, TxnMarker } from './types.js';
+import type { MarkerWriter } from './types.js';
+import type { TxnMarker } from '../log/txn-marker.js';
 import { parseTp } from './txn-metadata.js';
 
 /** Partition errors after which the marker is not retried: the partition is gone, so nothing of the transaction remains to resolve. */

@@ -8,7 +8,8 @@ import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.j
 import type { TopicPartition } from '../storage/log-store.js';
 import type { BrokerAddress, BrokerClient } from './broker-client.js';
 import type { TransactionCoordinator } from './coordinator.js';
-import type { TransactionServices, TxnMarker } from './types.js';
+import type { TransactionServices } from './types.js';
+import type { TxnMarker } from '../log/txn-marker.js';
 
 export class CoordinatorTransactionServices implements TransactionServices {
   constructor(

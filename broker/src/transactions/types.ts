@@ -8,16 +8,7 @@
 //    and sending markers to partition leaders.
 import type { KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
-
-/** One transaction marker for one partition (an entry of WriteTxnMarkers). */
-export interface TxnMarker {
-  producerId: number;
-  producerEpoch: number;
-  /** true: COMMIT, false: ABORT */
-  commit: boolean;
-  /** The coordinator epoch of the transaction coordinator that decided the outcome (stored in the marker's value). */
-  coordinatorEpoch: number;
-}
+import type { TxnMarker } from '../log/txn-marker.js';
 
 /** What the partition side needs from the transaction coordinator. */
 export interface TransactionServices {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { brokerConfigEntries, loadBrokerConfig } from '../../../broker/src/config/config.js';
-import { saslSettingsFromConfig } from '../../../broker/src/security/sasl/settings.js';
+import { saslSettingsFromConfig } from '../../../broker/src/config/sasl.js';
 
 function withFile(text: string): string {
   const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rn-sasl-cfg-')), 'server.properties');

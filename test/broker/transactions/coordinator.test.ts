@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import { TransactionCoordinator } from '../../../broker/src/transactions/coordinator.js';
-import type { MarkerWriter, TxnMarker } from '../../../broker/src/transactions/types.js';
+import type { MarkerWriter } from '../../../broker/src/transactions/types.js';
+import type { TxnMarker } from '../../../broker/src/log/txn-marker.js';
 import type { TopicPartition } from '../../../broker/src/storage/log-store.js';
 import { MAX_EPOCH } from '../../../broker/src/transactions/txn-metadata.js';
 import { FakeClock, flush } from '../support/fake-clock.js';

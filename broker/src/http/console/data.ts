@@ -1,14 +1,9 @@
-// What the console pages show, read through the same read-only status reads
-// as `runnel status` (redis/status-report.ts, which owns the keys) and
-// the domain LogStore. The pages get plain data: they never touch Redis.
-import type { LogStore } from '../../storage/log-store.js';
-import type { RedisLogStore } from '../../redis/redis-log-store.js';
-import type { RedisGroupStore } from '../../redis/redis-group-store.js';
-import {
-  brokerStatus, groupStatus, lakeTables, topicStatus,
-  type BrokerStatus, type GroupLag, type LakeTable, type PartitionStatus, type TopicStatus,
-} from '../../redis/status-report.js';
-import { lastRecords, type ConsoleRecord } from './records.js';
+// What the console pages show: plain data, read through the ConsoleData port
+// (the Redis implementation, redis/console-data.ts, uses the same read-only
+// status reads as `runnel status`). The pages never touch Redis.
+import type { BrokerStatus, LakeTable, PartitionStatus, TopicStatus } from '../../storage/status.js';
+import type { GroupLag } from '../../groups/group-lag.js';
+import type { ConsoleRecord } from './records.js';
 
 export interface TopicView {
   status: TopicStatus;
@@ -29,40 +24,4 @@ export interface ConsoleData {
   groups(): Promise<GroupLag[]>;
   /** The partition and its last `n` records; null when the topic or partition does not exist. */
   records(topic: string, partition: number, n: number): Promise<PartitionRecords | null>;
-}
-
-export interface ConsoleSources {
-  store: RedisLogStore;
-  groups: RedisGroupStore;
-  /** The live state of a group this broker coordinates and has loaded (e.g. PreparingRebalance), else undefined. */
-  liveGroupState?: (groupId: string) => string | undefined;
-}
-
-export function consoleData(src: ConsoleSources): ConsoleData {
-  const log: LogStore = src.store;
-  return {
-    async cluster() {
-      const time = Date.now();
-      const [brokers, topics] = await Promise.all([brokerStatus(src.store, time), topicStatus(src.store)]);
-      return { time, brokers, topics };
-    },
-    async topics() {
-      const [topics, lake] = await Promise.all([topicStatus(src.store), lakeTables(src.store)]);
-      return Promise.all(topics.map(async (status) => ({
-        status,
-        bytes: await Promise.all(status.partitions.map((p) => log.sizeBytes({ topic: p.topic, partition: p.partition }))),
-        lake: lake.get(status.name) ?? null,
-      })));
-    },
-    async groups() {
-      const groups = await groupStatus(src.store, await topicStatus(src.store), src.groups);
-      return groups.map((g) => ({ ...g, state: src.liveGroupState?.(g.groupId) ?? g.state }));
-    },
-    async records(topic, partition, n) {
-      const t = (await topicStatus(src.store)).find((x) => x.name === topic);
-      const p = t?.partitions[partition];
-      if (!p) return null;
-      return { partition: p, records: await lastRecords(log, { topic, partition }, p.logEndOffset, p.logStartOffset, n) };
-    },
-  };
 }

@@ -4,7 +4,8 @@
 // topics it may Describe (Kafka's OffsetFetch answers the others with
 // TOPIC_AUTHORIZATION_FAILED). Members and their assignments come with the
 // group, as DescribeGroups returns them to anyone who may Describe it.
-import type { BrokerStatus, GroupLag, TopicStatus } from '../../redis/status-report.js';
+import type { BrokerStatus, TopicStatus } from '../../storage/status.js';
+import type { GroupLag } from '../../groups/group-lag.js';
 import type { ConsoleAccess } from './access.js';
 import type { TopicView } from './data.js';
 

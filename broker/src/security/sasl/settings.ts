@@ -6,8 +6,7 @@ import { RunnelError } from '../../../../common/errors.js';
 import { plainUsers } from './jaas.js';
 import { SCRAM_MECHANISMS } from './credentials.js';
 import { OAUTHBEARER } from './oauthbearer.js';
-import { OAUTHBEARER_KEYS, oauthBearerSettings, type OAuthBearerKey, type OAuthBearerSettings } from './oauthbearer-settings.js';
-import type { BrokerConfig } from '../../config/config.js';
+import { oauthBearerSettings, type OAuthBearerKey, type OAuthBearerSettings } from './oauthbearer-settings.js';
 
 export const SUPPORTED_MECHANISMS: readonly string[] = ['PLAIN', ...SCRAM_MECHANISMS.map((m) => m.name), OAUTHBEARER];
 
@@ -66,18 +65,4 @@ export function saslSettings(c: SaslConfigInput): SaslSettings {
     failedAuthenticationDelayMs: Math.max(0, c.connectionFailedAuthenticationDelayMs),
     oauthbearer: enabledMechanisms.includes(OAUTHBEARER) ? oauthBearerSettings(c.listenerName, c.oauthbearer, c.listenerOverrides) : null,
   };
-}
-
-/** A listener's SASL settings from the broker settings. */
-export function saslSettingsFromConfig(c: BrokerConfig, listenerName: string): SaslSettings {
-  return saslSettings({
-    listenerName,
-    saslEnabledMechanisms: c.saslEnabledMechanisms,
-    saslJaasConfig: c.saslJaasConfig,
-    connectionsMaxReauthMs: c.connectionsMaxReauthMs,
-    saslServerMaxReceiveSize: c.saslServerMaxReceiveSize,
-    connectionFailedAuthenticationDelayMs: c.connectionFailedAuthenticationDelayMs,
-    listenerOverrides: c.listenerOverrides ?? {},
-    oauthbearer: Object.fromEntries(OAUTHBEARER_KEYS.map((k) => [k, String(c.oauthbearer[k])])) as Record<OAuthBearerKey, string>,
-  });
 }

@@ -1,5 +1,5 @@
 // /console: the brokers (id, address, lease) and which broker leads each partition.
-import type { BrokerStatus, TopicStatus } from '../../../redis/status-report.js';
+import type { BrokerStatus, TopicStatus } from '../../../storage/status.js';
 import { formatTime } from '../format.js';
 import { html, q } from '../html.js';
 import { cell, page, table } from '../layout.js';

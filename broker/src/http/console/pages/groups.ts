@@ -1,7 +1,7 @@
 // /console/groups: every consumer group with its state, members and total lag;
 // /console/group?id=...: one group's members (client id, host, assignment) and
 // its committed offset and lag per partition.
-import type { GroupLag } from '../../../redis/status-report.js';
+import type { GroupLag } from '../../../groups/group-lag.js';
 import { html, q } from '../html.js';
 import { cell, page, table } from '../layout.js';
 

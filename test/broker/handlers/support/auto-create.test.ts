@@ -2,12 +2,12 @@
 // anything is created, one bulk store call per chunk, no name created twice, the partition limit
 // counted with the partitions still being created.
 import { describe, expect, it } from 'vitest';
-import { loadBrokerConfig } from '../../../broker/src/config/config.js';
-import { LogManager } from '../../../broker/src/log/log-manager.js';
-import { AUTO_CREATE_CHUNK, AutoTopicCreator } from '../../../broker/src/topics/auto-create.js';
-import type { TopicRecord } from '../../../broker/src/storage/log-store.js';
-import { ErrorCode } from '../../../common/errors.js';
-import { MemoryLogStore } from '../support/memory-log-store.js';
+import { loadBrokerConfig } from '../../../../broker/src/config/config.js';
+import { LogManager } from '../../../../broker/src/log/log-manager.js';
+import { AUTO_CREATE_CHUNK, AutoTopicCreator } from '../../../../broker/src/handlers/support/auto-create.js';
+import type { TopicRecord } from '../../../../broker/src/storage/log-store.js';
+import { ErrorCode } from '../../../../common/errors.js';
+import { MemoryLogStore } from '../../support/memory-log-store.js';
 
 function setup(args: string[] = []) {
   const store = new MemoryLogStore();

@@ -9,11 +9,11 @@
 // when a name is queued, counting the partitions still being created, and
 // again against the stored topics before each chunk is written.
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../../common/logger/logger.js';
-import type { LogManager } from '../log/log-manager.js';
-import { isInternalTopic } from '../log/internal-topics.js';
-import type { TopicRecord } from '../storage/log-store.js';
-import { partitionLimitError, totalPartitions, type LimitError } from './partition-limits.js';
+import { createLogger } from '../../../../common/logger/logger.js';
+import type { LogManager } from '../../log/log-manager.js';
+import { isInternalTopic } from '../../log/internal-topics.js';
+import type { TopicRecord } from '../../storage/log-store.js';
+import { partitionLimitError, totalPartitions, type LimitError } from '../../topics/partition-limits.js';
 
 /** Records written per createTopics call: bounds one pipeline of HSETNX and one Redis reply. */
 export const AUTO_CREATE_CHUNK = 500;
