@@ -290,7 +290,7 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     const sql = block('duckdb');
     let d = await sh(duck, cwd, env, 120_000, sql);
     if (d.code !== 0 && /Could not establish connection|Failed to download|HTTP/i.test(d.stderr)) {
-      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the README's query over read_parquet`);
+      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the docs' DuckDB query over read_parquet`);
       const parquet = sql.replace('INSTALL delta; LOAD delta;\n', '').replace("delta_scan('data/lake/demo')", "read_parquet('data/lake/demo/**/*.parquet', hive_partitioning = true)");
       expect(parquet).not.toBe(sql);
       d = await sh(duck, cwd, env, 120_000, parquet);
