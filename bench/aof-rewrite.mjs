@@ -1,5 +1,5 @@
 // What an AOF rewrite costs Redis with rdbcompression yes (the server's default)
-// and no (README "Redis settings"), and with rdbchecksum no on top (the RDB
+// and no (docs/durability.md "Redis settings"), and with rdbchecksum no on top (the RDB
 // preamble's CRC64), for a log of ~850 KB stream entries (workload a's stored
 // batch size). Two payloads: ProducerPerformance's (random letters
 // A-Z, an uncompressed batch), JSON events (compressible text) and random bytes

@@ -25,7 +25,7 @@ commands:
 `;
 
 const COMMAND_USAGE: Record<string, () => string> = {
-  broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see README "Configuration".\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
+  broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see docs/configuration.md.\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
   placement: () => `usage: runnel placement [--json] [broker options]\n\nPer Redis primary: the partitions it holds and their bytes. Reads --redis / redis.url, or the\nembedded Redis of a \`runnel broker\` on the same --data-dir (data/redis.url).\n\noptions:\n  --json                   JSON instead of a table\n${brokerFlagsUsage()}`,

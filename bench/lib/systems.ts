@@ -149,7 +149,7 @@ async function redisDescribe(port: number): Promise<Record<string, string>> {
 
 /**
  * redis-server arguments beyond persistence, for Runnel's Redis and raw Redis
- * alike: README "Redis settings" (stream-node-max-bytes 1 MiB, rdbcompression no). BENCH_REDIS_ARGS
+ * alike: docs/durability.md "Redis settings" (stream-node-max-bytes 1 MiB, rdbcompression no). BENCH_REDIS_ARGS
  * replaces them for tuning runs ("" = the server's defaults); the report lists the values.
  */
 export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576 --rdbcompression no').split(/\s+/).filter(Boolean);

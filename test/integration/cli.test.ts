@@ -60,7 +60,7 @@ describe('runnel CLI', () => {
     const log = await readTopic(bootstrap, 'cli');
     expect(log.map((r) => `${r.offset}:${r.value}`)).toEqual(['0:1', '1:2', '2:3']);
 
-    // the embedded server runs with the README's "Redis settings"
+    // the embedded server runs with the "Redis settings" of docs/durability.md
     const persistence = fs.readFileSync(broker.logFile, 'utf8').split('\n').find((l) => l.includes('"msg":"redis persistence"')) ?? '';
     expect(persistence).toContain('"streamNodeMaxBytes":1048576');
     expect(persistence).toContain('"rdbCompression":"no"');

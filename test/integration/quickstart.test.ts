@@ -1,8 +1,9 @@
-// README.md as a new user runs it: every fenced block is either run here (the
-// blocks marked `<!-- test: quickstart/NAME -->`), run by another test
-// (`secure-quickstart/N`: test/integration/security/secure-quickstart.test.ts),
-// or listed in NOT_RUN with the reason; a new unmarked block fails the first
-// test. The blocks run as written with bash in a fresh folder holding a
+// README.md and the docs its quick start continues into, as a new user runs
+// them: every fenced block of DOC_FILES is either run here (the blocks marked
+// `<!-- test: quickstart/NAME -->`), run by another test (`secure-quickstart/N`:
+// test/integration/security/secure-quickstart.test.ts), or listed in NOT_RUN
+// with the reason; a new unmarked block fails the first test, which names it
+// as file:line. The blocks run as written with bash in a fresh folder holding a
 // `runnel` link to the checkout's wrapper; only fixed ports change (Kafka's
 // 9092 -> a free one through RUNNEL_LISTENERS or in the text, 8080 and the
 // cluster's 7001-7006 likewise) and HOME is a folder under .cache, so the
@@ -40,39 +41,73 @@ function spawnCli(name: string, args: string[], cwd: string, env: NodeJS.Process
   return p;
 }
 
-interface Block { line: number; lang: string; text: string; marker: string | null }
+/** The files whose fenced blocks are checked (README.md and the docs that hold marked blocks), relative to the checkout. */
+const DOC_FILES = [
+  'README.md',
+  'docs/configuration.md',
+  'docs/durability.md',
+  'docs/compatibility.md',
+  'docs/security-quickstart.md',
+  'docs/redis-cluster.md',
+  'docs/operations.md',
+  'docs/lake.md',
+  'docs/development.md',
+];
 
-/** Every fenced block of README.md with the `<!-- test: NAME ... -->` marker on the line before it, if any. */
-function readmeBlocks(): Block[] {
-  const lines = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8').split('\n');
+interface Block { file: string; line: number; lang: string; text: string; marker: string | null }
+
+/** Every fenced block of `file` with the `<!-- test: NAME ... -->` marker on the line before it, if any. */
+function fileBlocks(file: string): Block[] {
+  const lines = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8').split('\n');
   const out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w*)$/.exec(lines[i]!);
     if (!open) continue;
     const end = lines.indexOf('```', i + 1);
+    if (end < 0) throw new Error(`${file}:${i + 1}: fenced block never closed`);
     const marker = /^<!-- test: (\S+)/.exec(lines[i - 1] ?? '')?.[1] ?? null;
-    out.push({ line: i + 1, lang: open[1]!, text: lines.slice(i + 1, end).join('\n'), marker });
+    out.push({ file, line: i + 1, lang: open[1]!, text: lines.slice(i + 1, end).join('\n'), marker });
     i = end;
   }
   return out;
 }
 
-/** The README block marked `quickstart/NAME`. */
-function block(name: string): string {
-  const b = readmeBlocks().find((x) => x.marker === `quickstart/${name}`);
-  if (!b) throw new Error(`README.md has no block marked <!-- test: quickstart/${name} -->`);
-  return b.text;
+/** Every fenced block of DOC_FILES, in file order. */
+function docBlocks(): Block[] {
+  return DOC_FILES.flatMap(fileBlocks);
 }
 
-/** README blocks no test runs, by their first line, and why. */
-const NOT_RUN: Record<string, string> = {
-  './runnel broker --redis redis://10.0.0.5:6379     # or RUNNEL_REDIS_URL=...': 'the reader\'s own Redis (10.0.0.5, a TLS redis.internal with its certificates); --redis is run by every integration test, rediss:// by test/integration/security',
-  'mkdir -p ~/.local && curl -fsSL https://archive.apache.org/dist/kafka/4.4.0/kafka_2.13-4.4.0.tgz | tar -xz -C ~/.local': 'downloads Apache Kafka; secure-quickstart.test.ts runs the same tool classes from the Kafka 4.4.0 jars in .cache/java/lib',
-  './runnel broker --redis redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000': 'placeholder seed addresses; quickstart/cluster runs a local cluster, runnel status/placement --redis are run by status.test.ts and redis-cluster tests',
-  './runnel archiver --redis redis://127.0.0.1:6379 --lake file:///var/lib/runnel/lake': 'the reader\'s Redis on 6379, /var/lib/runnel and an S3 endpoint at minio:9000; the archiver integration tests run --redis, --lake and --s3-endpoint against real servers',
-  '# Spark over S3 (delta-spark; s3a with path-style access for MinIO-like servers)': 'needs Spark with delta-spark and an S3 bucket',
-  'npm test': 'the whole test suite, this test included',
-  './runnel broker --redis redis://10.0.0.5:6379 --node-id 1 --host 0.0.0.0 --advertised-host broker1 --port 9092': 'two machines (broker1, broker2) on the reader\'s Redis; several brokers on one Redis are run by status.test.ts and test/integration/cluster',
+/** The block marked `quickstart/NAME`, in whichever of DOC_FILES holds it. */
+function block(name: string): string {
+  const found = docBlocks().filter((x) => x.marker === `quickstart/${name}`);
+  if (found.length !== 1) throw new Error(`${found.length} blocks marked <!-- test: quickstart/${name} --> in ${DOC_FILES.join(', ')}${found.map((b) => ` ${b.file}:${b.line}`).join(',')}`);
+  return found[0]!.text;
+}
+
+const first = (b: Block) => b.text.split('\n')[0]!;
+
+/** Blocks no test runs, per file, by their first line, and why. */
+const NOT_RUN: Record<string, Record<string, string>> = {
+  'README.md': {
+    '  Kafka clients, unchanged: Java, Kafka\'s tools, librdkafka (kcat), KafkaJS': 'a picture of the data path, not a command',
+  },
+  'docs/configuration.md': {
+    './runnel broker --redis redis://10.0.0.5:6379     # or RUNNEL_REDIS_URL=...': 'the reader\'s own Redis (10.0.0.5, a TLS redis.internal with its certificates); --redis is run by every integration test, rediss:// by test/integration/security',
+    './runnel broker --redis redis://10.0.0.5:6379 --node-id 1 --host 0.0.0.0 --advertised-host broker1 --port 9092': 'two machines (broker1, broker2) on the reader\'s Redis; several brokers on one Redis are run by status.test.ts and test/integration/cluster',
+  },
+  'docs/security-quickstart.md': {
+    'mkdir -p ~/.local && curl -fsSL https://archive.apache.org/dist/kafka/4.4.0/kafka_2.13-4.4.0.tgz | tar -xz -C ~/.local': 'downloads Apache Kafka; secure-quickstart.test.ts runs the same tool classes from the Kafka 4.4.0 jars in .cache/java/lib',
+  },
+  'docs/redis-cluster.md': {
+    './runnel broker --redis redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000': 'placeholder seed addresses (and a TLS cluster with its CA); quickstart/cluster runs a local cluster, the broker and archiver on seed lists, rediss:// and runnel status/placement --redis are run by test/integration/redis-cluster, status.test.ts and test/integration/security',
+  },
+  'docs/lake.md': {
+    './runnel archiver --redis redis://127.0.0.1:6379 --lake file:///var/lib/runnel/lake': 'the reader\'s Redis on 6379, /var/lib/runnel and an S3 endpoint at minio:9000; the archiver integration tests run --redis, --lake and --s3-endpoint against real servers',
+    '# Spark over S3 (delta-spark; s3a with path-style access for MinIO-like servers)': 'needs Spark with delta-spark and an S3 bucket',
+  },
+  'docs/development.md': {
+    'npm test': 'the whole test suite, this test included',
+  },
 };
 
 /** Runs `script` with bash -euo pipefail in `cwd`, HOME as above. */
@@ -125,26 +160,44 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   }
 }
 
-describe('README blocks', () => {
+describe('README and docs blocks', () => {
   it('every fenced block is run by a test (a `<!-- test: ... -->` marker) or listed in NOT_RUN with its reason', () => {
-    const blocks = readmeBlocks();
-    const unlisted = blocks.filter((b) => !b.marker && !(b.text.split('\n')[0]! in NOT_RUN)).map((b) => `README.md:${b.line}: ${b.text.split('\n')[0]}`);
+    const blocks = docBlocks();
+    const unlisted = blocks.filter((b) => !b.marker && !(first(b) in (NOT_RUN[b.file] ?? {}))).map((b) => `${b.file}:${b.line}: ${first(b)}`);
     expect(unlisted).toEqual([]);
-    // every NOT_RUN entry still names a block
-    expect(Object.keys(NOT_RUN).filter((first) => !blocks.some((b) => b.text.split('\n')[0] === first))).toEqual([]);
-    const markers = blocks.map((b) => b.marker).filter((m): m is string => m !== null);
+    // every NOT_RUN entry still names an unmarked block of its file
+    const stale = Object.entries(NOT_RUN).flatMap(([file, entries]) => Object.keys(entries)
+      .filter((line) => !blocks.some((b) => b.file === file && !b.marker && first(b) === line)).map((line) => `${file}: ${line}`));
+    expect(stale).toEqual([]);
+    const markers = blocks.filter((b) => b.marker !== null);
     const runHere = fs.readFileSync(new URL(import.meta.url), 'utf8');
-    for (const m of markers) {
+    for (const b of markers) {
+      const m = b.marker!;
       if (m.startsWith('secure-quickstart/')) continue; // secure-quickstart.test.ts checks it reads all three
-      expect(m).toMatch(/^quickstart\//);
-      expect(runHere, m).toContain(`block('${m.slice('quickstart/'.length)}')`);
+      expect(m, `${b.file}:${b.line}`).toMatch(/^quickstart\//);
+      expect(runHere, `${b.file}:${b.line}: ${m}`).toContain(`block('${m.slice('quickstart/'.length)}')`);
     }
-    expect(markers.filter((m) => m.startsWith('secure-quickstart/'))).toEqual(['secure-quickstart/1', 'secure-quickstart/2', 'secure-quickstart/3']);
+    // each quickstart/NAME marks exactly one block
+    const names = markers.map((b) => b.marker!).filter((m) => m.startsWith('quickstart/'));
+    expect(names.filter((m, i) => names.indexOf(m) !== i)).toEqual([]);
+    // the secured quick start: its three blocks, in order, in the file secure-quickstart.test.ts reads
+    expect(markers.filter((b) => b.marker!.startsWith('secure-quickstart/')).map((b) => `${b.file} ${b.marker}`))
+      .toEqual([1, 2, 3].map((n) => `docs/security-quickstart.md secure-quickstart/${n}`));
+  });
+
+  it('no Markdown file outside DOC_FILES carries a `<!-- test: ... -->` marker (it would not be checked)', () => {
+    const md = (dir: string): string[] => fs.readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if (e.isDirectory()) return ['node_modules', 'dist', '.cache', '.git', 'data'].includes(e.name) ? [] : md(rel);
+      return e.name.endsWith('.md') ? [rel] : [];
+    });
+    const others = md('').filter((f) => !DOC_FILES.includes(f) && /^<!-- test: /m.test(fs.readFileSync(path.join(REPO_ROOT, f), 'utf8')));
+    expect(others).toEqual([]);
   });
 });
 
-describe('README quick start', () => {
-  it('broker, clients, status, redis-cli, archiver, venv, delta-rs, Polars, DuckDB and the console, block by block', async () => {
+describe('README quick start (and the blocks of the docs it continues into)', () => {
+  it('the four steps (broker, kcat, archiver, the Polars SQL query) and teardown, with status, redis-cli, delta-rs, DuckDB and the console of the docs, block by block', async () => {
     const cwd = tmp('quickstart');
     fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(cwd, 'runnel'));
     fs.mkdirSync(HOME, { recursive: true });
@@ -237,7 +290,7 @@ describe('README quick start', () => {
     const sql = block('duckdb');
     let d = await sh(duck, cwd, env, 120_000, sql);
     if (d.code !== 0 && /Could not establish connection|Failed to download|HTTP/i.test(d.stderr)) {
-      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the README's query over read_parquet`);
+      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the docs' DuckDB query over read_parquet`);
       const parquet = sql.replace('INSTALL delta; LOAD delta;\n', '').replace("delta_scan('data/lake/demo')", "read_parquet('data/lake/demo/**/*.parquet', hive_partitioning = true)");
       expect(parquet).not.toBe(sql);
       d = await sh(duck, cwd, env, 120_000, parquet);
@@ -260,7 +313,7 @@ describe('README quick start', () => {
     expect(consoleBlock).toContain('http.port=8080');
     broker = start('quickstart-console', consoleBlock.replaceAll('8080', String(http)));
     await waitForPort(http, { proc: broker, timeoutMs: 60_000 });
-    const prose = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const prose = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
     expect(prose).toContain('<http://127.0.0.1:8080/console>');
     const page = await fetch(`http://127.0.0.1:${http}/console`);
     expect(page.status).toBe(200);
@@ -270,6 +323,13 @@ describe('README quick start', () => {
       return topics.includes('demo') && topics.includes(String(total));
     }, { proc: broker, timeoutMs: 15_000, intervalMs: 300 });
     await broker.stop(15_000);
+
+    // teardown: with the broker stopped, the data folder (embedded Redis files, lake) goes
+    expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
+    const down = await sh(block('teardown'), cwd, env);
+    expect(down.code, down.stderr).toBe(0);
+    expect(fs.existsSync(path.join(cwd, 'data'))).toBe(false);
+    expect(fs.existsSync(path.join(cwd, 'runnel'))).toBe(true);
   }, 900_000);
 
   it('the local Redis Cluster recipe: six servers with rdbcompression no, a broker on them, and the stop block', async () => {

@@ -79,7 +79,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
     '--stream-node-max-bytes', String(RECOMMENDED_STREAM_NODE_MAX_BYTES), // batches share stream nodes (server-checks.ts)
-    '--rdbcompression', 'no', // AOF rewrites write the log as it is, without LZF (README "Redis settings")
+    '--rdbcompression', 'no', // AOF rewrites write the log as it is, without LZF (docs/durability.md "Redis settings")
     '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'notice', // its own file: start-up and AOF notices help
   ], { stdio: ['ignore', out, out] });
   closeSync(out);

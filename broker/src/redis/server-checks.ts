@@ -33,7 +33,7 @@ export interface RedisServerFacts {
  * under Redis's 4096-byte default every batch larger than that gets a listpack
  * node of its own, which the allocator rounds up (16,889 B for a 15,600 B
  * entry): about 5-10% of the log. With 1 MiB, entries share nodes and a log of
- * 15-record 1 KiB batches costs about 1.02x its record bytes (README "Redis
+ * 15-record 1 KiB batches costs about 1.02x its record bytes (docs/durability.md "Redis
  * settings", test/integration/storage/stream-node-bytes.test.ts).
  */
 export const RECOMMENDED_STREAM_NODE_MAX_BYTES = 1_048_576;
@@ -88,13 +88,13 @@ export async function checkRedisServer(client: RedisClient, keys: Keys, opts: Se
     });
     const nodeBytes = f.streamNodeMaxBytes;
     if (nodeBytes !== null && nodeBytes !== 0 && nodeBytes < RECOMMENDED_STREAM_NODE_MAX_BYTES / 4) {
-      logger.info(`${shard}redis stream-node-max-bytes is ${nodeBytes}: batches larger than that each take a stream node of their own, about 5-10% more memory than the records; stream-node-max-bytes ${RECOMMENDED_STREAM_NODE_MAX_BYTES} is recommended (README "Redis settings")`);
+      logger.info(`${shard}redis stream-node-max-bytes is ${nodeBytes}: batches larger than that each take a stream node of their own, about 5-10% more memory than the records; stream-node-max-bytes ${RECOMMENDED_STREAM_NODE_MAX_BYTES} is recommended (docs/durability.md "Redis settings")`);
     }
     if (f.aofEnabled && f.rdbCompression === 'yes') {
-      logger.info(`${shard}redis rdbcompression is yes: every AOF rewrite LZF-compresses the whole log again, 3-4x the rewrite's CPU and no smaller for batches that producers compress or values that do not compress; rdbcompression no is recommended unless the values are uncompressed text (README "Redis settings")`);
+      logger.info(`${shard}redis rdbcompression is yes: every AOF rewrite LZF-compresses the whole log again, 3-4x the rewrite's CPU and no smaller for batches that producers compress or values that do not compress; rdbcompression no is recommended unless the values are uncompressed text (docs/durability.md "Redis settings")`);
     }
     if (!f.aofEnabled) {
-      logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the README guarantees table)`);
+      logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the guarantees table in docs/durability.md)`);
     }
     if (f.maxmemoryPolicy !== 'noeviction') {
       const why = `${shard}redis maxmemory-policy is ${f.maxmemoryPolicy}: under memory pressure Redis would evict log streams, leases or offsets and silently lose acknowledged data; set maxmemory-policy noeviction`;

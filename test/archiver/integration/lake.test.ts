@@ -132,7 +132,7 @@ describe('archiver writes Delta tables', () => {
       archiverEnv({
         redisUrl: redis.url,
         lake: `s3://${s3.bucket}/tables`,
-        // As the README's example: a host name (the SDK itself uses path style for an IP address), no path-style flag;
+        // As docs/lake.md's example: a host name (the SDK itself uses path style for an IP address), no path-style flag;
         // virtual-hosted style would fail on ENOTFOUND lake.localhost.
         s3Endpoint: s3.endpoint.replace('127.0.0.1', 'localhost'),
         pathStyle: false,

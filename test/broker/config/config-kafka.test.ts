@@ -93,7 +93,7 @@ describe('Kafka broker keys', () => {
     expect(() => loadBrokerConfig(keys.flatMap((k) => ['--set', `${k}=${vals[k] ?? '7'}`]), {})).not.toThrow();
   });
 
-  it('redis.connection.timeout.ms: 10 s by default (the start-up wait the README names), settable', () => {
+  it('redis.connection.timeout.ms: 10 s by default (the start-up wait docs/configuration.md names), settable', () => {
     expect(loadBrokerConfig([], {}).redisConnectionTimeoutMs).toBe(10_000);
     expect(loadBrokerConfig(['--set', 'redis.connection.timeout.ms=1500'], {}).redisConnectionTimeoutMs).toBe(1500);
     expect(loadBrokerConfig([], { RUNNEL_REDIS_CONNECTION_TIMEOUT_MS: '2500' }).redisConnectionTimeoutMs).toBe(2500);

@@ -249,7 +249,7 @@ describe.skipIf(onKafka)('redis-server SIGKILL under an acks=all idempotent prod
     expect(verifyLog(log, [...res.acked, ...uAcked])).toEqual([]);
     expect(log.filter((r) => !r.value.startsWith('U-')).length).toBe(n);
     await checkRawStreams(redis.url, topic, log);
-    // The documented exception (README, durability table; docs/architecture.md): a write whose
+    // The documented exception (docs/durability.md, the guarantees table; docs/architecture.md): a write whose
     // WAIT timed out is answered NOT_ENOUGH_REPLICAS_AFTER_APPEND and becomes visible, as it is in
     // the primary's log; Kafka would keep it invisible until the followers caught up. A consumer may
     // read such a write before the failover loses it. Every other record a consumer read survives.

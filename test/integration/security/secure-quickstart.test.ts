@@ -1,5 +1,6 @@
-// The README's secured quick start, run as written: the shell blocks marked
-// `<!-- test: secure-quickstart/N -->` are read from README.md and run with
+// The secured quick start (docs/security-quickstart.md, linked from the
+// README), run as written: the shell blocks marked
+// `<!-- test: secure-quickstart/N -->` are read from that file and run with
 // bash in a fresh folder. Only the port changes (9094 -> a free one), and
 // `kafka-configs.sh` / `kafka-acls.sh` are Kafka's own tool classes from the
 // jars the tests use. The broker is `./runnel broker` with its embedded Redis.
@@ -24,16 +25,19 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's blocks for this quick start, in order. */
-function readmeBlocks(): string[] {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+/** The file that holds this quick start (test/integration/quickstart.test.ts checks no other file has its markers). */
+const DOC = path.join('docs', 'security-quickstart.md');
+
+/** The blocks of this quick start, in order. */
+function docBlocks(): string[] {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, DOC), 'utf8');
   const out: string[] = [];
   const re = /<!-- test: secure-quickstart\/(\d+)[^>]*-->\n```sh\n([\s\S]*?)\n```/g;
   for (let m = re.exec(readme); m; m = re.exec(readme)) out[Number(m[1]) - 1] = m[2]!;
   return out;
 }
 
-/** PATH entries for Kafka's shell tools, as the README calls them. */
+/** PATH entries for Kafka's shell tools, as the quick start calls them. */
 function toolShims(): string {
   ensureJavaLib();
   const bin = path.join(dir, 'bin');
@@ -47,10 +51,10 @@ function toolShims(): string {
   return bin;
 }
 
-describe('README: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => {
+describe('docs/security-quickstart.md: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => {
   it('runs as written: alice produces and consumes `orders`; another topic and a wrong password are refused', async () => {
-    const blocks = readmeBlocks();
-    expect(blocks.length).toBe(3);
+    const blocks = docBlocks();
+    expect(blocks.length, DOC).toBe(3);
     const port = String(await freePort());
     const [certs, start, use] = blocks.map((b) => b!.replaceAll('9094', port)) as [string, string, string];
     const home = path.join(dir, 'home');
@@ -71,7 +75,7 @@ describe('README: secured quick start (SASL_SSL, a SCRAM user, one ACL)', () => 
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('first order');
 
-    // What the README says happens without the ACL, and with a wrong password.
+    // What the quick start says happens without the ACL, and with a wrong password.
     const alice = (password: string) => `-b 127.0.0.1:${port} -X security.protocol=SASL_SSL -X ssl.ca.location=${path.join(tlsDir, 'ca.pem')} -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username=alice -X sasl.password=${password}`;
     const noAcl = await runCommand('bash', ['-c', `echo x | kcat ${alice('alice-secret')} -P -t payments`], { cwd: dir, env, timeoutMs: 30_000 });
     expect(noAcl.code).not.toBe(0);

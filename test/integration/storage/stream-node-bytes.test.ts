@@ -1,11 +1,11 @@
 // Redis memory per record of the Java producer's default batches (15 records
 // of 1 KiB, about 15.6 KB each, one stream entry per batch), under Redis's
-// stream-node-max-bytes default (4096) and under the 1 MiB that the README's
+// stream-node-max-bytes default (4096) and under the 1 MiB that docs/durability.md's
 // "Redis settings" recommend and the embedded Redis and the bench use. Under
 // the default, every such batch gets a stream node of its own, rounded up by
 // the allocator; with 1 MiB they share nodes. The broker's start-up log says
 // which it found, with the recommendation when the value is small; the same
-// for rdbcompression, which the README recommends off (AOF rewrites would
+// for rdbcompression, which docs/durability.md recommends off (AOF rewrites would
 // LZF-compress the whole log again).
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

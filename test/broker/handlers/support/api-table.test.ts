@@ -5,9 +5,9 @@ import { buildHandlers } from '../../../../broker/src/handlers/support/registry.
 import { parseVersions } from '../../../../broker/src/protocol/versions.js';
 
 describe('API registry', () => {
-  it('README lists exactly the registered APIs and versions', () => {
-    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(apiTable(buildHandlers()).trim());
+  it('docs/compatibility.md lists exactly the registered APIs and versions', () => {
+    const doc = readFileSync(new URL('../../../../docs/compatibility.md', import.meta.url), 'utf8');
+    expect(doc).toContain(apiTable(buildHandlers()).trim());
   });
 
   it('advertises only versions inside each definition', () => {
