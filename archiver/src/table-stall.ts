@@ -9,19 +9,7 @@
 import type { ArchiverContext } from './context.js';
 import type { TornCommit } from './delta/torn.js';
 import { STALL_LOG_EVERY_MS, STALL_RETRY_FIRST_MS, STALL_RETRY_MAX_MS } from './records/stall.js';
-import type { TopicArchiver } from './topic-state.js';
-
-/** Why and since when a table is stalled. */
-export interface TableStall {
-  /** RN4008 */
-  code: string;
-  /** the torn commit file, relative to the lake root */
-  file: string;
-  since: number;
-  retryAt: number;
-  retryMs: number;
-  loggedAt: number;
-}
+import type { TableStall, TopicArchiver } from './topic-state.js';
 
 /** True while the table's log is not to be read again yet. */
 export function tableStallHolds(t: TopicArchiver | undefined, now: number): boolean {

@@ -2,7 +2,6 @@
 // batches read from the owned partitions, and each partition's read/commit positions.
 import { DeltaTable, type CheckpointCodec } from './delta/table.js';
 import type { ObjectStore } from './storage/index.js';
-import type { TableStall } from './table-stall.js';
 
 export interface PartState {
   partition: number;
@@ -34,6 +33,18 @@ export interface StallInfo {
   retryAt: number;
   retryMs: number;
   /** last time the stall was logged (once, then at most every STALL_LOG_EVERY_MS) */
+  loggedAt: number;
+}
+
+/** Why and since when a table is stalled (table-stall.ts). */
+export interface TableStall {
+  /** RN4008 */
+  code: string;
+  /** the torn commit file, relative to the lake root */
+  file: string;
+  since: number;
+  retryAt: number;
+  retryMs: number;
   loggedAt: number;
 }
 
