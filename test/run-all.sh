@@ -207,7 +207,7 @@ run_vitest() {
   step "vitest $name: ${envs[*]:-} npx vitest run $*"
   local t rc=0
   t=$(date +%s)
-  env "${envs[@]}" npx vitest run --passWithNoTests \
+  env "${envs[@]}" npx vitest run \
     --reporter=default --reporter=json --outputFile.json="$json" "$@" || rc=$?
   local counts="no report"
   if [ -f "$json" ]; then

@@ -42,8 +42,18 @@ class Writer {
     this.buf = nb;
   }
   varint(v: number) {
-    let z = zigzag(v);
     this.ensure(10);
+    if (Math.abs(v) >= 2 ** 51) {
+      // zigzag of a timestamp delta this large exceeds 2^53: exact in BigInt (varlong)
+      let zb = v >= 0 ? BigInt(v) * 2n : -BigInt(v) * 2n - 1n;
+      while (zb >= 0x80n) {
+        this.buf[this.pos++] = Number(zb & 0x7fn) | 0x80;
+        zb >>= 7n;
+      }
+      this.buf[this.pos++] = Number(zb);
+      return;
+    }
+    let z = zigzag(v);
     while (z >= 0x80) {
       this.buf[this.pos++] = (z % 128) | 0x80;
       z = Math.floor(z / 128);
