@@ -1,3 +1,11 @@
+// AddOffsetsToTxn (key 25), v0-v4.
+//   v0-v1: a transactional producer adds a group to its transaction, before it
+//       commits offsets with TxnOffsetCommit; v1 is answered before throttling.
+//   v2: PRODUCER_FENCED may be answered (older versions get INVALID_PRODUCER_EPOCH).
+//   v3: flexible encoding (tagged fields).
+//   v4: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// Needs WRITE on the transactional id, then READ on the group; the id's coordinator
+// adds the group's `__consumer_offsets` partition to the transaction.
 import { ErrorCode } from '../../../common/errors.js';
 import { AddOffsetsToTxn } from '../protocol/messages/add-offsets-to-txn.js';
 import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';

@@ -1,6 +1,14 @@
-// AddPartitionsToTxn. v0-v3: one transaction from its producer, one error per
-// partition. v4+: a batch of transactions from brokers (KIP-890), each either
-// added or only verified (VerifyOnly), with a top-level error too.
+// AddPartitionsToTxn (key 24), v0-v5.
+//   v0-v1: one transaction from its producer, one error per partition; v1 is
+//       answered before throttling.
+//   v2: PRODUCER_FENCED may be answered (older versions get INVALID_PRODUCER_EPOCH).
+//   v3: flexible encoding; the last version producers send.
+//   v4: sent by brokers (KIP-890): a batch of transactions, each added or only
+//       verified (VerifyOnly), with a top-level error code too.
+//   v5: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// v0-v3 need WRITE on the id and on each topic, v4+ CLUSTER_ACTION. As in Kafka an
+// unauthorized or unknown partition fails the request and the others answer
+// OPERATION_NOT_ATTEMPTED.
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';

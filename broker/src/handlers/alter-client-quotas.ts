@@ -1,3 +1,9 @@
+// AlterClientQuotas (key 49), v0-v1.
+//   v0: sets or removes quota values of user, client-id or ip entities, or only
+//       validates them (validateOnly), one result per entity (KIP-546).
+//   v1: flexible encoding.
+// Needs ALTER_CONFIGS on the cluster. The quota service keeps the values in Redis,
+// and every broker's cache follows them.
 import { AlterClientQuotas } from '../protocol/messages/alter-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { QuotaAlteration } from '../quotas/quota-service.js';

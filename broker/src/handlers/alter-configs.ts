@@ -1,3 +1,12 @@
+// AlterConfigs (key 33), v0-v2.
+//   v0-v1: replaces a resource's config set: what the request does not name is
+//       unset; v1 is answered before throttling.
+//   v2: flexible encoding.
+// IncrementalAlterConfigs (key 44), v0-v1.
+//   v0: one operation per config: SET, DELETE, APPEND or SUBTRACT (KIP-339).
+//   v1: flexible encoding.
+// Both alter topic configs only (other resources: INVALID_REQUEST), validated as
+// Kafka does before anything is stored; ALTER_CONFIGS on each resource.
 import { AlterConfigs } from '../protocol/messages/alter-configs.js';
 import { IncrementalAlterConfigs } from '../protocol/messages/incremental-alter-configs.js';
 import { ErrorCode } from '../../../common/errors.js';

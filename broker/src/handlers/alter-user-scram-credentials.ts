@@ -1,4 +1,5 @@
-// AlterUserScramCredentials (v0): adds, replaces or removes SCRAM credentials.
+// AlterUserScramCredentials (key 51), v0.
+//   v0: adds, replaces or removes SCRAM credentials (KIP-554); flexible encoding.
 // The client sends the salted password; the broker keeps only StoredKey and
 // ServerKey (security/sasl/credentials.ts). Kafka's validation and messages
 // (AdminManager / ScramControlManager), one result per user: a user with the

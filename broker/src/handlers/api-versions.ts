@@ -1,3 +1,12 @@
+// ApiVersions (key 18), v0-v4.
+//   v0-v2: each API key with its lowest and highest version; v1 adds the throttle
+//       time, v2 is answered before throttling.
+//   v3: flexible encoding; the client names its software and version (KIP-511);
+//       supported and finalized features may follow as tagged fields.
+//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011).
+// The list is computed from the registry (support/registry.ts), so it holds only
+// what is handled. An ApiVersions request of a version not served is answered in
+// v0 with UNSUPPORTED_VERSION and the ranges (KIP-511, dispatch.ts).
 import { ApiVersions } from '../protocol/messages/api-versions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { Handler, HandlerOf } from './support/types.js';

@@ -1,3 +1,10 @@
+// CreateAcls (key 30), v0-v3.
+//   v0: ACL bindings to create, one result each.
+//   v1: resource pattern type, LITERAL or PREFIXED (KIP-290); answered before throttling.
+//   v2: flexible encoding.
+//   v3: the USER resource type.
+// Needs ALTER on the cluster; without an authorizer every creation answers
+// SECURITY_DISABLED. An invalid binding is INVALID_REQUEST, the valid ones are stored.
 import { CreateAcls } from '../protocol/messages/create-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { creationProblem, type AclBinding } from '../security/acl/model.js';

@@ -1,3 +1,10 @@
+// CreatePartitions (key 37), v0-v3.
+//   v0-v1: raises topics' partition counts, or only validates (validateOnly); v1 is
+//       answered before throttling.
+//   v2: flexible encoding.
+//   v3: THROTTLING_QUOTA_EXCEEDED becomes a possible error (KIP-599).
+// Needs ALTER on each topic. Internal topics follow offsets.topic.num.partitions and
+// are refused; the partition limits are checked before anything is written.
 import { CreatePartitions } from '../protocol/messages/create-partitions.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';

@@ -1,3 +1,14 @@
+// CreateTopics (key 19), v2-v7.
+//   v2: the oldest served: validateOnly and per-topic error messages (from v1), and
+//       the throttle time.
+//   v3: answered before throttling.
+//   v4: partitions and replication factor may be -1, the broker's defaults (KIP-464).
+//   v5: flexible encoding; the answer carries the topic's partitions, replication
+//       factor and configs (KIP-525).
+//   v6: THROTTLING_QUOTA_EXCEEDED becomes a possible error (KIP-599).
+//   v7: the answer carries the new topic's id.
+// Needs CREATE on the cluster or on the topic; the configs are validated as Kafka
+// does, and shown in the answer only with DESCRIBE_CONFIGS (else topicConfigErrorCode).
 import { CreateTopics } from '../protocol/messages/create-topics.js';
 import { ErrorCode, KafkaError, codeName } from '../../../common/errors.js';
 import { validateTopicName } from '../log/log-manager.js';

@@ -1,3 +1,10 @@
+// DeleteAcls (key 31), v0-v3.
+//   v0: filters; every ACL one matches is deleted and listed under that filter.
+//   v1: pattern type in filters and matches (KIP-290); answered before throttling.
+//   v2: flexible encoding.
+//   v3: the USER resource type.
+// Needs ALTER on the cluster; without an authorizer every filter answers
+// SECURITY_DISABLED. An invalid filter is INVALID_REQUEST and deletes nothing.
 import { DeleteAcls } from '../protocol/messages/delete-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';

@@ -1,3 +1,9 @@
+// DeleteGroups (key 42), v0-v2.
+//   v0-v1: deletes groups and their offsets, one error per group; v1 is answered
+//       before throttling.
+//   v2: flexible encoding.
+// Needs DELETE on each group. The group coordinator refuses a group with members
+// (NON_EMPTY_GROUP); a group this broker does not coordinate is NOT_COORDINATOR.
 import { DeleteGroups } from '../protocol/messages/delete-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';

@@ -1,3 +1,9 @@
+// DeleteRecords (key 21), v0-v2.
+//   v0-v1: moves partitions' log start offset up to an offset (-1: the high
+//       watermark) and answers the new low watermark; v1 is answered before throttling.
+//   v2: flexible encoding.
+// Needs DELETE on the topic. Internal topics are refused (INVALID_TOPIC_EXCEPTION, as
+// Kafka's ReplicaManager); an offset above the high watermark is OFFSET_OUT_OF_RANGE.
 import { DeleteRecords } from '../protocol/messages/delete-records.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';

@@ -1,3 +1,12 @@
+// DeleteTopics (key 20), v1-v6.
+//   v1: the oldest served: topic names in, one error per topic, the throttle time.
+//   v2: answered before throttling.
+//   v3: TOPIC_DELETION_DISABLED becomes a possible error.
+//   v4: flexible encoding.
+//   v5: a per-topic error message; THROTTLING_QUOTA_EXCEEDED possible (KIP-599).
+//   v6: topics named by name or by id (KIP-516); an unknown id is UNKNOWN_TOPIC_ID.
+// delete.topic.enable=false answers TOPIC_DELETION_DISABLED. DELETE on the topic is
+// asked before saying whether it exists; internal topics are never deleted.
 import { DeleteTopics } from '../protocol/messages/delete-topics.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';

@@ -1,3 +1,9 @@
+// DescribeAcls (key 29), v0-v3.
+//   v0: the ACLs one filter matches, grouped by resource.
+//   v1: pattern type (KIP-290); answered before throttling.
+//   v2: flexible encoding.
+//   v3: the USER resource type.
+// Needs DESCRIBE on the cluster; without an authorizer the answer is SECURITY_DISABLED.
 import { DescribeAcls } from '../protocol/messages/describe-acls.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { filterProblem } from '../security/acl/model.js';

@@ -1,3 +1,8 @@
+// DescribeClientQuotas (key 48), v0-v1.
+//   v0: the quota values of the entities that match filter components, strictly
+//       or not (KIP-546).
+//   v1: flexible encoding.
+// Needs DESCRIBE_CONFIGS on the cluster; the quota service reloads the stored values first.
 import { DescribeClientQuotas } from '../protocol/messages/describe-client-quotas.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FilterComponent } from '../quotas/entities.js';

@@ -1,3 +1,10 @@
+// DescribeCluster (key 60), v0-v1.
+//   v0: cluster id, controller and brokers, and the principal's operations on the
+//       cluster when asked (KIP-700); flexible encoding.
+//   v1: the endpoint type asked for, brokers or controllers; UNSUPPORTED_ENDPOINT_TYPE
+//       and MISMATCHED_ENDPOINT_TYPE become top-level errors (KIP-919).
+// Broker endpoints only: asking for controllers is UNSUPPORTED_ENDPOINT_TYPE. The
+// brokers are listed as the client's listener reaches them; no permission is checked.
 import { DescribeCluster } from '../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { brokerList, controllerId } from './support/cluster-view.js';

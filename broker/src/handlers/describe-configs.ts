@@ -1,3 +1,10 @@
+// DescribeConfigs (key 32), v1-v4.
+//   v1: the oldest served: include_synonyms; each config's source and synonyms.
+//   v2: answered before throttling.
+//   v3: include_documentation; each config's type and documentation.
+//   v4: flexible encoding.
+// Topic and broker resources (this broker's only); anything else is INVALID_REQUEST.
+// DESCRIBE_CONFIGS on the topic or the cluster; sensitive broker values are never shown.
 import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { brokerConfigEntries } from '../config/config.js';

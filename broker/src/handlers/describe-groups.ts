@@ -1,3 +1,11 @@
+// DescribeGroups (key 15), v0-v5.
+//   v0-v2: each group's state, protocol and members; v1 adds the throttle time, v2
+//       is answered before throttling.
+//   v3: the principal's operations on the group, when asked.
+//   v4: each member's group.instance.id.
+//   v5: flexible encoding.
+// Needs DESCRIBE on each group; a group this broker does not coordinate is
+// NOT_COORDINATOR.
 import { DescribeGroups } from '../protocol/messages/describe-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';

@@ -1,3 +1,10 @@
+// DescribeLogDirs (key 35), v1-v4.
+//   v1: the oldest served: the log dirs with the partitions they hold and their sizes.
+//   v2: flexible encoding.
+//   v3: a top-level error code.
+//   v4: each dir's total and usable bytes.
+// Needs DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED and no dir. Total
+// and usable bytes are -1 (unknown): the store is Redis.
 import { DescribeLogDirs } from '../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';

@@ -1,3 +1,7 @@
+// DescribeProducers (key 61), v0.
+//   v0: the active producers of partitions (KIP-664); flexible encoding.
+// Needs READ on the topic; answered from the partition's producer state, which
+// `kafka-transactions abort` uses to find a hanging transaction.
 import { DescribeProducers } from '../protocol/messages/describe-producers.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';

@@ -1,3 +1,8 @@
+// DescribeTransactions (key 65), v0.
+//   v0: each transactional id's state, timeout, start time, producer and
+//       partitions (KIP-664); flexible encoding.
+// Needs DESCRIBE on each id; only partitions of topics the principal may DESCRIBE
+// are listed. An id this broker does not coordinate is NOT_COORDINATOR.
 import { DescribeTransactions } from '../protocol/messages/describe-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { txnCoordinatorFor } from './support/txn-common.js';

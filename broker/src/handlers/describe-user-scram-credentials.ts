@@ -1,5 +1,6 @@
-// DescribeUserScramCredentials (v0): each user's SCRAM mechanisms and
-// iteration counts, never the credentials. Kafka's rules (ScramImage.describe):
+// DescribeUserScramCredentials (key 50), v0.
+//   v0: each user's SCRAM mechanisms and iteration counts (KIP-554); flexible encoding.
+// Never the credentials. Kafka's rules (ScramImage.describe):
 // no users (null or empty) lists every user; a user named twice is answered
 // DUPLICATE_RESOURCE, an unknown one RESOURCE_NOT_FOUND.
 // Authorization: DESCRIBE on the cluster (Kafka), else CLUSTER_AUTHORIZATION_FAILED for the request.

@@ -1,3 +1,10 @@
+// EndTxn (key 26), v0-v4.
+//   v0-v1: commits or aborts the producer's transaction; v1 is answered before throttling.
+//   v2: PRODUCER_FENCED may be answered (older versions get INVALID_PRODUCER_EPOCH).
+//   v3: flexible encoding.
+//   v4: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// Needs WRITE on the transactional id. Kafka's v5 (KIP-890 part 2: a new epoch per
+// transaction, returned in the answer) is not offered.
 import { ErrorCode } from '../../../common/errors.js';
 import { EndTxn } from '../protocol/messages/end-txn.js';
 import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';

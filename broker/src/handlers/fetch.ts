@@ -1,3 +1,17 @@
+// Fetch (key 1), v4-v16.
+//   v4: the oldest served: the client reads magic-2 batches; isolation level, and the
+//       answer has the last stable offset and the aborted transactions.
+//   v5-v6: the partition's log start offset; v6 may answer KAFKA_STORAGE_ERROR.
+//   v7-v8: incremental fetch sessions (KIP-227); v8 is answered before throttling.
+//   v9: the current leader epoch of each partition, for fencing (KIP-320).
+//   v10: zstd batches may be returned (KIP-110).
+//   v11: the consumer's rack; a preferred read replica in the answer (KIP-392).
+//   v12: flexible encoding; last fetched epoch, diverging epoch, current leader.
+//   v13-v14: topic ids instead of names (KIP-516); v14 adds a tiered-storage error.
+//   v15-v16: a replica state struct (KIP-903); v16 the new leaders' endpoints (KIP-951).
+// Needs READ on each topic. A partition named twice is read once; read_committed
+// stops at the last stable offset. No follower fetching: the preferred read replica
+// is -1 and the rack and last fetched epoch are not used.
 import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';

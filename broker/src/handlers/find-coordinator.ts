@@ -1,3 +1,11 @@
+// FindCoordinator (key 10), v0-v4.
+//   v0: the coordinator of a group.
+//   v1: a key type (group or transaction); throttle time and error message.
+//   v2: answered before throttling.
+//   v3: flexible encoding.
+//   v4: many keys in one request, one answer each (KIP-699).
+// Transactional ids hash onto the same coordinator slots as groups. Needs DESCRIBE
+// on the group or the id; another key type is INVALID_REQUEST.
 import { FindCoordinator } from '../protocol/messages/find-coordinator.js';
 import { ErrorCode, codeName } from '../../../common/errors.js';
 import { coordinatorFor, type ListenerOf } from './support/cluster-view.js';

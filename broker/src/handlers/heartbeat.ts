@@ -1,3 +1,9 @@
+// Heartbeat (key 12), v0-v4.
+//   v0-v2: a member keeps its place in the group's generation; v1 adds the throttle
+//       time, v2 is answered before throttling.
+//   v3: group.instance.id (static membership, KIP-345).
+//   v4: flexible encoding.
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
 import { Heartbeat } from '../protocol/messages/heartbeat.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';

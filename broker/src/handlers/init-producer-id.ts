@@ -1,3 +1,12 @@
+// InitProducerId (key 22), v0-v4.
+//   v0-v1: a producer id and epoch for an idempotent or transactional producer; v1
+//       is answered before throttling.
+//   v2: flexible encoding.
+//   v3: the producer's current id and epoch, to resume after an epoch error (KIP-360).
+//   v4: PRODUCER_FENCED may be answered (older versions get INVALID_PRODUCER_EPOCH).
+// A transactional id goes to its transaction coordinator (WRITE on the id); else
+// IDEMPOTENT_WRITE on the cluster (or WRITE on some topic), and a new id from the
+// store or, KIP-360, the given id with its epoch bumped.
 import { InitProducerId } from '../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';

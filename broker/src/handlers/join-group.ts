@@ -1,3 +1,15 @@
+// JoinGroup (key 11), v0-v9.
+//   v0: a member joins with its protocols; the session timeout is also the rebalance timeout.
+//   v1: a rebalance timeout of its own.
+//   v2-v3: the throttle time; v3 is answered before throttling.
+//   v4: a new member joins twice: first to get its member id (MEMBER_ID_REQUIRED).
+//   v5: group.instance.id (static membership, KIP-345).
+//   v6: flexible encoding.
+//   v7: the answer carries the protocol type; the protocol name may be null (KIP-559).
+//   v8: a reason for joining (KIP-800).
+//   v9: skip_assignment in the answer (KIP-814).
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
+// The member's client host is reported as Kafka does, "/<address>".
 import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { JoinResult } from '../groups/group.js';

@@ -1,3 +1,9 @@
+// LeaveGroup (key 13), v0-v5.
+//   v0-v2: one member leaves; v1 adds the throttle time, v2 is answered before throttling.
+//   v3: a batch of members, by member id or group.instance.id, one error each (KIP-345).
+//   v4: flexible encoding.
+//   v5: a reason per member (KIP-800).
+// Needs READ on the group. Below v3 the member's error is the answer's error.
 import { LeaveGroup } from '../protocol/messages/leave-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { MemberRef } from '../groups/coordinator.js';

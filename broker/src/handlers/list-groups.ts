@@ -1,3 +1,10 @@
+// ListGroups (key 16), v0-v4.
+//   v0-v2: the groups of this broker's coordinator; v1 adds the throttle time, v2 is
+//       answered before throttling.
+//   v3: flexible encoding.
+//   v4: a filter on group states; each group's state in the answer (KIP-518).
+// DESCRIBE on the cluster lists every group, else only the groups the principal may
+// DESCRIBE (Kafka). Admin clients ask every broker.
 import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { groupErrorCode } from './support/group-common.js';

@@ -1,3 +1,13 @@
+// ListOffsets (key 2), v1-v8.
+//   v1: the oldest served: one offset per partition, with its timestamp.
+//   v2-v3: isolation level; the throttle time; v3 is answered before throttling.
+//   v4-v5: the current leader epoch, for fencing, and the leader epoch in the answer;
+//       v5 may answer OFFSET_NOT_AVAILABLE.
+//   v6: flexible encoding.
+//   v7: MAX_TIMESTAMP (-3): the offset of the largest timestamp (KIP-734).
+//   v8: EARLIEST_LOCAL (-4): the local log start offset (KIP-405).
+// Needs DESCRIBE on the topic. LATEST is the last stable offset for read_committed;
+// with no tiered storage EARLIEST_LOCAL is the log start offset.
 import { ListOffsets } from '../protocol/messages/list-offsets.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';

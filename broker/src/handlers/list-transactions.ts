@@ -1,3 +1,9 @@
+// ListTransactions (key 66), v0-v1.
+//   v0: the transactions of this broker's coordinator, filtered by state and producer
+//       id (KIP-664); flexible encoding.
+//   v1: a duration filter: only transactions running longer than it (KIP-994).
+// Each broker answers for the coordinator slots it holds; unknown state filters are
+// echoed back; only ids the principal may DESCRIBE are listed.
 import { ListTransactions } from '../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { isTxnState } from '../transactions/txn-metadata.js';

@@ -1,3 +1,17 @@
+// Metadata (key 3), v0-v12.
+//   v0: brokers and topics; an empty topic list asks for every topic.
+//   v1: null asks for every topic, empty for none; broker racks, the controller,
+//       whether a topic is internal.
+//   v2-v3: the cluster id; v3 the throttle time.
+//   v4: allow_auto_topic_creation.
+//   v5-v6: offline replicas per partition; v6 is answered before throttling.
+//   v7: each partition's leader epoch.
+//   v8: the principal's operations on topics and cluster, when asked.
+//   v9: flexible encoding.
+//   v10-v11: topic ids in the answer; v11 drops the cluster's operations (KIP-700).
+//   v12: topics may be asked for by id.
+// Only topics the principal may DESCRIBE are listed. A topic being auto-created is
+// answered LEADER_NOT_AVAILABLE (retriable), as in Kafka.
 import { Metadata } from '../protocol/messages/metadata.js';
 import { isInternalTopic, leaseUnitOf } from '../log/internal-topics.js';
 import { ErrorCode } from '../../../common/errors.js';

@@ -1,3 +1,13 @@
+// OffsetCommit (key 8), v0-v8.
+//   v0: commits outside group management (no generation or member).
+//   v1: generation and member id; a commit timestamp per partition.
+//   v2-v4: a retention time instead of the timestamp; v3 adds the throttle time, v4
+//       is answered before throttling.
+//   v5: no retention time: the broker's offsets.retention.minutes alone decides.
+//   v6: the leader epoch of each offset (KIP-320).
+//   v7: group.instance.id (static membership, KIP-345).
+//   v8: flexible encoding.
+// Needs READ on the group and on each topic. The retention time of v2-v4 is ignored.
 import { OffsetCommit } from '../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { commitPartitions } from './support/group-common.js';

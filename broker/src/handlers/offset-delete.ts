@@ -1,3 +1,7 @@
+// OffsetDelete (key 47), v0.
+//   v0: deletes a group's committed offsets of some partitions (KIP-496).
+// Needs DELETE on the group and READ on each topic; the group coordinator answers
+// per partition.
 import { OffsetDelete } from '../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';

@@ -1,3 +1,14 @@
+// OffsetFetch (key 9), v0-v8.
+//   v0-v1: the committed offsets of the named partitions, errors per partition (in
+//       Kafka v0 read ZooKeeper, v1 the offsets topic; both read the same here).
+//   v2-v4: null topics asks for all; a top-level error; v3 adds the throttle time, v4
+//       is answered before throttling.
+//   v5: the leader epoch of each offset.
+//   v6: flexible encoding.
+//   v7: require_stable: a pending transactional commit answers UNSTABLE_OFFSET_COMMIT (KIP-447).
+//   v8: many groups in one request.
+// Needs DESCRIBE on the group; a topic without DESCRIBE answers
+// TOPIC_AUTHORIZATION_FAILED, or is left out when all topics are asked for.
 import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { FetchedOffset } from '../groups/coordinator.js';

@@ -1,3 +1,10 @@
+// OffsetForLeaderEpoch (key 23), v2-v4.
+//   v2: the oldest served: the current leader epoch, for fencing; the end offset and
+//       leader epoch in the answer (from v1); the throttle time.
+//   v3: a replica id (-2 for a consumer).
+//   v4: flexible encoding.
+// Needs CLUSTER_ACTION on the cluster or DESCRIBE on the topic (KIP-320); the end
+// offset comes from the partition's leader epoch history.
 import { OffsetForLeaderEpoch } from '../protocol/messages/offset-for-leader-epoch.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';

@@ -1,3 +1,14 @@
+// Produce (key 0), v3-v11.
+//   v3: the oldest served: magic-2 batches (the only kind stored); a transactional id.
+//   v4-v6: KAFKA_STORAGE_ERROR may be answered; v5 adds the log start offset.
+//   v7: zstd batches (KIP-110).
+//   v8: the records that failed a batch, and an error message (KIP-467).
+//   v9: flexible encoding.
+//   v10: a NOT_LEADER answer names the new leader and its endpoint (KIP-951).
+//   v11: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// ApiVersions lists v0-v11 for librdkafka's compression check, and a v0-v2 request
+// closes the connection (Kafka 4.0, KAFKA-18659). Needs WRITE on each topic (and on
+// the transactional id); acks=0 is answered with nothing.
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../../../common/errors.js';

@@ -1,6 +1,9 @@
-// SaslAuthenticate (v0-2): one SASL token each way. v1+ reports the session
-// lifetime (KIP-368, connections.max.reauth.ms). A failure is answered with
-// SASL_AUTHENTICATION_FAILED and Kafka's message, then the connection closes.
+// SaslAuthenticate (key 36), v0-v2.
+//   v0: one SASL token each way, after SaslHandshake v1.
+//   v1: the session lifetime (KIP-368, connections.max.reauth.ms).
+//   v2: flexible encoding.
+// A failure is answered with SASL_AUTHENTICATION_FAILED and Kafka's message, then
+// the connection closes.
 import { SaslAuthenticate } from '../protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { AUTHENTICATE_AFTER_SUCCESS } from '../security/sasl/authenticator.js';

@@ -1,6 +1,8 @@
-// SaslHandshake (v0-1): picks the connection's SASL mechanism and lists the
-// enabled ones. v0 means raw SASL tokens follow; v1, SaslAuthenticate
-// requests. On a listener without SASL Kafka answers ILLEGAL_SASL_STATE.
+// SaslHandshake (key 17), v0-v1.
+//   v0: picks the connection's SASL mechanism; raw SASL tokens follow.
+//   v1: the tokens follow in SaslAuthenticate requests.
+// Lists the enabled mechanisms. On a listener without SASL Kafka answers
+// ILLEGAL_SASL_STATE.
 import { SaslHandshake } from '../protocol/messages/sasl-handshake.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';

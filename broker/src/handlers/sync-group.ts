@@ -1,3 +1,10 @@
+// SyncGroup (key 14), v0-v5.
+//   v0-v2: the leader hands out assignments and every member gets its own; v1 adds the
+//       throttle time, v2 is answered before throttling.
+//   v3: group.instance.id (static membership, KIP-345).
+//   v4: flexible encoding.
+//   v5: protocol type and name both ways, refused when they differ from the group's (KIP-559).
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
 import { SyncGroup } from '../protocol/messages/sync-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';

@@ -1,6 +1,12 @@
-// TxnOffsetCommit: sent by a transactional producer to the group's
-// coordinator after AddOffsetsToTxn; the offsets stay pending until the
-// transaction's marker reaches the group's `__consumer_offsets` partition.
+// TxnOffsetCommit (key 28), v0-v4.
+//   v0-v1: offsets committed inside the producer's transaction; v1 is answered before
+//       throttling.
+//   v2: the leader epoch of each offset.
+//   v3: flexible encoding; member id, generation and group.instance.id, so a zombie
+//       member's commit is fenced (KIP-447).
+//   v4: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// Sent to the group's coordinator after AddOffsetsToTxn; the offsets stay pending
+// until the transaction's marker reaches the group's `__consumer_offsets` partition.
 import { TxnOffsetCommit } from '../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { commitPartitions } from './support/group-common.js';

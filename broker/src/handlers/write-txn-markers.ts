@@ -1,12 +1,13 @@
-// WriteTxnMarkers (api 27): a transaction coordinator, or `kafka-transactions
-// abort` (Admin.abortTransaction), asks the leader of each partition to write
-// the commit or abort marker of a producer's transaction. Kafka's
-// handleWriteTxnMarkersRequest: the markers of one request are written in
-// request order, the partitions of one marker in parallel; a partition this
-// broker does not lead answers NOT_LEADER_OR_FOLLOWER (the coordinator looks
-// the leader up again and retries). For a partition of `__consumer_offsets`
-// the group coordinator's pending transactional offset commits of that
-// producer are completed after the marker is stored.
+// WriteTxnMarkers (key 27), v0-v1.
+//   v0: commit or abort markers of producers' transactions, for partitions.
+//   v1: flexible encoding.
+// Sent by a transaction coordinator, or by `kafka-transactions abort`
+// (Admin.abortTransaction), to each partition's leader; needs CLUSTER_ACTION. Kafka's
+// handleWriteTxnMarkersRequest: the markers of one request are written in request
+// order, the partitions of one marker in parallel; a partition this broker does not
+// lead answers NOT_LEADER_OR_FOLLOWER (the coordinator finds the leader again and
+// retries). For a `__consumer_offsets` partition the group coordinator's pending
+// transactional offsets of that producer are completed after the marker is stored.
 import { ErrorCode } from '../../../common/errors.js';
 import { WriteTxnMarkers } from '../protocol/messages/write-txn-markers.js';
 import type { TxnMarker } from '../log/txn-marker.js';
