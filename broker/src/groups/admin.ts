@@ -1,7 +1,8 @@
 // ListGroups, DescribeGroups and DeleteGroups.
 import { ErrorCode } from '../../../common/errors.js';
-import type { GroupDescription } from './coordinator-types.js';
-import { EMPTY, type Group, type GroupState } from './group.js';
+import type { GroupDescription } from './requests.js';
+import { EMPTY, type Group } from './group.js';
+import type { GroupState } from './group-state.js';
 import type { GroupRegistry } from './group-registry.js';
 import { isNotCoordinator, storeErrorCode } from './replies.js';
 
@@ -59,7 +60,7 @@ export class GroupAdmin {
     try {
       await this.reg.write(g, (epoch) => this.reg.store.deleteGroup(groupId, epoch));
     } catch (e) {
-      g.transition('Empty', since);
+      g.reviveAfterFailedDelete(since);
       return storeErrorCode(e);
     }
     this.reg.cancelTimers(g);

@@ -7,10 +7,10 @@
 // Assignors run in the clients; this only relays protocols and assignments.
 import { GroupAdmin } from './admin.js';
 import type { Cancel, Clock } from '../../../common/clock.js';
-import type {
-  CommitRequest, CoordinatorOptions, CoordinatorSettings, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest,
-} from './coordinator-types.js';
-import type { Group, GroupState, JoinResult, SyncResult } from './group.js';
+import type { CoordinatorOptions, CoordinatorSettings } from './options.js';
+import type { CommitRequest, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest, TxnCommitRequest } from './requests.js';
+import type { Group, JoinResult, SyncResult } from './group.js';
+import type { GroupState } from './group-state.js';
 import type { GroupStore } from './group-store.js';
 import { GroupRegistry } from './group-registry.js';
 import { MembershipFlow } from './heartbeat-leave.js';
@@ -18,14 +18,14 @@ import { JoinFlow } from './join.js';
 import { OffsetManager } from './offsets.js';
 import { Rebalancer } from './rebalance.js';
 import { SyncFlow } from './sync.js';
-import { TxnOffsetManager, type TxnCommitRequest } from './txn-offsets.js';
+import { TxnOffsetManager } from './txn-offsets.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { OffsetKey } from './group-store.js';
 
-export { DEFAULT_SETTINGS, NEW_MEMBER_JOIN_TIMEOUT_MS } from './coordinator-types.js';
+export { DEFAULT_SETTINGS, NEW_MEMBER_JOIN_TIMEOUT_MS, type CoordinatorOptions, type CoordinatorSettings } from './options.js';
 export type {
-  CommitPartition, CommitRequest, CoordinatorOptions, CoordinatorSettings, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest,
-} from './coordinator-types.js';
+  CommitPartition, CommitRequest, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest, TxnCommitRequest,
+} from './requests.js';
 
 export class GroupCoordinator {
   readonly settings: CoordinatorSettings;

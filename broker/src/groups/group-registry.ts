@@ -3,24 +3,11 @@
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import type { Clock } from '../../../common/clock.js';
-import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './coordinator-types.js';
-import { subscribedTopics } from './consumer-protocol.js';
+import { DEFAULT_SETTINGS, type CoordinatorOptions, type CoordinatorSettings } from './options.js';
 import { EMPTY, Group, Member } from './group.js';
 import { CoordinatorFencedError, type GroupStore, type StoredGroup } from './group-store.js';
 import type { OffsetsMirror } from './offsets-mirror.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
-
-/** Topics the members of a consumer group subscribe to; null when any member's subscription is unknown. */
-export function computeSubscribed(g: Group): Set<string> | null {
-  if (g.protocolType !== 'consumer') return null;
-  const out = new Set<string>();
-  for (const m of g.members.values()) {
-    const topics = subscribedTopics(m.metadataFor(g.protocolName));
-    if (topics === null) return null;
-    for (const t of topics) out.add(t);
-  }
-  return out;
-}
 
 export class GroupRegistry {
   readonly settings: CoordinatorSettings;
@@ -130,7 +117,8 @@ export class GroupRegistry {
     if (existing) return existing;
     if (this.stoppedFlag || (!loaded.group && loaded.offsets.size === 0)) return null;
     const s = loaded.group;
-    const g = new Group(groupId, s?.stateTimestamp ?? this.clock.now());
+    // Kafka's loadGroup: a stored group starts Stable when it has members, else Empty.
+    const g = new Group(groupId, s?.stateTimestamp ?? this.clock.now(), s !== null && s.members.length > 0 ? 'Stable' : 'Empty');
     g.coordinatorEpoch = epoch;
     for (const [k, v] of loaded.offsets) g.offsets.set(k, v);
     if (s) {
@@ -145,8 +133,7 @@ export class GroupRegistry {
       }
       g.protocolType = s.protocolType;
       if (s.leader !== null && g.members.has(s.leader)) g.leader = s.leader;
-      g.state = g.size > 0 ? 'Stable' : 'Empty';
-      g.subscribed = computeSubscribed(g);
+      g.subscribed = g.computeSubscribedTopics();
     }
     this.groups.set(groupId, g);
     this.onLoaded(g);

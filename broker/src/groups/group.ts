@@ -1,12 +1,14 @@
 // The in-memory model of one classic consumer group: members, their protocols
-// and assignments, generation and state. Pure data plus small helpers; the
-// rules live in coordinator.ts and the modules it composes.
+// and assignments, generation and state. Data plus the rules that read only
+// the group (member validation, subscribed topics, protocol selection); every
+// state change goes through transition(), which asserts Kafka's table
+// (group-state.ts). The request flows live in coordinator.ts and the modules
+// it composes.
+import { ErrorCode } from '../../../common/errors.js';
 import type { Cancel } from '../../../common/clock.js';
+import { subscribedTopics } from './consumer-protocol.js';
 import type { CommittedOffset, OffsetKey } from './group-store.js';
-
-export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
-
-export const GROUP_STATES: GroupState[] = ['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead'];
+import { assertValidTransition, IllegalGroupStateError, type GroupState } from './group-state.js';
 
 export interface Protocol { name: string; metadata: Buffer }
 
@@ -71,7 +73,8 @@ export class Member {
 }
 
 export class Group {
-  state: GroupState = 'Empty';
+  private current: GroupState;
+  /** When the group entered its current state (Kafka's currentStateTimestamp). */
   stateTimestamp: number;
   protocolType: string | null = null;
   protocolName: string | null = null;
@@ -96,20 +99,60 @@ export class Group {
   /** Coordinator epoch under which this broker loaded or created the group; every store write carries it. */
   coordinatorEpoch = 0;
 
-  constructor(readonly groupId: string, now: number) {
+  /** A new group starts Empty; one loaded from the store starts Empty or Stable (Kafka's loadGroup initialState). */
+  constructor(readonly groupId: string, now: number, initialState: 'Empty' | 'Stable' = 'Empty') {
+    this.current = initialState;
     this.stateTimestamp = now;
   }
 
-  is(s: GroupState): boolean { return this.state === s; }
+  get state(): GroupState { return this.current; }
 
-  transition(s: GroupState, now: number): void {
-    this.state = s;
+  is(s: GroupState): boolean { return this.current === s; }
+
+  /** Moves the group to `to` at `now`; throws IllegalGroupStateError when Kafka's table does not allow it. */
+  transition(to: GroupState, now: number): void {
+    assertValidTransition(this.groupId, this.current, to);
+    this.current = to;
     this.stateTimestamp = now;
+  }
+
+  /**
+   * Runnel only, outside Kafka's table (where Dead is final): DeleteGroups
+   * moves an Empty group to Dead before the store delete and, when that
+   * delete fails, back to Empty with the state timestamp it had.
+   */
+  reviveAfterFailedDelete(since: number): void {
+    if (this.current !== 'Dead') throw new IllegalGroupStateError(this.groupId, this.current, 'Empty', ['Dead']);
+    this.current = 'Empty';
+    this.stateTimestamp = since;
   }
 
   get size(): number { return this.members.size; }
 
   isLeader(memberId: string): boolean { return this.leader === memberId; }
+
+  /** Kafka's validateCurrentMember: a group.instance.id must map to this member id; the member must exist. Null when valid. */
+  validateMember(memberId: string, groupInstanceId: string | null): number | null {
+    if (groupInstanceId !== null) {
+      const current = this.staticMembers.get(groupInstanceId);
+      if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (current !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
+      return null;
+    }
+    return this.members.has(memberId) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+
+  /** Topics the members of a consumer group subscribe to; null when any member's subscription is unknown. */
+  computeSubscribedTopics(): Set<string> | null {
+    if (this.protocolType !== 'consumer') return null;
+    const out = new Set<string>();
+    for (const m of this.members.values()) {
+      const topics = subscribedTopics(m.metadataFor(this.protocolName));
+      if (topics === null) return null;
+      for (const t of topics) out.add(t);
+    }
+    return out;
+  }
 
   add(m: Member): void {
     if (this.members.size === 0) this.protocolType = m.protocolType;

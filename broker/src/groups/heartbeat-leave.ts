@@ -1,10 +1,10 @@
 // Heartbeat keeps a member's session alive; LeaveGroup removes members
 // (or, by group.instance.id alone, static members administratively).
 import { ErrorCode } from '../../../common/errors.js';
-import type { MemberRef } from './coordinator-types.js';
+import type { MemberRef } from './requests.js';
 import type { Group } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
-import { validateMember, type Rebalancer } from './rebalance.js';
+import type { Rebalancer } from './rebalance.js';
 import { storeErrorCode } from './replies.js';
 
 export class MembershipFlow {
@@ -20,7 +20,7 @@ export class MembershipFlow {
     }
     if (!g) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    const err = validateMember(g, memberId, groupInstanceId);
+    const err = g.validateMember(memberId, groupInstanceId);
     if (err !== null) return err;
     if (generationId !== g.generation) return ErrorCode.ILLEGAL_GENERATION;
     const m = g.members.get(memberId)!;
@@ -59,7 +59,7 @@ export class MembershipFlow {
         group.pendingMembers.delete(x.memberId);
         if (group.is('PreparingRebalance')) this.rb.tryCompleteJoin(group);
       } else {
-        const err = validateMember(group, x.memberId, x.groupInstanceId);
+        const err = group.validateMember(x.memberId, x.groupInstanceId);
         if (err !== null) code = err;
         else this.rb.removeMemberAndUpdateGroup(group, group.members.get(x.memberId)!, 'left the group');
       }

@@ -3,10 +3,11 @@
 // KIP-814 skip assignment) and rejoins of current members.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../common/errors.js';
-import { NEW_MEMBER_JOIN_TIMEOUT_MS, type JoinRequest } from './coordinator-types.js';
+import { NEW_MEMBER_JOIN_TIMEOUT_MS } from './options.js';
+import type { JoinRequest } from './requests.js';
 import { Member, type Group, type JoinResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
-import { validateMember, type Rebalancer } from './rebalance.js';
+import type { Rebalancer } from './rebalance.js';
 import { invokeJoin, invokeSync, joinError, storeErrorCode, syncError } from './replies.js';
 
 export class JoinFlow {
@@ -142,7 +143,7 @@ export class JoinFlow {
       if (req.groupInstanceId !== null) return resolve(joinError(id, ErrorCode.UNKNOWN_MEMBER_ID));
       return this.addMemberAndRebalance(g, req, id, resolve);
     }
-    const err = validateMember(g, id, req.groupInstanceId);
+    const err = g.validateMember(id, req.groupInstanceId);
     if (err !== null) return resolve(joinError(id, err));
     const m = g.members.get(id)!;
     switch (g.state) {

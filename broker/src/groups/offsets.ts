@@ -1,11 +1,11 @@
 // Committed offsets: OffsetCommit (inside and outside group management),
 // OffsetFetch, OffsetDelete and offset expiry (KIP-211).
 import { ErrorCode } from '../../../common/errors.js';
-import type { CommitRequest, FetchedOffset } from './coordinator-types.js';
+import type { CommitRequest, FetchedOffset } from './requests.js';
 import type { Group } from './group.js';
 import { offsetKey, parseOffsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';
 import type { GroupRegistry } from './group-registry.js';
-import { validateMember, type Rebalancer } from './rebalance.js';
+import type { Rebalancer } from './rebalance.js';
 import { isNotCoordinator, storeErrorCode } from './replies.js';
 
 export class OffsetManager {
@@ -62,7 +62,7 @@ export class OffsetManager {
   private validateCommit(g: Group, req: CommitRequest): number | null {
     if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null) {
-      const err = validateMember(g, req.memberId, req.groupInstanceId);
+      const err = g.validateMember(req.memberId, req.groupInstanceId);
       if (err !== null) return err;
       return req.generationId !== g.generation ? ErrorCode.ILLEGAL_GENERATION : null;
     }

@@ -1,21 +1,12 @@
-// The rebalance state machine: member sessions, PreparingRebalance (with the
-// initial rebalance delay) -> CompletingRebalance -> Stable, and expiry of
-// members that never send SyncGroup.
+// The rebalance flow: member sessions, PreparingRebalance (with the initial
+// rebalance delay) -> CompletingRebalance (or Empty when nobody is left), and
+// expiry of members that never send SyncGroup. The states and the transitions
+// allowed between them are group-state.ts; SyncGroup (sync.ts) moves the group
+// on to Stable.
 import { ErrorCode } from '../../../common/errors.js';
 import { EMPTY, type Group, type Member } from './group.js';
-import { computeSubscribed, type GroupRegistry } from './group-registry.js';
+import type { GroupRegistry } from './group-registry.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
-
-/** Kafka's validateCurrentMember: a group.instance.id must map to this member id; the member must exist. */
-export function validateMember(g: Group, memberId: string, groupInstanceId: string | null): number | null {
-  if (groupInstanceId !== null) {
-    const current = g.staticMembers.get(groupInstanceId);
-    if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (current !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
-    return null;
-  }
-  return g.members.has(memberId) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
-}
 
 export class Rebalancer {
   constructor(private readonly reg: GroupRegistry) {}
@@ -115,7 +106,7 @@ export class Rebalancer {
     g.generation++;
     if (g.size > 0) {
       g.protocolName = g.selectProtocol();
-      g.subscribed = computeSubscribed(g);
+      g.subscribed = g.computeSubscribedTopics();
       g.transition('CompletingRebalance', now);
     } else {
       g.protocolName = null;

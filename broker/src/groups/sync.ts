@@ -1,10 +1,10 @@
 // SyncGroup: members of the current generation wait for the leader's
 // assignment, which is stored before anyone gets it.
 import { ErrorCode } from '../../../common/errors.js';
-import type { SyncRequest } from './coordinator-types.js';
+import type { SyncRequest } from './requests.js';
 import { EMPTY, type Group, type SyncResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
-import { validateMember, type Rebalancer } from './rebalance.js';
+import type { Rebalancer } from './rebalance.js';
 import { invokeSync, storeErrorCode, syncError } from './replies.js';
 
 export class SyncFlow {
@@ -20,7 +20,7 @@ export class SyncFlow {
     }
     if (!g) return syncError(ErrorCode.UNKNOWN_MEMBER_ID);
     if (g.is('Dead')) return syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const err = validateMember(g, req.memberId, req.groupInstanceId);
+    const err = g.validateMember(req.memberId, req.groupInstanceId);
     if (err !== null) return syncError(err);
     if (req.generationId !== g.generation) return syncError(ErrorCode.ILLEGAL_GENERATION);
     if (req.protocolType !== null && req.protocolType !== g.protocolType) return syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);

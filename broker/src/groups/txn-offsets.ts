@@ -4,33 +4,11 @@
 // then committed (COMMIT) or dropped (ABORT). While pending, OffsetFetch with
 // require_stable answers UNSTABLE_OFFSET_COMMIT for those partitions.
 import { ErrorCode } from '../../../common/errors.js';
-import type { CommitPartition } from './coordinator-types.js';
+import type { TxnCommitRequest } from './requests.js';
 import { offsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';
 import type { GroupRegistry } from './group-registry.js';
-import { validateMember } from './rebalance.js';
 import { storeErrorCode } from './replies.js';
-
-/** The storage of pending transactional offsets, fenced by coordinator epoch like every group write. */
-export interface TxnOffsetStore {
-  /** Records offsets as pending for the producer, and the (producer, group) pair in the slot's index. */
-  storePending(groupId: string, slot: number, producerId: number, offsets: Map<OffsetKey, CommittedOffset>, epoch: number): Promise<void>;
-  /** Groups of the slot with pending offsets of the producer. */
-  pendingGroups(slot: number, producerId: number): Promise<string[]>;
-  /** Commits (or drops) the producer's pending offsets of the group; returns those committed. */
-  complete(groupId: string, slot: number, producerId: number, commit: boolean, epoch: number): Promise<Map<OffsetKey, CommittedOffset>>;
-  /** Partitions of the group with pending offsets of any producer. */
-  pendingPartitions(groupId: string): Promise<Set<OffsetKey>>;
-}
-
-export interface TxnCommitRequest {
-  groupId: string;
-  producerId: number;
-  producerEpoch: number;
-  generationId: number;
-  memberId: string;
-  groupInstanceId: string | null;
-  offsets: CommitPartition[];
-}
+import type { TxnOffsetStore } from './txn-offset-store.js';
 
 export class TxnOffsetManager {
   constructor(private readonly reg: GroupRegistry, private readonly store: TxnOffsetStore, private readonly slotOf: (groupId: string) => number) {}
@@ -47,7 +25,7 @@ export class TxnOffsetManager {
     if (g.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     // Kafka (KIP-447): a member id or generation, when given, must match the group's.
     if (req.groupInstanceId !== null || req.memberId !== '') {
-      const err = validateMember(g, req.memberId, req.groupInstanceId);
+      const err = g.validateMember(req.memberId, req.groupInstanceId);
       if (err !== null) return all(err);
     }
     if (req.generationId >= 0 && req.generationId !== g.generation) return all(ErrorCode.ILLEGAL_GENERATION);

@@ -12,7 +12,7 @@ import { luaSource } from './lua.js';
 import {
   CoordinatorFencedError, parseOffsetKey, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
 } from '../groups/group-store.js';
-import type { TxnOffsetStore } from '../groups/txn-offsets.js';
+import type { TxnOffsetStore } from '../groups/txn-offset-store.js';
 import { guard } from './stream-entries.js';
 
 /** Group key names (from common/keys.ts). */
