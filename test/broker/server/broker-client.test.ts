@@ -39,7 +39,7 @@ async function rawServer(onRequest: (cid: number, s: net.Socket) => void): Promi
   const server = net.createServer((s) => {
     const framer = new Framer(1 << 20);
     s.on('data', (d) => {
-      const got = framer.push(d);
+      const got = framer.push(typeof d === 'string' ? Buffer.from(d) : d);
       if (got.kind === 'frames') for (const f of got.frames) onRequest(f.readInt32BE(4), s);
     });
   });
