@@ -156,7 +156,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     await acls.start();
     cleanup.push(() => acls.stop());
     server.setDispatcher(new Dispatcher(buildHandlers(), services, new RequestMetrics(metrics)));
-    // Serving ends before anything it uses: the listeners close (again, at once) ahead of the leadership, so no request claims a lease after it is given up.
+    // Serving stops first on the way down: registered again here, the listeners close ahead of the leadership
+    // (a request served after cluster.stop() could claim a lease again); the registration above covers a start that fails before this.
     cleanup.push(() => server.close());
     const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: backend, connections: () => server.connections() }) : () => undefined;
     cleanup.push(stopSampler);
