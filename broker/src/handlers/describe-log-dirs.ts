@@ -36,7 +36,7 @@ export const describeLogDirsHandler: HandlerOf<typeof DescribeLogDirs> = {
         if (index < 0 || index >= t.partitions) continue;
         const p = b.log.partitionOf(t, index);
         if (!b.cluster.leads(p.unit)) continue;
-        partitions.push({ partitionIndex: index, partitionSize: await b.store.sizeBytes(p.tp), offsetLag: 0, isFutureKey: false });
+        partitions.push({ partitionIndex: index, partitionSize: await b.log.sizeBytes(p.tp), offsetLag: 0, isFutureKey: false });
       }
       if (partitions.length) topics.push({ name: t.name, partitions });
     }

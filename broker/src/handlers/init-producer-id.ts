@@ -35,6 +35,6 @@ export const initProducerIdHandler: HandlerOf<typeof InitProducerId> = {
     if (req.producerId >= 0 && req.producerEpoch >= 0 && req.producerEpoch < MAX_EPOCH - 1) {
       return reply(ErrorCode.NONE, req.producerId, req.producerEpoch + 1);
     }
-    return reply(ErrorCode.NONE, await b.store.nextProducerId(), 0);
+    return reply(ErrorCode.NONE, await b.log.nextProducerId(), 0);
   },
 };

@@ -10,7 +10,7 @@ import type { LeaseUnit } from '../storage/cluster-store.js';
 import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition, type EpochHistory } from './partition.js';
 import { OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, isInternalTopic } from './internal-topics.js';
-import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions } from '../topics/partition-limits.js';
+import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions, usablePartitionCount } from '../topics/partition-limits.js';
 import { AppendOrder } from './append-order.js';
 import { SequenceHoles } from './sequence-holes.js';
 
@@ -33,16 +33,28 @@ export interface LeadershipView {
   coordinatorEpoch(slot: number): number | null;
 }
 
+/** Partitions' leader epochs (the cluster store): bumped when this broker takes a partition over, their start offsets kept. */
+export interface LeaderEpochs extends EpochHistory {
+  /** Increments and returns the partition's leader epoch. */
+  bumpLeaderEpoch(topic: string, partition: number): Promise<number>;
+}
+
+/** The cluster a log runs in, given at construction: who leads what, and the partitions' leader epochs. */
+export interface LogCluster {
+  leadership: LeadershipView;
+  epochs: LeaderEpochs;
+}
+
 /** Without a cluster (unit tests), this broker leads everything. */
 const SOLO: LeadershipView = { leads: () => true, claim: async () => true, coordinatorEpoch: () => 0 };
 
-/** Without a cluster no epoch history is kept. */
-const NO_HISTORY: EpochHistory = { recordEpochStart: async () => undefined, epochHistory: async () => new Map() };
+/** Without a cluster no epoch history is kept (and a takeover keeps epoch 0). */
+const NO_HISTORY: LeaderEpochs = { recordEpochStart: async () => undefined, epochHistory: async () => new Map(), bumpLeaderEpoch: async () => 0 };
 
 export class LogManager {
-  leadership: LeadershipView = SOLO;
-  /** Epoch history of partitions (the cluster store), for `__consumer_offsets` partitions taken over with a slot. */
-  epochHistory: EpochHistory = NO_HISTORY;
+  readonly leadership: LeadershipView;
+  /** Leader epochs of partitions (the cluster store): bumped on takeover, and the history of `__consumer_offsets` partitions taken over with a slot. */
+  private readonly epochs: LeaderEpochs;
   private topics = new Map<string, TopicRecord>();
   private byId = new Map<string, string>();
   private partitions = new Map<string, Partition>();
@@ -55,8 +67,11 @@ export class LogManager {
   /** Idempotent sequences to be retried before later ones (sequence-holes.ts). */
   readonly sequenceHoles = new SequenceHoles();
 
-  constructor(readonly store: LogStore, readonly config: BrokerConfig) {
+  /** Without `cluster` (unit tests) this broker leads everything and keeps no epoch history. */
+  constructor(readonly store: LogStore, readonly config: BrokerConfig, cluster: Partial<LogCluster> = {}) {
     this.readAheadBudget = new ReadAheadBudget(config.fetchReadAheadBytes);
+    this.leadership = cluster.leadership ?? SOLO;
+    this.epochs = cluster.epochs ?? NO_HISTORY;
   }
 
   async refreshTopics(): Promise<TopicRecord[]> {
@@ -207,9 +222,35 @@ export class LogManager {
       // `__consumer_offsets`: written with the slot's coordinator epoch, so a stale coordinator's appends are fenced.
       const epoch = this.leadership.coordinatorEpoch(p.unit.slot);
       if (epoch === null) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-      await p.adoptEpoch(epoch, this.epochHistory);
+      await p.adoptEpoch(epoch, this.epochs);
     }
     return p;
+  }
+
+  /**
+   * Every topic-partition there is to lead (a lease unit each). Internal
+   * topics are left out (`__consumer_offsets` partitions ride on their
+   * coordinator slots), and so is a topic whose count is past
+   * topic.max.partitions (a hostile or corrupt record): it is never enumerated.
+   */
+  async partitionUnits(): Promise<LeaseUnit[]> {
+    const units: LeaseUnit[] = [];
+    for (const t of await this.allTopics()) {
+      if (!usablePartitionCount(t.partitions, this.config) || isInternalTopic(t.name)) continue;
+      for (let p = 0; p < t.partitions; p++) units.push({ kind: 'partition', topic: t.name, partition: p });
+    }
+    return units;
+  }
+
+  /**
+   * This broker has just taken the partition's lease: its leader epoch is
+   * bumped (fencing the previous leader's appends) and the partition reloaded
+   * under it.
+   */
+  async takeLeadership(topic: string, index: number): Promise<void> {
+    const t = await this.topic(topic);
+    if (!t) throw new Error(`topic ${topic} vanished`);
+    await this.partitionOf(t, index).takeLeadership(await this.epochs.bumpLeaderEpoch(topic, index), this.epochs);
   }
 
   /** Forgets a partition whose leadership moved away. */
@@ -241,6 +282,16 @@ export class LogManager {
 
   configNumber(t: TopicRecord, name: string): number {
     return topicConfigNumber(t.configs, this.config, name);
+  }
+
+  /** A new producer id, unique in the cluster (InitProducerId of an idempotent producer). */
+  nextProducerId(): Promise<number> {
+    return this.store.nextProducerId();
+  }
+
+  /** Bytes the partition takes in the store (DescribeLogDirs). */
+  sizeBytes(tp: TopicPartition): Promise<number> {
+    return this.store.sizeBytes(tp);
   }
 
   /** Moves logStartOffset forward (DeleteRecords, retention) and trims whole batches before it. */

@@ -19,12 +19,14 @@ export interface RunningListeners {
   setDispatcher(d: Dispatcher): void;
   /** Open client connections of each listener (the runnel_connections gauge). */
   connections(): Array<{ listener: string; count: number }>;
+  /** Closes every listener and its connections; once (later calls share the first). */
   close(): Promise<void>;
 }
 
 export async function startListeners(config: BrokerConfig, logger: Logger): Promise<RunningListeners> {
   const servers: KafkaServer[] = [];
-  const close = async (): Promise<void> => { await Promise.all(servers.map((s) => s.close())); };
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => (closing ??= Promise.all(servers.map((s) => s.close())).then(() => undefined));
   const endpoints: Endpoint[] = [];
   const ports: number[] = [];
   const group = new ListenerGroup(new RequestBytesPool(config.queuedMaxRequestBytes));

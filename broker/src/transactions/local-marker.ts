@@ -3,8 +3,18 @@
 // MarkerWriter (for partitions it leads itself) share this one copy.
 import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
-import type { BrokerServices } from '../handlers/support/types.js';
+import type { Logger } from '../../../common/logger/logger.js';
+import type { Partition } from '../log/partition.js';
+import type { TransactionServices } from './types.js';
 import type { TxnMarker } from '../log/txn-marker.js';
+
+/** What writing a marker here takes: the partitions this broker leads, the coordinator side's offset completion, a logger. */
+export interface LocalMarkerTarget {
+  /** The partition if led here; throws KafkaError NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION otherwise (LogManager.partition). */
+  log: { partition(topic: string, index: number): Promise<Pick<Partition, 'appendMarker'>> };
+  txn: Pick<TransactionServices, 'completeTxnOffsets'>;
+  logger: Logger;
+}
 
 /**
  * Writes `marker` to partition `index` of `topic` if this broker leads it:
@@ -15,7 +25,7 @@ import type { TxnMarker } from '../log/txn-marker.js';
  * transaction coordinator's MarkerWriter uses this for partitions it leads
  * itself, and sends WriteTxnMarkers to the leader otherwise.
  */
-export async function writeMarkerHere(b: BrokerServices, topic: string, index: number, marker: TxnMarker): Promise<KafkaErrorCode> {
+export async function writeMarkerHere(b: LocalMarkerTarget, topic: string, index: number, marker: TxnMarker): Promise<KafkaErrorCode> {
   try {
     const p = await b.log.partition(topic, index);
     const out = await p.appendMarker(marker);

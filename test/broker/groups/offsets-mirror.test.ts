@@ -15,9 +15,7 @@ const SLOTS = 5;
 const leadingWith = (epoch: number): LeadershipView => ({ leads: () => true, claim: async () => true, coordinatorEpoch: () => epoch });
 
 function manager(store: MemoryLogStore, epoch: number): LogManager {
-  const log = new LogManager(store, loadBrokerConfig([], {}));
-  log.leadership = leadingWith(epoch);
-  return log;
+  return new LogManager(store, loadBrokerConfig([], {}), { leadership: leadingWith(epoch) });
 }
 
 describe('OffsetsTopicMirror', () => {

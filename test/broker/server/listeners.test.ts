@@ -1,5 +1,6 @@
 // One server per listener: ports 0 advertise the bound port, each session
-// names its listener, and max.connections bounds all listeners together.
+// names its listener, max.connections bounds all listeners together, and
+// close() ends them all once.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../../broker/src/config/config.js';
@@ -62,5 +63,20 @@ describe('listeners', () => {
     await new Promise((res) => setTimeout(res, 50));
     expect(await answered(r.ports[1]!, keep)).toBe(true);
     for (const s of keep) s.destroy();
+  });
+
+  it('close() ends every listener once: a second close shares the first, and the ports are free', async () => {
+    const { r } = await start('listeners=PLAINTEXT://127.0.0.1:0,OTHER://127.0.0.1:0', 'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT');
+    const first = r.close();
+    expect(r.close()).toBe(first);
+    await first;
+    for (const port of r.ports) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        s.once('error', () => resolve(true));
+        s.once('connect', () => { s.destroy(); resolve(false); });
+      });
+      expect(refused).toBe(true);
+    }
   });
 });
