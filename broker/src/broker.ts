@@ -12,7 +12,7 @@ import { RunnelError } from '../../common/errors.js';
 import { systemClock } from '../../common/clock.js';
 import { startHttp } from '../../common/http/http-server.js';
 import { HttpConfigError, httpsOptions } from '../../common/http/http-settings.js';
-import { CleanupStack } from './cleanup-stack.js';
+import { CleanupStack } from '../../common/cleanup-stack.js';
 import { RedisBackend } from './redis/backend.js';
 import { startListeners } from './server/listeners.js';
 import { listenError } from './server/listen-error.js';

@@ -2,7 +2,7 @@
 // reverse order of registration, one after the other; a failing close does not
 // stop the rest; the stack runs once however often it is asked.
 import { describe, expect, it } from 'vitest';
-import { CleanupStack } from '../../broker/src/cleanup-stack.js';
+import { CleanupStack } from '../../common/cleanup-stack.js';
 
 describe('CleanupStack', () => {
   it('closes the last opened first, each after the previous one has settled', async () => {
