@@ -2,12 +2,12 @@
 // message.timestamp.before/after.max.ms on CreateTime topics, keys on
 // compacted ones) add to the validation every batch already gets (CRC,
 // decompression, a walk over every record). Builds one batch of N records of
-// S bytes (uncompressed and zstd) and times splitAndValidate with no rules,
+// S bytes (uncompressed and zstd) and times validateRecords with no rules,
 // with the timestamp bounds, and with bounds plus keys. Uses dist/ (npm run build).
 //
 //   node bench/validate-records.mjs [--records 1000] [--size 100] [--rounds 3000]
 import { parseArgs } from 'node:util';
-import { splitAndValidate } from '../dist/broker/src/record-batch/batch.js';
+import { validateRecords } from '../dist/broker/src/log/log-validator.js';
 import { recompressBatch } from '../dist/common/record-batch/rebuild.js';
 import { writeCrc } from '../dist/common/record-batch/header.js';
 
@@ -16,7 +16,8 @@ const n = Number(values.records);
 const rounds = Number(values.rounds);
 const now = Date.now();
 const bounds = { now, beforeMaxMs: 9223372036854775807n, afterMaxMs: 3600000n };
-const cases = { none: {}, timestamps: { timestamps: bounds }, 'timestamps+keys': { timestamps: bounds, requireKeys: 'no key' } };
+const topic = { partitionName: 't-0', compacted: false, createTimeBounds: null, compressionType: 'producer', maxMessageBytes: 2 ** 31 - 1 };
+const cases = { none: topic, timestamps: { ...topic, createTimeBounds: bounds }, 'timestamps+keys': { ...topic, createTimeBounds: bounds, compacted: true } };
 
 /** zigzag varint (the values here stay far below 2^31). */
 const varint = (v) => {
@@ -55,10 +56,11 @@ function batchOf(count, size, base) {
 for (const codec of ['none', 'zstd']) {
   const plain = batchOf(n, Number(values.size), now);
   const batch = codec === 'zstd' ? recompressBatch(plain, 4) : plain;
-  for (const [name, rules] of Object.entries(cases)) {
-    for (let i = 0; i < 200; i++) splitAndValidate(batch, rules); // warm-up
+  for (const [name, policy] of Object.entries(cases)) {
+    if (!validateRecords(batch, policy).ok) throw new Error(`${codec} ${name}: the batch is refused`);
+    for (let i = 0; i < 200; i++) validateRecords(batch, policy); // warm-up
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < rounds; i++) splitAndValidate(batch, rules);
+    for (let i = 0; i < rounds; i++) validateRecords(batch, policy);
     const us = Number(process.hrtime.bigint() - t0) / 1000 / rounds;
     console.log(`${codec.padEnd(5)} ${String(n).padStart(5)} records  ${name.padEnd(16)} ${us.toFixed(1)} us/batch  ${(us * 1000 / n).toFixed(1)} ns/record`);
   }

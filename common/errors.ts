@@ -159,13 +159,18 @@ export function codeName(code: number): string {
 
 // ---------------------------------------------------------------- internal
 
-/** Stable internal error codes. Never renumber; only append. */
+/**
+ * Stable internal error codes. Never renumber, never reuse a number: a code
+ * taken out of use moves to RETIRED_CODES. Blocks: RN1xxx a request the
+ * broker cannot take (the connection closes), RN2xxx the log store (a request
+ * meeting one gets a retriable Kafka code, see kafkaCodeOf), RN3xxx start-up
+ * and configuration, RN4xxx the archiver. Each code is thrown or logged in
+ * product code and documented (test/common/errors-registry.test.ts).
+ */
 export const Internal = {
   PROTOCOL_MALFORMED: { code: 'RN1001', text: 'malformed request' },
-  PROTOCOL_FRAME_TOO_LARGE: { code: 'RN1002', text: 'request frame exceeds socket.request.max.bytes' },
-  PROTOCOL_UNSUPPORTED_API: { code: 'RN1003', text: 'unsupported API key' },
+  PROTOCOL_FRAME_TOO_LARGE: { code: 'RN1002', text: 'request length prefix is negative or above the frame limit' },
   STORAGE_UNAVAILABLE: { code: 'RN2001', text: 'log store unavailable' },
-  STORAGE_FENCED: { code: 'RN2002', text: 'append fenced: the stream tail moved' },
   STORAGE_CORRUPT: { code: 'RN2003', text: 'stored data is not a valid record batch' },
   STORAGE_FENCE_SCRIPT_FAILED: { code: 'RN2004', text: 'append refused: the fence script did not run' },
   CONFIG_INVALID: { code: 'RN3001', text: 'invalid configuration' },
@@ -183,6 +188,19 @@ export const Internal = {
   ARCHIVER_DELTA_COMMIT_TORN: { code: 'RN4008', text: 'newest delta log commit is torn' },
 } as const;
 
+/**
+ * Codes no longer given to any error, kept so that their numbers are never
+ * reused (logs and runbooks may still name them).
+ */
+export const RETIRED_CODES: Readonly<Record<string, string>> = {
+  // An unknown API key or version is answered with Kafka's UNSUPPORTED_VERSION
+  // (as Kafka answers it) and the connection stays: nothing failed inside the broker.
+  RN1003: 'unsupported API key',
+  // A fenced append is answered NOT_LEADER_OR_FOLLOWER, with the fence's
+  // reason as the error message: another broker leads the partition, or its log end moved.
+  RN2002: 'append fenced: the stream tail moved',
+};
+
 export type InternalKind = keyof typeof Internal;
 
 export class RunnelError extends Error {
@@ -198,4 +216,26 @@ export class ProtocolError extends RunnelError {
   constructor(detail: string) {
     super('PROTOCOL_MALFORMED', detail);
   }
+}
+
+/**
+ * Who answers the request that met a failure. Storage trouble is retriable
+ * either way: a partition leader answers KAFKA_STORAGE_ERROR; a group or
+ * transaction coordinator answers COORDINATOR_NOT_AVAILABLE, after which
+ * clients look the coordinator up again.
+ */
+export type AnsweredBy = 'leader' | 'coordinator';
+
+/**
+ * The one error policy: the Kafka error code a failure is answered with.
+ * A KafkaError carries its code. A RunnelError of the log store block (RN2xxx:
+ * Redis unreachable, a stored entry unreadable, the append fence script
+ * failing) is storage trouble, answered as `by` says. Anything else is null:
+ * no error the protocol has an answer for (a bug). The caller rethrows it,
+ * and the dispatcher answers UNKNOWN_SERVER_ERROR and logs it.
+ */
+export function kafkaCodeOf(e: unknown, by: AnsweredBy = 'leader'): KafkaErrorCode | null {
+  if (e instanceof KafkaError) return e.code;
+  if (e instanceof RunnelError && e.code.startsWith('RN2')) return by === 'leader' ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  return null;
 }

@@ -5,7 +5,7 @@ import { Reader } from './protocol/reader.js';
 import { Writer } from './protocol/writer.js';
 import { parseVersions } from './protocol/versions.js';
 import type { ApiDef, FieldDef } from './protocol/schema.js';
-import { ErrorCode, KafkaError, ProtocolError, RunnelError } from '../../common/errors.js';
+import { ErrorCode, ProtocolError, kafkaCodeOf } from '../../common/errors.js';
 import type { BrokerServices, Handler, RequestContext } from './handlers/support/types.js';
 import { camel } from './protocol/codec.js';
 import { advertisedRange, type ApiRange } from './handlers/api-versions.js';
@@ -146,7 +146,7 @@ export class Dispatcher {
       threadMs = performance.now() - started;
       res = await pending;
     } catch (e) {
-      const code = e instanceof KafkaError ? e.code : e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE' ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_SERVER_ERROR;
+      const code = kafkaCodeOf(e) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
       if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.broker.logger.error('handler failed', { api: api.name, err: e instanceof Error ? e.stack : String(e) });
       res = errorBody(api, apiVersion, code);
     }

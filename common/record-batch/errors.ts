@@ -1,6 +1,6 @@
 // Why a record batch is refused. `kind` is the Kafka error a produce request
-// gets for it (the broker maps it to the numeric code); the archiver reports
-// any kind as RN4003.
+// gets for it (the broker's validation step, log/log-validator.ts, answers
+// with that code); the archiver reports any kind as RN4003.
 export type RecordBatchErrorKind =
   /** CRC mismatch, truncated or undecompressable data (Kafka's CorruptRecordException). */
   | 'CORRUPT_MESSAGE'

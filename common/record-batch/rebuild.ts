@@ -7,7 +7,7 @@
 // own codec.
 import { asBuffer, decompress } from './codecs.js';
 import { compress } from './compress.js';
-import { writeCrc } from './header.js';
+import { writeCrc, type BatchHeader } from './header.js';
 import { At, Attr, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from './layout.js';
 import { recordSpans, walkRecords, type RecordSink } from './records.js';
 import { checkBatchHeader } from './validate.js';
@@ -87,13 +87,22 @@ export function filterBatch(stored: Uint8Array, keep: (r: RecordView) => boolean
  */
 export function recompressBatch(stored: Uint8Array, codec: number): Buffer {
   const batch = asBuffer(stored);
-  const h = checkBatchHeader(batch, 'stored', false);
-  if (h.isControl || h.codec === codec) return batch;
+  return recompress(batch, checkBatchHeader(batch, 'stored', false), codec).bytes;
+}
+
+/**
+ * recompressBatch for a batch whose header `h` is already read and checked
+ * (the produce path's validation step): the batch and its header, which
+ * differs from `h` in the codec, the length and the CRC only.
+ */
+export function recompress(batch: Buffer, h: BatchHeader, codec: number): { bytes: Buffer; header: BatchHeader } {
+  if (h.isControl || h.codec === codec) return { bytes: batch, header: h };
   const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
   const payload = compress(codec, data, { xerial: codec === Codec.SNAPPY });
   const out = Buffer.concat([batch.subarray(0, BATCH_HEADER_SIZE), payload]);
+  const attributes = (h.attributes & ~Attr.CODEC_MASK) | codec;
   out.writeInt32BE(out.length - LOG_OVERHEAD, At.LENGTH);
-  out.writeInt16BE((h.attributes & ~Attr.CODEC_MASK) | codec, At.ATTRIBUTES);
+  out.writeInt16BE(attributes, At.ATTRIBUTES);
   writeCrc(out);
-  return out;
+  return { bytes: out, header: { ...h, attributes, codec, batchLength: out.length - LOG_OVERHEAD, size: out.length, crc: out.readUInt32BE(At.CRC) } };
 }

@@ -1,5 +1,5 @@
 // Answers to JoinGroup/SyncGroup requests, including those parked on a member until a rebalance step completes.
-import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
+import { ErrorCode, KafkaError, kafkaCodeOf } from '../../../common/errors.js';
 import { EMPTY, type JoinResult, type Member, type SyncResult } from './group.js';
 
 export const joinError = (memberId: string, errorCode: number): JoinResult => ({
@@ -10,9 +10,9 @@ export const syncError = (errorCode: number): SyncResult => ({ errorCode, protoc
 
 /** Storage failures surface as COORDINATOR_NOT_AVAILABLE: clients rediscover the coordinator and retry. */
 export function storeErrorCode(e: unknown): number {
-  if (e instanceof KafkaError) return e.code;
-  if (e instanceof RunnelError) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  throw e;
+  const code = kafkaCodeOf(e, 'coordinator');
+  if (code === null) throw e;
+  return code;
 }
 
 /** This broker does not (or no longer) coordinate the group. */

@@ -13,7 +13,7 @@
 // stops at the last stable offset. No follower fetching: the preferred read replica
 // is -1 and the rack and last fetched epoch are not used.
 import { Fetch } from '../protocol/messages/fetch.js';
-import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
+import { ErrorCode, kafkaCodeOf } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import type { FetchBatch, TopicRecord } from '../storage/log-store.js';
 import type { HandlerOf } from './support/types.js';
@@ -283,9 +283,9 @@ async function readOne(s: Slot, limit: number): Promise<FetchBatch[]> {
 }
 
 function storageCode(e: unknown): number {
-  if (e instanceof KafkaError) return e.code;
-  if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return ErrorCode.KAFKA_STORAGE_ERROR;
-  throw e;
+  const code = kafkaCodeOf(e);
+  if (code === null) throw e;
+  return code;
 }
 
 function waitForAppend(slots: Slot[], ms: number): Promise<boolean> {

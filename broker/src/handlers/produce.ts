@@ -11,14 +11,10 @@
 // the transactional id); acks=0 is answered with nothing.
 import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
-import { ErrorCode, KafkaError, RunnelError, codeName, type KafkaErrorCode } from '../../../common/errors.js';
-import { HEADER_SIZE, RecordValidationError, readHeader, splitAndValidate, type RecordRules } from '../record-batch/batch.js';
+import { ErrorCode, codeName, kafkaCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
-import { recompressBatch } from '../../../common/record-batch/rebuild.js';
-import { Codec } from '../../../common/record-batch/layout.js';
-
-/** compression.type values that make the broker recompress (producer keeps the producer's codec). */
-const TOPIC_CODECS: Record<string, number | undefined> = { uncompressed: Codec.NONE, gzip: Codec.GZIP, snappy: Codec.SNAPPY, lz4: Codec.LZ4, zstd: Codec.ZSTD };
+import { validateRecords, type TopicPolicy, type ValidBatch } from '../log/log-validator.js';
+import type { BatchHeader } from '../record-batch/batch.js';
 import type { Partition, PendingAppend } from '../log/partition.js';
 import type { TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { Turn } from '../log/append-order.js';
@@ -68,9 +64,7 @@ export const produceHandler: HandlerOf<typeof Produce> = {
             if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
             // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
             if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
-            const r = await appendPartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId, turn).catch((e) => failFromError(pd.index, e));
-            noteSequences(b.log.sequenceHoles, { topic: td.name, partition: pd.index }, pd.records, r);
-            return r;
+            return await producePartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId, turn);
           } finally {
             turn.release();
           }
@@ -92,7 +86,7 @@ export const produceHandler: HandlerOf<typeof Produce> = {
  * transaction coordinator (KIP-890 part 1). Later batches of the same
  * transaction append without a round trip. Null when the batch may go on.
  */
-async function verifyTransactional(b: BrokerServices, p: Partition, h: ReturnType<typeof readHeader>, transactionalId: string | null): Promise<{ code: KafkaErrorCode; message: string } | null> {
+async function verifyTransactional(b: BrokerServices, p: Partition, h: BatchHeader, transactionalId: string | null): Promise<{ code: KafkaErrorCode; message: string } | null> {
   if (transactionalId === null) return { code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: 'a transactional batch needs the request\'s transactional id' };
   if (!p.ready) await p.ensureLoaded();
   if (!p.producers.beginsTransaction(h)) return null;
@@ -111,78 +105,69 @@ const RETRIED: ReadonlySet<number> = new Set<number>([
  * producer's later ones (a hole); one that was appended or found a duplicate
  * fills its hole (sequence-holes.ts).
  */
-function noteSequences(holes: SequenceHoles, tp: TopicPartition, records: Buffer | null, r: PartitionResult): void {
-  // The common case, an append with no hole open anywhere, costs no header read.
+function noteSequences(holes: SequenceHoles, tp: TopicPartition, h: BatchHeader, r: PartitionResult): void {
   if (r.errorCode === ErrorCode.NONE ? holes.size === 0 : !RETRIED.has(r.errorCode)) return;
-  if (!records || records.length < HEADER_SIZE) return;
-  const h = readHeader(records);
   if (h.producerId < 0) return;
   if (r.errorCode === ErrorCode.NONE) holes.filled(tp, h.producerId, h.producerEpoch, h.baseSequence, h.baseSequence + h.lastOffsetDelta);
   else if (RETRIED.has(r.errorCode)) holes.record(tp, h.producerId, h.producerEpoch, h.baseSequence);
 }
 
-/** Storage trouble is retriable for clients (KAFKA_STORAGE_ERROR); anything else is a bug. */
+/** A failure as the partition's answer (kafkaCodeOf: storage trouble is a retriable KAFKA_STORAGE_ERROR); anything else is a bug. */
 function failFromError(index: number, e: unknown): PartitionResult {
-  if (e instanceof KafkaError) return fail(index, e.code, e.message);
-  if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e.message);
-  throw e;
+  const code = kafkaCodeOf(e);
+  if (code === null) throw e;
+  return fail(index, code, e instanceof Error ? e.message : undefined);
 }
 
-/**
- * The per-record checks of Kafka's LogValidator for this topic: a compacted
- * topic cannot keep a record it could never supersede (no key), and a
- * CreateTime topic bounds each record's timestamp by
- * message.timestamp.before.max.ms / after.max.ms around the broker's clock.
- * LogAppendTime topics replace the timestamps, so they are not checked.
- */
-function recordRules(b: BrokerServices, topic: TopicRecord, index: number, logAppendTime: boolean): RecordRules {
-  const rules: RecordRules = {};
-  if (isCompacted(b.log, topic)) rules.requireKeys = `Compacted topic cannot accept message without key in topic partition ${topic.name}-${index}`;
-  if (!logAppendTime) {
-    rules.timestamps = {
+/** The topic's configs the validation step applies. */
+function topicPolicy(b: BrokerServices, topic: TopicRecord, index: number, logAppendTime: boolean): TopicPolicy {
+  return {
+    partitionName: `${topic.name}-${index}`,
+    compacted: isCompacted(b.log, topic),
+    createTimeBounds: logAppendTime ? null : {
       now: Date.now(),
       beforeMaxMs: BigInt(b.log.configValue(topic, 'message.timestamp.before.max.ms')),
       afterMaxMs: BigInt(b.log.configValue(topic, 'message.timestamp.after.max.ms')),
-    };
+    },
+    compressionType: b.log.configValue(topic, 'compression.type'),
+    maxMessageBytes: b.log.configNumber(topic, 'max.message.bytes'),
+  };
+}
+
+/**
+ * One partition of the request: the validation step, then the append. An
+ * idempotent batch's outcome opens or fills its sequence hole.
+ */
+async function producePartition(
+  b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
+): Promise<PartitionResult> {
+  let batch: ValidBatch | null = null;
+  let r: PartitionResult;
+  try {
+    const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
+    const v = validateRecords(records, topicPolicy(b, topic, index, logAppendTime));
+    if (!v.ok) return fail(index, v.code, v.message, v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
+    batch = v.batch;
+    r = await appendPartition(b, topic, index, batch, logAppendTime, acks, timeoutMs, transactionalId, turn);
+  } catch (e) {
+    r = failFromError(index, e);
   }
-  return rules;
+  if (batch) noteSequences(b.log.sequenceHoles, { topic: topic.name, partition: index }, batch.header, r);
+  return r;
 }
 
 async function appendPartition(
-  b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
+  b: BrokerServices, topic: TopicRecord, index: number, batch: ValidBatch, logAppendTime: boolean, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
 ): Promise<PartitionResult> {
-  if (!records || records.length === 0) return fail(index, ErrorCode.CORRUPT_MESSAGE, 'no records');
-  const maxBytes = b.log.configNumber(topic, 'max.message.bytes');
-  const logAppendTime = b.log.configValue(topic, 'message.timestamp.type') === 'LogAppendTime';
-  let batches: Buffer[];
-  try {
-    batches = splitAndValidate(records, recordRules(b, topic, index, logAppendTime));
-  } catch (e) {
-    if (e instanceof RecordValidationError) {
-      return fail(index, e.code, e.message, e.recordErrors.map((r) => ({ batchIndex: r.batchIndex, batchIndexErrorMessage: r.message })));
-    }
-    if (e instanceof KafkaError) return fail(index, e.code, e.message);
-    throw e;
-  }
-  // compression.type other than producer: the broker recompresses, as Kafka does (uncompressed = none).
-  const codec = TOPIC_CODECS[b.log.configValue(topic, 'compression.type')];
-  if (codec !== undefined) batches = batches.map((x) => recompressBatch(x, codec));
-  for (const batch of batches) {
-    if (batch.length > maxBytes) return fail(index, ErrorCode.MESSAGE_TOO_LARGE, `batch of ${batch.length} bytes exceeds max.message.bytes=${maxBytes}`);
-  }
-
+  const h = batch.header;
   const minIsr = acks === -1 ? b.log.configNumber(topic, 'min.insync.replicas') : 1;
-  if (minIsr > 1 && (await b.store.connectedReplicas(b.log.partitionOf(topic, index).tp)) < minIsr - 1) {
-    return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS, `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas`);
+  if (minIsr > 1) {
+    const short = await b.log.partitionOf(topic, index).checkReplicasConnected(minIsr);
+    if (short) return fail(index, short.errorCode, short.errorMessage);
   }
 
   let p: Partition = b.log.partitionOf(topic, index);
   if (!b.cluster.leads(p.unit)) p = await b.log.ledPartition(topic, index);
-  const h = readHeader(batches[0]!);
-  if (h.isControl) {
-    // Markers are written by the broker only (WriteTxnMarkers); a client's control batch would end transactions.
-    return fail(index, ErrorCode.INVALID_RECORD, 'clients may not write control batches');
-  }
   // Earlier requests' appends to this partition go first (the caller releases
   // the turn on every other path). The transaction check comes after them: a
   // producer pipelines its batches, and while the one opening its transaction
@@ -196,44 +181,23 @@ async function appendPartition(
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to
   // consumers until WAIT/WAITAOF confirms them (the high watermark follows durability).
   const waits = acks === -1 && (minIsr > 1 || b.config.acksAllWaitAof);
-  const pending: PendingAppend[] = [];
-  let duplicate = false;
+  let pending: PendingAppend | null = null;
   try {
-    let first: PartitionResult | null = null;
-    for (const batch of batches) {
-      const appending = p.append(batch, { logAppendTime, deferVisibility: waits });
-      turn.release(); // its sequence check and offset are taken: the next one may go
-      const out = await appending;
-      if (out.pending) pending.push(out.pending);
-      if (out.duplicate) duplicate = true;
-      if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
-      first ??= { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null, recordErrors: [] };
-    }
+    const appending = p.append(batch.bytes, { logAppendTime, deferVisibility: waits }, h);
+    turn.release(); // its sequence check and offset are taken: the next one may go
+    const out = await appending;
+    pending = out.pending;
+    if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
+    const appended: PartitionResult = { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null, recordErrors: [] };
     if (waits) {
       const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
-      // An unconfirmed append may be lost by a Redis failover. The partition's
-      // in-memory view (log end, producer sequences) is then reloaded from the
-      // store before its next append: otherwise the producer's retry would be
-      // answered as a duplicate of a batch the promoted replica never got.
-      try {
-        const w = await b.store.waitReplicas(p.tp, minIsr - 1, b.config.acksAllWaitAof, timeout, duplicate);
-        if (w.replicas < minIsr - 1) {
-          p.invalidate();
-          return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `${w.replicas} of ${minIsr - 1} Redis replicas confirmed within ${timeout} ms`);
-        }
-        if (b.config.acksAllWaitAof && !w.aofLocal) {
-          p.invalidate();
-          return fail(index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, `the Redis primary did not confirm the AOF fsync within ${timeout} ms`);
-        }
-      } catch (e) {
-        p.invalidate();
-        return fail(index, ErrorCode.KAFKA_STORAGE_ERROR, e instanceof Error ? e.message : String(e));
-      }
+      const short = await p.confirmReplicas(minIsr, b.config.acksAllWaitAof, timeout, out.duplicate === true);
+      if (short) return fail(index, short.errorCode, short.errorMessage);
     }
-    return first!;
+    return appended;
   } finally {
     // Records stored but not confirmed (an error answer) stay in the log, as in
     // Kafka after NOT_ENOUGH_REPLICAS_AFTER_APPEND; they become visible here.
-    for (const e of pending) p.settle(e);
+    if (pending) p.settle(pending);
   }
 }

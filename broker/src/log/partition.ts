@@ -2,8 +2,8 @@
 // idempotent-producer checks, transaction markers and the last stable offset,
 // and fetch wake-ups. All durable state is in the LogStore; this object can be
 // dropped and rebuilt from the log tail and the stored producer states.
-import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
-import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime } from '../record-batch/batch.js';
+import { ErrorCode, KafkaError, RunnelError, kafkaCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
+import { lastOffsetOf, readHeader, stampBatch, stampLogAppendTime, type BatchHeader } from '../record-batch/batch.js';
 import { fetchBatchOf, type AbortedTxn, type AppendRequest, type FetchBatch, type LogStore, type StoredBatch, type TopicPartition } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
 import type { TxnMarker } from './txn-marker.js';
@@ -34,6 +34,12 @@ export interface AppendOptions {
    * with WAIT/WAITAOF. Otherwise they are visible once Redis stored them.
    */
   deferVisibility?: boolean;
+}
+
+/** Why acks=all could not be answered with success (NOT_ENOUGH_REPLICAS[_AFTER_APPEND], KAFKA_STORAGE_ERROR). */
+export interface ReplicaShortfall {
+  errorCode: KafkaErrorCode;
+  errorMessage: string;
 }
 
 /** An append in flight, in log order; the high watermark moves over a prefix of settled ones. */
@@ -184,9 +190,12 @@ export class Partition {
     return `${this.generation}:${this.leaderEpoch}:${this.cleanedTo}`;
   }
 
-  async append(batch: Buffer, opts: AppendOptions): Promise<AppendOutcome> {
+  /**
+   * Appends one batch at the log end. `h` is the batch's header when the
+   * caller has read it already (the produce path's validation step).
+   */
+  async append(batch: Buffer, opts: AppendOptions, h: BatchHeader = readHeader(batch)): Promise<AppendOutcome> {
     if (this.needsLoad) await this.ensureLoaded();
-    const h = readHeader(batch);
     const now = Date.now();
     const seq = this.producers.check(h, now);
     if (seq.kind === 'duplicate') return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: seq.baseOffset, logAppendTime: -1, pending: null, duplicate: true };
@@ -261,6 +270,46 @@ export class Partition {
       this.needsLoad = true;
       this.fail(entry);
       return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: e instanceof Error ? e.message : String(e), baseOffset: -1, logAppendTime: -1, pending: null };
+    }
+  }
+
+  /**
+   * acks=all before the append (Kafka's Partition.appendRecordsToLeader):
+   * NOT_ENOUGH_REPLICAS unless min.insync.replicas - 1 Redis replicas are
+   * connected to the primary that holds this partition (the primary counts as
+   * Kafka's leader does). Null when the append may go on.
+   */
+  async checkReplicasConnected(minIsr: number): Promise<ReplicaShortfall | null> {
+    if ((await this.store.connectedReplicas(this.tp)) >= minIsr - 1) return null;
+    return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, errorMessage: `min.insync.replicas=${minIsr} needs ${minIsr - 1} Redis replicas` };
+  }
+
+  /**
+   * acks=all after the append (Kafka's checkEnoughReplicasReachOffset): waits
+   * up to `timeoutMs` for min.insync.replicas - 1 Redis replicas, and with
+   * `aof` for the primary's AOF fsync, to confirm the partition's writes so
+   * far. `coverStored`: see LogStore.waitReplicas. Null when confirmed.
+   * An unconfirmed append may be lost by a Redis failover. The in-memory view
+   * (log end, producer sequences) is then reloaded from the store before the
+   * next append: otherwise the producer's retry would be answered as a
+   * duplicate of a batch the promoted replica never got.
+   */
+  async confirmReplicas(minIsr: number, aof: boolean, timeoutMs: number, coverStored: boolean): Promise<ReplicaShortfall | null> {
+    const replicas = minIsr - 1;
+    try {
+      const w = await this.store.waitReplicas(this.tp, replicas, aof, timeoutMs, coverStored);
+      if (w.replicas < replicas) {
+        this.invalidate();
+        return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, errorMessage: `${w.replicas} of ${replicas} Redis replicas confirmed within ${timeoutMs} ms` };
+      }
+      if (aof && !w.aofLocal) {
+        this.invalidate();
+        return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, errorMessage: `the Redis primary did not confirm the AOF fsync within ${timeoutMs} ms` };
+      }
+      return null;
+    } catch (e) {
+      this.invalidate();
+      return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: e instanceof Error ? e.message : String(e) };
     }
   }
 
@@ -375,7 +424,7 @@ export class Partition {
     try {
       batches = await fetch(count);
     } catch (e) {
-      throw e instanceof RunnelError ? new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, e.message) : e;
+      throw asKafkaError(e);
     }
     const out: B[] = [];
     let bytes = 0;
@@ -401,7 +450,7 @@ export class Partition {
     try {
       found = await this.store.abortedTxns(this.tp, fetchOffset, ABORTED_SCAN_LIMIT);
     } catch (e) {
-      throw e instanceof RunnelError ? new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, e.message) : e;
+      throw asKafkaError(e);
     }
     return found.filter((a) => a.firstOffset < upperOffset);
   }
@@ -429,4 +478,11 @@ export class Partition {
     if (this.waiters.size === 0) return;
     for (const w of [...this.waiters]) w();
   }
+}
+
+/** A store failure as the KafkaError the partition's readers answer with (kafkaCodeOf); anything else as it is. */
+function asKafkaError(e: unknown): unknown {
+  if (!(e instanceof RunnelError)) return e;
+  const code = kafkaCodeOf(e);
+  return code === null ? e : new KafkaError(code, e.message);
 }

@@ -1,5 +1,6 @@
 // Length-prefixed framing as a pure function of bytes: feed chunks in, get
-// whole frames out. A prefix above the limit (or negative) is an error.
+// whole frames out. A prefix above the limit (or negative) is an error (RN1002).
+import { RunnelError } from '../../../common/errors.js';
 
 export type FrameResult =
   | { kind: 'frames'; frames: Buffer[] }
@@ -24,7 +25,7 @@ export class Framer {
       if (this.need < 0) {
         if (this.pendingBytes < 4) break;
         const size = this.peekInt32();
-        if (size < 0 || size > this.maxFrameBytes) return { kind: 'error', reason: `frame length ${size} outside 0..${this.maxFrameBytes}` };
+        if (size < 0 || size > this.maxFrameBytes) return { kind: 'error', reason: new RunnelError('PROTOCOL_FRAME_TOO_LARGE', `frame length ${size} outside 0..${this.maxFrameBytes}`).message };
         this.take(4);
         this.need = size;
       }

@@ -1,7 +1,7 @@
 // Writing one transaction marker on this broker (the leader of the
 // partition): WriteTxnMarkers' handler and the transaction coordinator's
 // MarkerWriter (for partitions it leads itself) share this one copy.
-import { ErrorCode, KafkaError, RunnelError, type KafkaErrorCode } from '../../../common/errors.js';
+import { ErrorCode, kafkaCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import { OFFSETS_TOPIC } from '../log/internal-topics.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import type { Partition } from '../log/partition.js';
@@ -36,8 +36,8 @@ export async function writeMarkerHere(b: LocalMarkerTarget, topic: string, index
     if (topic === OFFSETS_TOPIC) await b.txn.completeTxnOffsets(index, marker);
     return ErrorCode.NONE;
   } catch (e) {
-    if (e instanceof KafkaError) return e.code;
-    if (e instanceof RunnelError && e.kind === 'STORAGE_UNAVAILABLE') return ErrorCode.KAFKA_STORAGE_ERROR;
-    throw e;
+    const code = kafkaCodeOf(e);
+    if (code === null) throw e;
+    return code;
   }
 }

@@ -95,3 +95,53 @@ describe('Partition', () => {
     expect(p.endOffsetForEpoch(6)).toEqual({ epoch: -1, endOffset: -1 });
   });
 });
+
+// acks=all with min.insync.replicas > 1: the replica checks Partition makes
+// for the produce path (before the append, then after it).
+describe('Partition replica checks', () => {
+  class ReplicaStore extends MemoryLogStore {
+    connected = 0;
+    confirm: { replicas: number; aofLocal: boolean } | Error = { replicas: 0, aofLocal: false };
+    asked: unknown[] = [];
+    override async connectedReplicas() { return this.connected; }
+    override async waitReplicas(...args: unknown[]) {
+      this.asked.push(args);
+      if (this.confirm instanceof Error) throw this.confirm;
+      return this.confirm;
+    }
+  }
+
+  it('before the append: NOT_ENOUGH_REPLICAS while fewer than min.insync.replicas - 1 Redis replicas are connected', async () => {
+    const store = new ReplicaStore();
+    const p = new Partition(tp, store);
+    store.connected = 1;
+    expect(await p.checkReplicasConnected(3)).toEqual({ errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, errorMessage: 'min.insync.replicas=3 needs 2 Redis replicas' });
+    store.connected = 2;
+    expect(await p.checkReplicasConnected(3)).toBeNull();
+  });
+
+  it('after the append: confirmed, or NOT_ENOUGH_REPLICAS_AFTER_APPEND / KAFKA_STORAGE_ERROR with the partition reloaded before its next append', async () => {
+    const store = new ReplicaStore();
+    const p = new Partition(tp, store);
+    await p.ensureLoaded();
+    store.confirm = { replicas: 1, aofLocal: true };
+    expect(await p.confirmReplicas(2, true, 100, false)).toBeNull();
+    expect(p.ready).toBe(true);
+    expect(store.asked).toEqual([[tp, 1, true, 100, false]]);
+
+    store.confirm = { replicas: 0, aofLocal: true };
+    expect(await p.confirmReplicas(2, false, 100, true)).toEqual({ errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, errorMessage: '0 of 1 Redis replicas confirmed within 100 ms' });
+    expect(p.ready).toBe(false);
+
+    await p.ensureLoaded();
+    store.confirm = { replicas: 1, aofLocal: false };
+    expect(await p.confirmReplicas(2, true, 50, false)).toEqual({ errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, errorMessage: 'the Redis primary did not confirm the AOF fsync within 50 ms' });
+    expect(p.ready).toBe(false);
+    expect(await p.confirmReplicas(2, false, 50, false)).toBeNull(); // the local AOF is asked for only with aof
+
+    await p.ensureLoaded();
+    store.confirm = new Error('Connection is closed.');
+    expect(await p.confirmReplicas(2, false, 50, false)).toEqual({ errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: 'Connection is closed.' });
+    expect(p.ready).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 // Shared by the consumer-group handlers.
-import { ErrorCode, KafkaError, RunnelError } from '../../../../common/errors.js';
+import { ErrorCode, kafkaCodeOf } from '../../../../common/errors.js';
 import { isLocalCoordinator } from './cluster-view.js';
 import type { BrokerServices, RequestContext } from './types.js';
 import type { CommitPartition } from '../../groups/coordinator.js';
@@ -18,9 +18,9 @@ export function coordinatesGroup(b: BrokerServices, groupId: string): boolean {
 
 /** Storage trouble becomes COORDINATOR_NOT_AVAILABLE (retriable: clients look the coordinator up again). */
 export function groupErrorCode(e: unknown): number {
-  if (e instanceof KafkaError) return e.code;
-  if (e instanceof RunnelError) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  throw e;
+  const code = kafkaCodeOf(e, 'coordinator');
+  if (code === null) throw e;
+  return code;
 }
 
 /** A partition of an OffsetCommit or TxnOffsetCommit request, as both spell it. */
