@@ -146,7 +146,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     const acls = new AclService(config, backend.acls, logger);
     const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
     const quotas = new QuotaService({ windowNum: Math.max(2, config.quotaWindowNum), windowMs: Math.max(1, config.quotaWindowSizeSeconds) * 1000 }, backend.quotas, logger);
-    const services: BrokerServices = { config, clusterId, log, store: backend.log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials };
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());

@@ -11,7 +11,6 @@
 import { ListOffsets } from '../protocol/messages/list-offsets.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
-import { locateTimestamp, locateMaxTimestamp } from '../log/time-index.js';
 import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
 import { READ_COMMITTED } from './fetch.js';
@@ -68,12 +67,12 @@ async function lookup(b: BrokerServices, topic: string, rp: PartitionRequest, co
     case EARLIEST_LOCAL:
       return { ...base, offset: p.logStartOffset, leaderEpoch: epoch };
     case MAX_TIMESTAMP: {
-      const found = await locateMaxTimestamp(b.store, p);
+      const found = await b.log.locateMaxTimestamp(p);
       return found ? { ...base, ...found, leaderEpoch: epoch } : base;
     }
     default: {
       if (rp.timestamp < 0) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
-      const found = await locateTimestamp(b.store, p, rp.timestamp);
+      const found = await b.log.locateTimestamp(p, rp.timestamp);
       return found ? { ...base, ...found, leaderEpoch: epoch } : base;
     }
   }

@@ -88,7 +88,7 @@ async function logEnd(b: BrokerServices, topic: string, partition: number): Prom
   const p = b.log.cachedPartition(topic, partition);
   if (p && p.ready && b.cluster.leads(p.unit)) return p.highWatermark;
   if (!b.log.cachedTopic(topic)) return null;
-  const tail = await b.store.tail({ topic, partition });
+  const tail = await b.log.tail({ topic, partition });
   if (tail.nextOffset !== null) return tail.nextOffset;
   return tail.last ? tail.last.baseOffset + tail.last.bytes.readInt32BE(At.LAST_OFFSET_DELTA) + 1 : tail.logStartOffset;
 }

@@ -13,6 +13,7 @@ import { OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, isInternalTopic } from './interna
 import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions, usablePartitionCount } from '../topics/partition-limits.js';
 import { AppendOrder } from './append-order.js';
 import { SequenceHoles } from './sequence-holes.js';
+import { locateMaxTimestamp, locateTimestamp, type Located } from './time-index.js';
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 const MAX_TOPIC_NAME = 249;
@@ -293,6 +294,21 @@ export class LogManager {
   sizeBytes(tp: TopicPartition): Promise<number> {
     return this.store.sizeBytes(tp);
   }
+  /** The first batch with a timestamp >= `ts` (ListOffsets by time); null when none. */
+  locateTimestamp(p: Partition, ts: number): Promise<Located | null> {
+    return locateTimestamp(this.store, p, ts);
+  }
+
+  /** The batch holding the partition's largest timestamp (ListOffsets MAX_TIMESTAMP); null when empty. */
+  locateMaxTimestamp(p: Partition): Promise<Located | null> {
+    return locateMaxTimestamp(this.store, p);
+  }
+
+  /** The stored tail of a partition this broker need not lead (its log end for metrics). */
+  tail(tp: TopicPartition): ReturnType<LogStore['tail']> {
+    return this.store.tail(tp);
+  }
+
 
   /** Moves logStartOffset forward (DeleteRecords, retention) and trims whole batches before it. */
   async advanceLogStart(p: Partition, offset: number): Promise<void> {

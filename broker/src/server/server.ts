@@ -54,6 +54,9 @@ let nextConnectionId = 1;
  * What all of a broker's listeners share: Kafka's max.connections and
  * queued.max.request.bytes bound the broker, not each listener.
  */
+/** Connections held while the broker starts, at most. */
+const MAX_WAITING = 1024;
+
 export class ListenerGroup {
   /** Accepted sockets still open, TLS handshakes in progress included. */
   open = 0;
@@ -93,6 +96,19 @@ export class KafkaServer {
   setDispatcher(d: Dispatcher): void {
     this.dispatcher = d;
     this.applyLimits(serverLimits(d.config));
+    // Connections accepted while the broker was starting are served from now on (Kafka, too, binds first and processes requests once started).
+    const waiting = this.waiting.splice(0);
+    for (const [socket, session] of waiting) if (!socket.destroyed) this.serve(socket, session).resume();
+  }
+
+  /** Sockets accepted before the dispatcher arrived, paused (their bytes wait in the socket). */
+  private readonly waiting: [Socket, Session][] = [];
+
+  private serve(socket: Socket, session: Session): Socket {
+    const conn = new Connection(socket, session, this.dispatcher!, this.logger, this.limits, this.group.pool);
+    this.connections.add(conn);
+    socket.on('close', () => this.connections.delete(conn));
+    return socket;
   }
 
   private applyLimits(l: ServerLimits): void {
@@ -116,12 +132,16 @@ export class KafkaServer {
     return new Promise((resolve, reject) => {
       const accept = (socket: Socket, session: Session): void => {
         if (!this.dispatcher) {
-          socket.destroy(); // still starting
+          // still starting: held until setDispatcher (bounded; a connection past the bound is closed)
+          if (this.waiting.length >= MAX_WAITING) {
+            socket.destroy();
+            return;
+          }
+          socket.pause();
+          this.waiting.push([socket, session]);
           return;
         }
-        const conn = new Connection(socket, session, this.dispatcher, this.logger, this.limits, this.group.pool);
-        this.connections.add(conn);
-        socket.on('close', () => this.connections.delete(conn));
+        this.serve(socket, session);
       };
       const session = (socket: Socket): Session => newSession(nextConnectionId++, socket.remoteAddress ?? '', this.listener.name, this.listener.securityProtocol);
       const tls = this.listener.tls;
@@ -172,6 +192,7 @@ export class KafkaServer {
     this.listener.tls?.stop();
     for (const c of this.connections) c.close();
     for (const s of this.sockets) s.destroy();
+    for (const [socket] of this.waiting.splice(0)) socket.destroy();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }

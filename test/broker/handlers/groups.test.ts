@@ -26,7 +26,7 @@ function services() {
   const clock = new FakeClock();
   const groups = new GroupCoordinator(new MemoryGroupStore(), clock, { settings: { initialRebalanceDelayMs: 0 } });
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
-  const b: BrokerServices = { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups, txn: noTransactions };
+  const b: BrokerServices = { config, clusterId: 'c', log: new LogManager(store, config), logger: createLogger('error', 'test'), cluster, groups, txn: noTransactions };
   return { b, clock };
 }
 

@@ -16,8 +16,6 @@ function services(offsets: Record<string, Array<{ topic: string; partition: numb
     log: {
       cachedTopic: (t: string) => (t === 'gone' ? undefined : { name: t }),
       cachedPartition: (t: string, p: number) => (t === 'here' ? { ready: true, unit: { kind: 'partition', topic: t, partition: p }, highWatermark: 100 } : undefined),
-    },
-    store: {
       tail: async (tp: { topic: string }) => (tp.topic === 'elsewhere'
         ? { last: null, nextOffset: 50, logStartOffset: 0 }
         : { last: { baseOffset: 20, bytes: lastBatch }, nextOffset: null, logStartOffset: 0 }),

@@ -1,6 +1,7 @@
 // One server per listener: ports 0 advertise the bound port, each session
 // names its listener, max.connections bounds all listeners together, and
-// close() ends them all once.
+// close() ends them all once. A connection made while the broker is still
+// starting (no dispatcher yet) is held and served once it starts.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../../broker/src/config/config.js';
@@ -34,6 +35,22 @@ function answered(port: number, keep: net.Socket[]): Promise<boolean> {
 }
 
 describe('listeners', () => {
+  it('a connection made before the dispatcher is set is held, and its request answered once the broker starts', async () => {
+    const config = loadBrokerConfig(['--set', 'listeners=PLAINTEXT://127.0.0.1:0'], {});
+    const { dispatcher } = recordingDispatcher(config);
+    const r = await startListeners(config, logger);
+    running.push(r);
+    const keep: net.Socket[] = [];
+    const reply = answered(r.ports[0]!, keep);
+    let settled = false;
+    void reply.then(() => { settled = true; });
+    await new Promise((res) => setTimeout(res, 300));
+    expect(settled).toBe(false); // neither answered nor closed while starting
+    r.setDispatcher(dispatcher);
+    expect(await reply).toBe(true);
+    for (const s of keep) s.destroy();
+  });
+
   it('port 0 advertises the bound port; sessions name their listener and protocol', async () => {
     const { r, sessions } = await start('listeners=INTERNAL://127.0.0.1:0,CLIENT://127.0.0.1:0', 'listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:SASL_PLAINTEXT',
       'advertised.listeners=CLIENT://client.example:0');

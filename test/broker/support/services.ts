@@ -25,5 +25,5 @@ export function unitServices(o: { store?: MemoryLogStore; txn?: TransactionServi
   const store = o.store ?? new MemoryLogStore();
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
   const groups = o.groups ?? new GroupCoordinator(new MemoryGroupStore(), o.clock ?? systemClock, { settings: { initialRebalanceDelayMs: 0 } });
-  return { config, clusterId: 'c', log: new LogManager(store, config), store, logger: createLogger('error', 'test'), cluster, groups, txn: o.txn ?? noTransactions };
+  return { config, clusterId: 'c', log: new LogManager(store, config), logger: createLogger('error', 'test'), cluster, groups, txn: o.txn ?? noTransactions };
 }

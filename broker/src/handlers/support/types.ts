@@ -2,7 +2,6 @@ import type { ApiDef } from '../../protocol/schema.js';
 import type { RequestOf, ResponseOf } from '../../protocol/typed.js';
 import type { BrokerConfig } from '../../config/config.js';
 import type { LogManager } from '../../log/log-manager.js';
-import type { LogStore } from '../../storage/log-store.js';
 import type { Logger } from '../../../../common/logger/logger.js';
 import type { GroupCoordinator } from '../../groups/coordinator.js';
 import type { ClusterView } from '../../cluster/cluster-view.js';
@@ -20,7 +19,6 @@ export interface BrokerServices {
   config: BrokerConfig;
   clusterId: string;
   log: LogManager;
-  store: LogStore;
   logger: Logger;
   /** The consumer-group coordinator (classic protocol). */
   groups: GroupCoordinator;
