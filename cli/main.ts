@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BROKER_OPTIONS, brokerFlagsUsage, loadBrokerConfig } from '../broker/src/config/config.js';
-import { redactSecrets } from '../common/logger/logger.js';
+import { redactSecrets, setLogFormat } from '../common/logger/logger.js';
 import { connectFailureReason } from '../common/redis/connect-retry.js';
 import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/redis/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   if (command === 'broker') {
     parse(rest, BROKER_OPTIONS);
     const cfg = loadBrokerConfig(rest);
+    setLogFormat(cfg.logFormat); // every logger of the process, those made at import included
     const { startBroker } = await import('../broker/src/broker.js');
     const broker = await startBroker(cfg);
     const shutdown = (): void => {
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
   }
   const { loadConfig, runArchiver } = await import('../archiver/src/main.js');
   const cfg = loadConfig(env);
+  setLogFormat(cfg.logFormat);
   if (embeddedUrl) {
     const { createLogger } = await import('../common/logger/logger.js');
     createLogger(cfg.logLevel, 'archiver').info('using the embedded redis of the broker in the data folder', {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseBoolean, parseInteger } from '../../common/config/values.js';
 import { RunnelError } from '../../common/errors.js';
+import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../common/logger/format.js';
 import { parseClientAuth, type HttpSettings, type HttpSettingsInput } from '../../common/http/http-settings.js';
 import type { RedisTlsConfig } from '../../common/redis/tls-options.js';
 
@@ -69,6 +70,8 @@ export interface ArchiverConfig extends RedisTlsConfig {
   http: HttpSettingsInput;
   /** RUNNEL_LOG_LEVEL: error | warn | info | debug. */
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** RUNNEL_LOG_FORMAT: json (default) | pretty (one human-readable line, for a terminal). */
+  logFormat: LogFormat;
 }
 
 type Env = Record<string, string | undefined>;
@@ -96,6 +99,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
   const target = int(env, 'RUNNEL_ARCHIVER_TARGET_FILE_BYTES', 128 * 1024 * 1024, 1024);
   const level = (env.RUNNEL_LOG_LEVEL ?? 'info') as ArchiverConfig['logLevel'];
   const s3Endpoint = env.RUNNEL_S3_ENDPOINT || undefined;
+  const format = env.RUNNEL_LOG_FORMAT || 'json';
+  if (!isLogFormat(format)) throw new RunnelError('CONFIG_INVALID', `RUNNEL_LOG_FORMAT=${format} (expected ${LOG_FORMATS.join(' or ')})`);
   const cfg: ArchiverConfig = {
     redisUrl: env.RUNNEL_REDIS_URL || 'redis://127.0.0.1:6379',
     redisConnectionTimeoutMs: int(env, 'RUNNEL_REDIS_CONNECTION_TIMEOUT_MS', 10_000, 1),
@@ -140,6 +145,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ArchiverCo
       clientAuth: env.RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH || 'none',
     },
     logLevel: ['error', 'warn', 'info', 'debug'].includes(level) ? level : 'info',
+    logFormat: format,
     ...overrides,
   };
   return cfg;
@@ -208,4 +214,5 @@ export const ARCHIVER_ENV: ReadonlyArray<{ name: string; kind: 'string' | 'bool'
   { name: 'RUNNEL_ARCHIVER_HTTP_SSL_TRUSTSTORE_LOCATION', kind: 'string', help: 'PEM CA certificates for client certificates' },
   { name: 'RUNNEL_ARCHIVER_HTTP_SSL_CLIENT_AUTH', kind: 'string', help: 'client certificates: none | requested | required (default none)' },
   { name: 'RUNNEL_LOG_LEVEL', kind: 'string', help: 'error | warn | info | debug (default info)' },
+  { name: 'RUNNEL_LOG_FORMAT', kind: 'string', help: 'json | pretty (one human-readable line per record; default json)' },
 ];

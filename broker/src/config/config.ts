@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseProperties } from '../../../common/config/properties.js';
 import { parseBoolean, parseInteger } from '../../../common/config/values.js';
 import { RunnelError } from '../../../common/errors.js';
+import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../../common/logger/format.js';
 import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
 import { authorizerEnabled } from '../security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
@@ -94,6 +95,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   /** How often transactions past their timeout are looked for and aborted. */
   transactionAbortTimedOutIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** json (one object per line, the default) or pretty (one human-readable line, for a terminal). */
+  logFormat: LogFormat;
   /** Largest partition count of one topic (Runnel's name; Kafka has no such setting). */
   topicMaxPartitions: number;
   /** Largest total partition count over all topics (Runnel's name). */
@@ -218,6 +221,7 @@ const SETTINGS: Setting[] = [
   { key: 'transaction.abort.timed.out.transaction.cleanup.interval.ms', field: 'transactionAbortTimedOutIntervalMs', kind: 'int', default: '10000' },
   { key: 'offset.metadata.max.bytes', field: 'offsetMetadataMaxBytes', kind: 'int', default: '4096' },
   { key: 'log.level', field: 'logLevel', kind: 'string', default: 'info' },
+  { key: 'log.format', field: 'logFormat', kind: 'string', default: 'json' },
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '10000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
@@ -286,6 +290,7 @@ export const FLAG_KEYS: Readonly<Record<string, string>> = {
   'node-id': 'node.id',
   'advertised-host': 'advertised.host',
   'advertised-port': 'advertised.port',
+  'log-format': 'log.format',
 };
 
 export const BROKER_OPTIONS = {
@@ -359,6 +364,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const cfg = {} as Record<string, unknown>;
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
+  if (!isLogFormat(out.logFormat)) throw new RunnelError('CONFIG_INVALID', `log.format=${out.logFormat as string} (expected ${LOG_FORMATS.join(' or ')})`);
   out.listeners = resolveListeners(explicit, values);
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });
