@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactSecrets, type Level } from '../../../common/logger/logger.js';
+import { createLogger, isLogFormat, redactSecrets, setLogFormat, type Level } from '../../../common/logger/logger.js';
 
 describe('redactSecrets', () => {
   it('removes the credentials of every URL, whatever the form', () => {
@@ -57,5 +57,105 @@ describe('createLogger (pino, one JSON format for broker and archiver)', () => {
     expect(lines[0]).not.toMatch(/Sekr3t|pw@|AK:SK/);
     expect(lines[0]).toContain('redis://***@h:6379');
     expect(lines[0]).toContain('s3://***@bucket');
+  });
+});
+
+function pretty(level: Level, fields?: Record<string, unknown>, stream: { isTTY?: boolean } = {}) {
+  const lines: string[] = [];
+  const log = createLogger(level, 'broker', { fields, format: 'pretty', stream: { ...stream, write: (l: string) => lines.push(l) } });
+  return { log, lines };
+}
+
+const HEAD = /^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\] /;
+
+describe('createLogger with format pretty (pino-pretty, for a terminal)', () => {
+  it('writes one line: [UTC time] LEVEL (component): msg, then key=value fields', () => {
+    const { log, lines } = pretty('info', { id: 'a-1' });
+    const before = Date.now();
+    log.info('runnel broker listening', { host: '127.0.0.1', port: 9092, tls: false, note: 'two words', empty: '', n: null, tags: ['a'], offset: 12n });
+    expect(lines).toHaveLength(1);
+    const line = lines[0]!;
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toContain('\n');
+    expect(() => JSON.parse(line)).toThrow();
+    const time = HEAD.exec(line)![1]!;
+    expect(Math.abs(Date.parse(`${time.replace(' ', 'T')}Z`) - before)).toBeLessThan(5_000);
+    expect(line.replace(HEAD, '')).toBe('INFO (broker): runnel broker listening id=a-1 host=127.0.0.1 port=9092 tls=false note="two words" empty="" n=null tags=["a"] offset=12\n');
+  });
+
+  it('prints each level in capitals and drops those below the level', () => {
+    const { log, lines } = pretty('debug');
+    log.debug('d');
+    log.info('i');
+    log.warn('w');
+    log.error('e');
+    expect(lines.map((l) => l.replace(HEAD, ''))).toEqual(['DEBUG (broker): d\n', 'INFO (broker): i\n', 'WARN (broker): w\n', 'ERROR (broker): e\n']);
+    const quiet = pretty('warn');
+    quiet.log.info('i');
+    expect(quiet.lines).toEqual([]);
+  });
+
+  it('prints Errors under the line with their type, message and stack, whatever the field', () => {
+    const { log, lines } = pretty('info');
+    log.error('append failed', { partition: 3, error: new TypeError('bad thing'), err: new RangeError('other') });
+    expect(lines).toHaveLength(1);
+    const [head, ...rest] = lines[0]!.split('\n');
+    expect(head!.replace(HEAD, '')).toBe('ERROR (broker): append failed partition=3');
+    const body = rest.join('\n');
+    expect(body).toMatch(/^ {4}error: \{/m);
+    expect(body).toMatch(/^ {4}err: \{/m);
+    expect(body).toContain('"type": "TypeError"');
+    expect(body).toContain('"message": "bad thing"');
+    expect(body).toMatch(/^ +TypeError: bad thing$/m);
+    expect(body).toMatch(/^ +at .*logger\.test\.ts/m); // the stack's frames, one per line
+    expect(body).toContain('"type": "RangeError"');
+  });
+
+  it('redacts URL credentials before formatting', () => {
+    const { log, lines } = pretty('info');
+    log.warn('cannot connect to redis://:Sekr3t@h:6379', { url: 'rediss://u:pw@h', error: new Error('at s3://AK:SK@bucket') });
+    expect(lines[0]).not.toMatch(/Sekr3t|pw@|AK:SK/);
+    expect(lines[0]).toContain('redis://***@h:6379');
+    expect(lines[0]).toContain('url=rediss://***@h');
+  });
+
+  it('colours the level on a TTY unless NO_COLOR is set', () => {
+    const saved = process.env.NO_COLOR;
+    try {
+      delete process.env.NO_COLOR;
+      const tty = pretty('info', undefined, { isTTY: true });
+      tty.log.error('e');
+      expect(tty.lines[0]).toContain('\u001b[31mERROR\u001b[39m');
+      process.env.NO_COLOR = '1';
+      const plain = pretty('info', undefined, { isTTY: true });
+      plain.log.error('e');
+      expect(plain.lines[0]).not.toContain('\u001b[');
+    } finally {
+      if (saved === undefined) delete process.env.NO_COLOR;
+      else process.env.NO_COLOR = saved;
+    }
+  });
+});
+
+describe('the process format (setLogFormat)', () => {
+  it('is JSON unless set, on a TTY too; set, it reaches loggers made before', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', 'broker', { stream: { isTTY: true, write: (l: string) => lines.push(l) } });
+    log.info('first');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', component: 'broker', msg: 'first' });
+    try {
+      setLogFormat('pretty');
+      log.info('second');
+      expect(lines[1]!.replace(HEAD, '').replace(/\u001b\[\d+m/g, '')).toBe('INFO (broker): second\n'); // coloured: a TTY
+      const explicit: string[] = [];
+      createLogger('info', 'broker', { format: 'json', stream: { write: (l: string) => explicit.push(l) } }).info('third');
+      expect(JSON.parse(explicit[0]!)).toMatchObject({ msg: 'third' }); // an explicit format wins
+    } finally {
+      setLogFormat('json');
+    }
+  });
+
+  it('isLogFormat accepts json and pretty only', () => {
+    expect(['json', 'pretty', 'PRETTY', 'text', ''].map(isLogFormat)).toEqual([true, true, false, false, false]);
   });
 });
