@@ -29,7 +29,7 @@ const COMMAND_USAGE: Record<string, () => string> = {
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
   placement: () => `usage: runnel placement [--json] [broker options]\n\nPer Redis primary: the partitions it holds and their bytes. Reads --redis / redis.url, or the\nembedded Redis of a \`runnel broker\` on the same --data-dir (data/redis.url).\n\noptions:\n  --json                   JSON instead of a table\n${brokerFlagsUsage()}`,
-  status: () => `usage: runnel status [--json] [--verbose] [--internal] [broker options]\n\nLive brokers; per partition its leader, leader epoch, log end and archived offset (lake lag);\nconsumer groups and their lag; Redis memory per primary. Reads --redis / redis.url, or the\nembedded Redis of a \`runnel broker\` on the same --data-dir (data/redis.url).\n\noptions:\n  --json                   JSON instead of tables\n  -V, --verbose            also each group's committed offset and lag per partition\n  --internal               also internal topics (__consumer_offsets)\n${brokerFlagsUsage()}`,
+  status: () => `usage: runnel status [--json] [--verbose] [--internal] [--watch [--interval S]] [broker options]\n\nLive brokers; per partition its leader, leader epoch, log end and archived offset (lake lag);\nconsumer groups and their lag; Redis memory per primary. Reads --redis / redis.url, or the\nembedded Redis of a \`runnel broker\` on the same --data-dir (data/redis.url).\n\noptions:\n  --json                   JSON instead of tables\n  -V, --verbose            also each group's committed offset and lag per partition\n  --internal               also internal topics (__consumer_offsets)\n  --watch                  refresh until Ctrl-C: redraw on a terminal, one report after another otherwise\n  --interval S             seconds between refreshes with --watch (default 2)\n${brokerFlagsUsage()}`,
 };
 
 class UsageError extends Error {}
@@ -110,7 +110,9 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'status') {
-    parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'V' }, internal: { type: 'boolean' } });
+    const v = parse(rest, { ...BROKER_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'V' }, internal: { type: 'boolean' }, watch: { type: 'boolean' }, interval: { type: 'string' } });
+    if (v.interval !== undefined && !v.watch) throw new UsageError('--interval needs --watch');
+    if (v.interval !== undefined && !(Number(v.interval) > 0 && Number.isFinite(Number(v.interval)))) throw new UsageError(`--interval ${String(v.interval)}: expected seconds > 0`);
     const { statusCommand } = await import('./status.js');
     await statusCommand(rest);
     return;

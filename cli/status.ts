@@ -4,6 +4,10 @@
 // --verbose), and Redis memory per primary, read from the same Redis the
 // brokers use. Internal topics (`__consumer_offsets`, one partition per
 // coordinator slot) are left out unless --internal asks for them.
+// `--watch [--interval S]` refreshes the report every S seconds (default 2)
+// until SIGINT (Ctrl-C) or SIGTERM, which exit 0: on a terminal the screen is
+// redrawn; otherwise (a pipe, a file) each report follows the last, text under
+// a `--- runnel status <time>` line, and --json one compact object per line.
 import { loadBrokerConfig } from '../broker/src/config/config.js';
 import { statusReport, type StatusReport } from '../broker/src/redis/status-report.js';
 import { isInternalTopic } from '../broker/src/log/internal-topics.js';
@@ -58,18 +62,104 @@ export function withoutInternalTopics(r: StatusReport): StatusReport {
   return { ...r, topics: r.topics.filter((t) => !isInternalTopic(t.name)) };
 }
 
-const OWN_FLAGS = new Set(['--json', '--verbose', '-V', '--internal']);
+const OWN_FLAGS = new Set(['--json', '--verbose', '-V', '--internal', '--watch']);
+
+/** Seconds between reports of --watch unless --interval says otherwise. */
+export const DEFAULT_WATCH_INTERVAL_S = 2;
+
+/** The arguments without status's own flags (`--interval S` and `--interval=S` included): the broker settings. */
+function brokerArgs(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--interval') i++;
+    else if (!OWN_FLAGS.has(a) && !a.startsWith('--interval=')) out.push(a);
+  }
+  return out;
+}
+
+/** The value of --interval in seconds (main.ts has checked it is a number > 0). */
+function intervalSeconds(args: string[]): number {
+  const i = args.indexOf('--interval');
+  const raw = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--interval='))?.slice('--interval='.length);
+  return raw === undefined ? DEFAULT_WATCH_INTERVAL_S : Number(raw);
+}
+
+// Cursor home, then erase the screen: the next report is drawn where the last was.
+const REDRAW = '\u001b[H\u001b[2J';
+
+export interface WatchOptions {
+  intervalMs: number;
+  /** Redraw the screen (a terminal) instead of appending reports. */
+  tty: boolean;
+  /** JSON reports: pretty when redrawn, one compact object per line when appended. */
+  json: boolean;
+  write(text: string): void;
+  /** Resolves when watching should stop (SIGINT); the report being read is finished first. */
+  stop: Promise<void>;
+  now?: () => Date;
+}
+
+/**
+ * Writes `report()` every `intervalMs` until `stop`. A report that fails (Redis
+ * briefly away) is written as its error and the watch goes on.
+ */
+export async function watchStatus(report: () => Promise<StatusReport>, text: (r: StatusReport) => string, o: WatchOptions): Promise<void> {
+  let stopped = false;
+  void o.stop.then(() => { stopped = true; });
+  const now = o.now ?? (() => new Date());
+  const seconds = o.intervalMs / 1000;
+  while (!stopped) {
+    let body: string;
+    let r: StatusReport | null = null;
+    try {
+      r = await report();
+      body = o.json ? `${JSON.stringify(r, null, o.tty ? 2 : undefined)}\n` : text(r);
+    } catch (e) {
+      body = `status failed: ${e instanceof Error ? e.message : String(e)}\n`;
+      if (o.json && !o.tty) body = `${JSON.stringify({ error: e instanceof Error ? e.message : String(e) })}\n`;
+    }
+    if (stopped) break;
+    const head = `runnel status at ${now().toISOString()}, every ${seconds}s (Ctrl-C to stop)`;
+    if (o.tty) o.write(`${REDRAW}${head}\n\n${body}`);
+    else o.write(o.json ? body : `--- ${head}\n${body}\n`);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([o.stop, new Promise<void>((resolve) => { timer = setTimeout(resolve, o.intervalMs); })]);
+    clearTimeout(timer);
+  }
+}
 
 export async function statusCommand(args: string[]): Promise<void> {
   const json = args.includes('--json');
   const verbose = args.includes('--verbose') || args.includes('-V');
   const internal = args.includes('--internal');
-  const store = storeFromConfig(loadBrokerConfig(args.filter((a) => !OWN_FLAGS.has(a))), 'status');
+  const watch = args.includes('--watch');
+  const store = storeFromConfig(loadBrokerConfig(brokerArgs(args)), 'status');
+  const report = async (): Promise<StatusReport> => {
+    const full = await statusReport(store);
+    return internal ? full : withoutInternalTopics(full);
+  };
   try {
     await store.connect();
-    const full = await statusReport(store);
-    const report = internal ? full : withoutInternalTopics(full);
-    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report, verbose));
+    if (!watch) {
+      const r = await report();
+      process.stdout.write(json ? `${JSON.stringify(r, null, 2)}\n` : statusText(r, verbose));
+      return;
+    }
+    // Ctrl-C (or SIGTERM) ends the watch normally: the store is closed and the exit code is 0.
+    let onSignal = (): void => undefined;
+    const stop = new Promise<void>((resolve) => { onSignal = resolve; });
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      await watchStatus(report, (r) => statusText(r, verbose), {
+        intervalMs: intervalSeconds(args) * 1000, tty: process.stdout.isTTY === true, json, stop,
+        write: (t) => { process.stdout.write(t); },
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   } finally {
     await store.close();
   }
