@@ -95,7 +95,7 @@ export interface WatchOptions {
   /** JSON reports: pretty when redrawn, one compact object per line when appended. */
   json: boolean;
   write(text: string): void;
-  /** Resolves when watching should stop (SIGINT); the report being read is finished first. */
+  /** Resolves when watching should stop (SIGINT); a report being read then is not written. */
   stop: Promise<void>;
   now?: () => Date;
 }
