@@ -1,11 +1,12 @@
 // log.format on a real `runnel broker` (redis-server underneath): with
 // RUNNEL_LOG_FORMAT=pretty the start-up line "runnel broker listening" is one
 // human-readable line in pino-pretty's form, and no line of the log is JSON;
-// with nothing set the same line is JSON (the default deploy/ and the tests rely on).
+// with nothing set the same line is JSON (the default deploy/ and the tests rely
+// on); another value stops the broker.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { startRunnel, type RunnelBroker } from '../helpers/runnel.js';
+import { brokerExit, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
 import { waitFor } from '../helpers/procs.js';
 
 let redis: RedisServer;
@@ -49,4 +50,10 @@ describe('log.format', () => {
     const line = await listeningLine(b);
     expect(JSON.parse(line)).toMatchObject({ level: 'info', component: 'broker', msg: 'runnel broker listening', port: b.port, nodeId: 8 });
   }, 90_000);
+
+  it('another value stops the broker at start, naming it', async () => {
+    const { exit, log } = await brokerExit(redis.url, ['log.format=text']);
+    expect(exit.code, log).toBe(1);
+    expect(log).toContain('log.format=text (expected json or pretty)');
+  }, 60_000);
 });

@@ -1,12 +1,13 @@
 // `runnel status --watch --interval 1` against redis-server and a live broker,
 // its stdout a pipe: for about 3 s it prints one report after another (each
 // under its `--- runnel status at` line, each naming the live broker), and
-// SIGINT (Ctrl-C) ends it with exit code 0.
+// SIGINT (Ctrl-C) or SIGTERM ends it with exit code 0; a misused --interval
+// exits 2 with the usage.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../helpers/runnel.js';
-import { REPO_ROOT, sleep } from '../helpers/procs.js';
+import { REPO_ROOT, runCommand, sleep } from '../helpers/procs.js';
 
 let redis: RedisServer;
 let broker: RunnelBroker;
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('runnel status --watch', () => {
-  it('prints successive reports every interval until SIGINT, then exits 0', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('prints successive reports every interval until %s, then exits 0', async (sig) => {
     const child = spawn(process.execPath, [RUNNEL_CLI, 'status', '--watch', '--interval', '1', '--redis', redis.url], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -41,12 +42,21 @@ describe('runnel status --watch', () => {
         expect(r).toContain(`${broker.bootstrap}`);
       }
       expect(stdout).not.toContain('\u001b['); // a pipe: appended, not redrawn
-      child.kill('SIGINT');
+      child.kill(sig);
       const exit = await Promise.race([exited, sleep(10_000).then(() => null)]);
-      expect(exit, 'status --watch did not exit within 10 s of SIGINT').not.toBeNull();
+      expect(exit, `status --watch did not exit within 10 s of ${sig}`).not.toBeNull();
       expect(exit).toEqual({ code: 0, signal: null });
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('refuses --interval without --watch, or not seconds > 0, with the usage (exit 2)', async () => {
+    for (const args of [['--interval', '1'], ['--watch', '--interval', '0'], ['--watch', '--interval', 'x']]) {
+      const r = await runCommand(process.execPath, [RUNNEL_CLI, 'status', ...args, '--redis', redis.url], { timeoutMs: 30_000 });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^runnel: --interval/);
+      expect(r.stderr).toContain('usage: runnel status');
+    }
+  });
 });
