@@ -122,7 +122,7 @@ export function prettyLine(jsonLine: string, colorize = false): string {
   const msg = [typeof rec.msg === 'string' ? rec.msg : '', ...fields].filter(Boolean).join(' ');
   const errorKeys = Object.keys(errors);
   // pino-pretty prints `name` as `(name)` after the level: the component goes there
-  return prettifier(colorize, errorKeys)({ level: rec.level, time: rec.time, name: rec.component, msg, ...errors });
+  return prettifier(colorize, errorKeys)({ ...errors, level: rec.level, time: rec.time, name: rec.component, msg });
 }
 
 /** A logger at `level` (lines below it are dropped) whose lines carry `component`. */
