@@ -46,6 +46,7 @@ export class CachedRead<T> {
   private last: { at: number; value: T } | null = null;
   private lastTry = Number.NEGATIVE_INFINITY;
   private inflight: Promise<void> | null = null;
+  private deadline: Promise<void> | null = null;
   private readonly now: () => number;
 
   constructor(private readonly read: () => Promise<T>, private readonly opts: CachedReadOptions) {
@@ -54,13 +55,8 @@ export class CachedRead<T> {
 
   async get(): Promise<T | null> {
     if (this.inflight === null && this.now() - this.lastTry >= this.opts.periodMs) this.start();
-    const pending = this.inflight;
-    const left = this.lastTry + this.opts.waitMs - this.now();
-    if (pending !== null && left > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([pending, new Promise<void>((done) => { timer = setTimeout(done, left); timer.unref(); })]);
-      clearTimeout(timer);
-    }
+    // Every caller waits on the same deadline, set when the read started: a read that hangs holds no caller past it.
+    if (this.inflight !== null && this.deadline !== null) await Promise.race([this.inflight, this.deadline]);
     if (this.last === null || this.now() - this.last.at > this.opts.staleMs) return null;
     return this.last.value;
   }
@@ -69,8 +65,13 @@ export class CachedRead<T> {
     const started = this.now();
     this.lastTry = started;
     let late = false;
-    const timer = this.opts.waitMs > 0 ? setTimeout(() => { late = true; this.failures++; }, this.opts.waitMs) : undefined;
-    timer?.unref();
+    let timer: NodeJS.Timeout | undefined;
+    this.deadline = this.opts.waitMs > 0
+      ? new Promise<void>((done) => {
+        timer = setTimeout(() => { late = true; this.failures++; done(); }, this.opts.waitMs);
+        timer.unref();
+      })
+      : null;
     this.inflight = this.read().then(
       (value) => {
         // A read that finishes after its deadline still refreshes the value (it was counted as a failure once).
@@ -80,6 +81,7 @@ export class CachedRead<T> {
     ).finally(() => {
       clearTimeout(timer);
       this.inflight = null;
+      this.deadline = null;
     });
   }
 }
@@ -141,18 +143,20 @@ export function observeRedisMemory(registry: Registry, d: RedisMetricsDeps): voi
   const topics = new CachedRead(() => topicBytes(d.log, max), {
     periodMs: l.topicRefreshMs ?? TOPIC_BYTES_REFRESH_MS, waitMs: 0, staleMs: l.topicStaleMs ?? TOPIC_BYTES_STALE_MS, now: d.now,
   });
-  let truncated = 0;
-  scrapeGauge(registry, 'runnel_topic_redis_bytes', 'Redis memory of the topic\'s partition streams (MEMORY USAGE), refreshed in the background at most every 30 s', ['topic'], async () => {
-    const r = await topics.get();
-    truncated = r?.truncated ?? 0;
-    return r?.samples ?? [];
-  });
-  scrapeGauge(registry, 'runnel_topic_redis_bytes_truncated', 'Partitions left out of the last topic-bytes refresh (over the per-refresh bound)', [], () => [{ value: truncated }]);
+  // prom-client runs the collect functions of one scrape concurrently: each gauge awaits the shared read itself.
+  scrapeGauge(registry, 'runnel_topic_redis_bytes', 'Redis memory of the topic\'s partition streams (MEMORY USAGE), refreshed in the background at most every 30 s', ['topic'], async () =>
+    (await topics.get())?.samples ?? []);
+  scrapeGauge(registry, 'runnel_topic_redis_bytes_truncated', 'Partitions left out of the last topic-bytes refresh (over the per-refresh bound)', [], async () =>
+    [{ value: (await topics.get())?.truncated ?? 0 }]);
 
   new Counter({
     name: 'runnel_redis_memory_read_failures_total',
     help: 'Reads of INFO memory or of the topic sizes that failed or timed out',
     registers: [registry],
-    collect() { this.reset(); this.inc(memory.failures + topics.failures); },
+    async collect() {
+      await Promise.all([memory.get(), topics.get()]); // this scrape's reads settle (or pass their deadline) first
+      this.reset();
+      this.inc(memory.failures + topics.failures);
+    },
   });
 }
