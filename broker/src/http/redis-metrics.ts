@@ -1,9 +1,10 @@
 // Redis memory as Prometheus gauges: INFO memory of every primary, read at
 // scrape time through a short cache and a timeout, and the bytes each topic's
 // partition streams take (MEMORY USAGE, the log store's sizeBytes), refreshed
-// in the background at most every 30 s and bounded per refresh. Both cost
-// Redis commands, so neither runs more often than its period however often
-// /metrics is scraped, and neither can hold a scrape longer than its timeout.
+// at most every 30 s (a scrape waits 1 s at most for it, then it goes on in
+// the background) and bounded per refresh. Both cost Redis commands, so
+// neither runs more often than its period however often /metrics is scraped,
+// and neither holds a scrape longer than its wait.
 import { Counter, type Registry } from 'prom-client';
 import { scrapeGauge, type Sample } from '../../../common/metrics/registry.js';
 import type { RedisMemory } from '../storage/status.js';
@@ -19,6 +20,8 @@ export const REDIS_MEMORY_STALE_MS = 60_000;
 export const TOPIC_BYTES_REFRESH_MS = 30_000;
 /** Partitions whose size one refresh reads at most; whole topics past the bound are left out (runnel_topic_redis_bytes_truncated). */
 export const MAX_SIZE_PARTITIONS_PER_REFRESH = 2_000;
+/** How long a scrape waits for a topic-sizes refresh it started; a longer one goes on in the background. */
+export const TOPIC_BYTES_WAIT_MS = 1_000;
 /** Per-topic values older than this (every refresh since failed) are dropped. */
 export const TOPIC_BYTES_STALE_MS = 300_000;
 /** MEMORY USAGE commands in flight at once during a refresh. */
@@ -31,6 +34,8 @@ export interface CachedReadOptions {
   waitMs: number;
   /** A value is dropped (get() answers null) when no read has succeeded for this long. */
   staleMs: number;
+  /** Whether a read still running at the end of the wait counts in `failures` (default true). */
+  lateIsFailure?: boolean;
   now?: () => number;
 }
 
@@ -68,7 +73,11 @@ export class CachedRead<T> {
     let timer: NodeJS.Timeout | undefined;
     this.deadline = this.opts.waitMs > 0
       ? new Promise<void>((done) => {
-        timer = setTimeout(() => { late = true; this.failures++; done(); }, this.opts.waitMs);
+        timer = setTimeout(() => {
+          late = true;
+          if (this.opts.lateIsFailure ?? true) this.failures++;
+          done();
+        }, this.opts.waitMs);
         timer.unref();
       })
       : null;
@@ -77,7 +86,7 @@ export class CachedRead<T> {
         // A read that finishes after its deadline still refreshes the value (it was counted as a failure once).
         this.last = { at: started, value };
       },
-      () => { if (!late) this.failures++; },
+      () => { if (!late || !(this.opts.lateIsFailure ?? true)) this.failures++; },
     ).finally(() => {
       clearTimeout(timer);
       this.inflight = null;
@@ -124,7 +133,7 @@ export interface RedisMetricsDeps {
   redisMemory(): Promise<RedisMemory[]>;
   log: TopicSizes;
   /** Overrides of the periods and bounds above (tests). */
-  limits?: Partial<{ memoryCacheMs: number; memoryTimeoutMs: number; memoryStaleMs: number; topicRefreshMs: number; topicStaleMs: number; maxPartitions: number }>;
+  limits?: Partial<{ memoryCacheMs: number; memoryTimeoutMs: number; memoryStaleMs: number; topicRefreshMs: number; topicWaitMs: number; topicStaleMs: number; maxPartitions: number }>;
   now?: () => number;
 }
 
@@ -141,17 +150,17 @@ export function observeRedisMemory(registry: Registry, d: RedisMetricsDeps): voi
 
   const max = l.maxPartitions ?? MAX_SIZE_PARTITIONS_PER_REFRESH;
   const topics = new CachedRead(() => topicBytes(d.log, max), {
-    periodMs: l.topicRefreshMs ?? TOPIC_BYTES_REFRESH_MS, waitMs: 0, staleMs: l.topicStaleMs ?? TOPIC_BYTES_STALE_MS, now: d.now,
+    periodMs: l.topicRefreshMs ?? TOPIC_BYTES_REFRESH_MS, waitMs: l.topicWaitMs ?? TOPIC_BYTES_WAIT_MS, staleMs: l.topicStaleMs ?? TOPIC_BYTES_STALE_MS, lateIsFailure: false, now: d.now,
   });
   // prom-client runs the collect functions of one scrape concurrently: each gauge awaits the shared read itself.
-  scrapeGauge(registry, 'runnel_topic_redis_bytes', 'Redis memory of the topic\'s partition streams (MEMORY USAGE), refreshed in the background at most every 30 s', ['topic'], async () =>
+  scrapeGauge(registry, 'runnel_topic_redis_bytes', 'Redis memory of the topic\'s partition streams (MEMORY USAGE), refreshed at most every 30 s', ['topic'], async () =>
     (await topics.get())?.samples ?? []);
   scrapeGauge(registry, 'runnel_topic_redis_bytes_truncated', 'Partitions left out of the last topic-bytes refresh (over the per-refresh bound)', [], async () =>
     [{ value: (await topics.get())?.truncated ?? 0 }]);
 
   new Counter({
     name: 'runnel_redis_memory_read_failures_total',
-    help: 'Reads of INFO memory or of the topic sizes that failed or timed out',
+    help: 'Reads of INFO memory that failed or timed out, and topic-size refreshes that failed',
     registers: [registry],
     async collect() {
       await Promise.all([memory.get(), topics.get()]); // this scrape's reads settle (or pass their deadline) first
