@@ -60,6 +60,20 @@ describe('CachedRead', () => {
     expect(await c.get()).toBeNull();
   });
 
+  it('a read that answers after its deadline still refreshes the value (counted once as a failure)', async () => {
+    let now = 0;
+    let release: ((v: number) => void) | null = null;
+    const c = new CachedRead(() => (release === null ? Promise.resolve(1) : new Promise<number>((r) => { release = r; })), { periodMs: 10, waitMs: 20, staleMs: 1_000, now: () => now });
+    expect(await c.get()).toBe(1);
+    release = () => undefined; // the next read hangs until released
+    now = 10;
+    expect(await c.get()).toBe(1);
+    release!(2);
+    await new Promise((r) => setImmediate(r));
+    expect(await c.get()).toBe(2);
+    expect(c.failures).toBe(1);
+  });
+
   it('a failed read counts as a failure and keeps the last value', async () => {
     let now = 0;
     let fail = false;
