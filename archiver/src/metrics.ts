@@ -1,6 +1,7 @@
 // Counters, lake lag and commit times of one archiver process (Prometheus).
 import { Counter, Histogram, Registry } from 'prom-client';
 import { scrapeGauge, withProcessMetrics, type Sample } from '../../common/metrics/registry.js';
+import { registerBuildInfo } from '../../common/metrics/build-info.js';
 import type { TopicArchiver } from './topic-state.js';
 
 export interface PartitionLag {
@@ -124,6 +125,7 @@ export function observeArchiver(
   a: { lag(): PartitionLag[]; readonly stats: ArchiverStats; tableStalls?(): { topic: string; code: string }[] },
 ): void {
   withProcessMetrics(registry);
+  registerBuildInfo(registry);
   for (const [k, [name, help]] of Object.entries(STAT_METRICS) as Array<[keyof ArchiverStats, [string, string]]>) {
     // The archiver counts in its stats object (also logged at stop); the counter reads it.
     new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(a.stats[k]); } });

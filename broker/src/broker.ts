@@ -42,6 +42,7 @@ import { brokerHttpSettings, consoleAccessOf } from './http/broker-http.js';
 import { consoleData } from './redis/console-data.js';
 import { consoleRoutes } from './http/console/routes.js';
 import { observeBroker } from './http/broker-metrics.js';
+import { redisMemory } from './redis/status-report.js';
 import { RequestMetrics } from './http/request-metrics.js';
 
 export interface RunningBroker {
@@ -159,7 +160,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     // Serving stops first on the way down: registered again here, the listeners close ahead of the leadership
     // (a request served after cluster.stop() could claim a lease again); the registration above covers a start that fails before this.
     cleanup.push(() => server.close());
-    const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: backend, connections: () => server.connections() }) : () => undefined;
+    const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: backend, connections: () => server.connections(), redisMemory: () => redisMemory(backend.log) }) : () => undefined;
     cleanup.push(stopSampler);
     if (httpSettings) {
       // The web console (read-only) shares the endpoint, its authentication and TLS, and obeys the Kafka port's ACLs.

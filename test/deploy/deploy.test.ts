@@ -3,14 +3,22 @@
 // Dockerfile by hadolint, the systemd units by `systemd-analyze verify` and
 // `systemd-analyze security --offline`. The settings they pass are read by
 // Runnel's own config loaders. Each validator is also shown a broken file and
-// must refuse it.
+// must refuse it. The alert rules (compose's prometheus-rules.yml and the
+// chart's PrometheusRule) are parsed and their expressions checked to name
+// metrics the broker and the archiver register (promtool is not among the
+// validators: a bracket and matcher check stands in for its parser).
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../broker/src/config/config.js';
 import { parseProperties } from '../../common/config/properties.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
-import { ARCHIVER_NAMES, BROKER_ENV, expectKnownNames, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
+import { Registry } from 'prom-client';
+import { ArchiverMetrics, emptyStats, observeArchiver } from '../../archiver/src/metrics.js';
+import { observeBroker } from '../../broker/src/http/broker-metrics.js';
+import { RequestMetrics } from '../../broker/src/http/request-metrics.js';
+import type { BrokerServices } from '../../broker/src/handlers/support/types.js';
+import { ARCHIVER_NAMES, BROKER_ENV, expectKnownNames, helmTemplate, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
 
 const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
 const pkg = JSON.parse(read('package.json')) as { bin: { runnel: string } };
@@ -184,5 +192,124 @@ describe('systemd units deploy/systemd', () => {
         expect(loadArchiverConfig(env)).toMatchObject({ httpPort: 8081, lake: 's3://example-lake/runnel' });
       }
     }
+  });
+});
+
+/** Every metric name the broker and the archiver register (what their /metrics can expose), histogram series included. */
+function registeredMetrics(): Set<string> {
+  const broker = new Registry();
+  const services = { cluster: { liveBrokers: () => [], leads: () => false }, log: { loadedPartitions: () => [] }, groups: {} } as unknown as BrokerServices;
+  observeBroker(broker, { services, redis: { ping: async () => 'PONG' }, connections: () => [], redisMemory: async () => [] })();
+  new RequestMetrics(broker);
+  const archiver = new ArchiverMetrics();
+  observeArchiver(archiver.registry, { lag: () => [], stats: emptyStats() });
+  const names = new Set<string>();
+  for (const m of [...broker.getMetricsAsArray(), ...archiver.registry.getMetricsAsArray()]) {
+    names.add(m.name);
+    if ((m.type as unknown as string) === 'histogram') for (const x of ['_bucket', '_sum', '_count']) names.add(m.name + x);
+  }
+  return names;
+}
+
+/**
+ * What promtool's parser would refuse first, without promtool: brackets and
+ * quotes that do not balance, a label matcher that is not `label op "value"`,
+ * an operator at either end.
+ */
+function promqlProblems(expr: string): string[] {
+  const problems: string[] = [];
+  const stack: string[] = [];
+  const pairs: Record<string, string> = { ')': '(', '}': '{', ']': '[' };
+  let quoted = false;
+  for (const ch of expr) {
+    if (ch === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if ('({['.includes(ch)) stack.push(ch);
+    else if (ch in pairs && stack.pop() !== pairs[ch]) problems.push(`unbalanced ${ch}`);
+  }
+  if (quoted) problems.push('unterminated string');
+  if (stack.length) problems.push(`unclosed ${stack.join('')}`);
+  for (const m of expr.matchAll(/\b[a-z_:][a-z0-9_:]*\{([^}]*)\}/g)) {
+    for (const matcher of m[1]!.split(',').map((x) => x.trim()).filter(Boolean)) {
+      if (!/^[a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"[^"]*"$/.test(matcher)) problems.push(`bad matcher ${matcher}`);
+    }
+  }
+  if (/^\s*[-+*/<>=!]|[-+*/<>=!]\s*$/.test(expr)) problems.push('operator at an end');
+  return problems;
+}
+
+type Rule = { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> };
+const ALERTS = ['RunnelRedisMemoryHigh', 'RunnelBrokerDown', 'RunnelArchiverDown', 'RunnelArchiverLagHigh', 'RunnelArchiverPartitionStalled'];
+
+describe('alert rules', () => {
+  const known = registeredMetrics();
+  let compose: Rule[];
+  beforeAll(async () => {
+    const doc = (await yamlDocs(read('deploy/compose/prometheus-rules.yml')))[0]!;
+    compose = (doc.groups as Array<{ rules: Rule[] }>).flatMap((g) => g.rules);
+  });
+  /** Metric names in an expression: identifiers followed by a selector or standing alone, minus PromQL words. */
+  const metricsOf = (expr: string): string[] => [...expr.replace(/\{[^}]*\}/g, '').replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, '').matchAll(/\b([a-z_:][a-z0-9_:]*)\b(?!\s*\()/g)]
+    .map((m) => m[1]!).filter((n) => !['and', 'or', 'unless', 'bool', 'offset'].includes(n) && !/^\d/.test(n));
+
+  it('compose: Prometheus loads prometheus-rules.yml (mounted where rule_files points); the alerts name registered metrics and the scrape jobs', async () => {
+    const prom = (await yamlDocs(read('deploy/compose/prometheus.yml')))[0]!;
+    const composeFile = (await yamlDocs(read('deploy/compose/compose.yaml')))[0]!;
+    expect(prom.rule_files).toEqual(['/etc/prometheus/prometheus-rules.yml']);
+    expect(composeFile.services.prometheus.volumes).toContain('./prometheus-rules.yml:/etc/prometheus/prometheus-rules.yml:ro');
+    expect(compose.map((r) => r.alert)).toEqual(ALERTS);
+    const jobs = new Set((prom.scrape_configs as Array<{ job_name: string }>).map((j) => j.job_name));
+    for (const r of compose) {
+      expect(promqlProblems(r.expr), r.alert).toEqual([]);
+      const names = metricsOf(r.expr);
+      expect(names.length, r.alert).toBeGreaterThan(0);
+      expect(names.filter((n) => n !== 'up' && !known.has(n)), `${r.alert}: metrics nobody registers`).toEqual([]);
+      for (const m of r.expr.matchAll(/job="([^"]+)"/g)) expect(jobs.has(m[1]!), `${r.alert}: job ${m[1]}`).toBe(true);
+      expect(r.for).toMatch(/^\d+[smh]$/);
+      expect(['warning', 'critical']).toContain(r.labels.severity);
+      expect(r.annotations.summary).toBeTruthy();
+    }
+    // the memory alert divides by maxmemory only where one is set (0: no limit)
+    expect(compose[0]!.expr).toContain('runnel_redis_memory_max_bytes > 0) > 0.8');
+    // the checks refuse what promtool would
+    expect(promqlProblems('max by (node) (runnel_redis_memory_used_bytes / 2')).toEqual(['unclosed (']);
+    expect(promqlProblems('up{job=runnel-broker} == 0')).toEqual(['bad matcher job=runnel-broker']);
+    expect(metricsOf('rate(runnel_nope_total{job="x"}[5m]) > 0').filter((n) => !known.has(n))).toEqual(['runnel_nope_total']);
+  });
+
+  it('helm: a PrometheusRule only with prometheusRule.enabled; the compose alerts scoped to the release\'s namespace and the ServiceMonitor\'s jobs; thresholds from values', async () => {
+    expect((await yamlDocs((await helmTemplate()).stdout)).some((d) => d.kind === 'PrometheusRule')).toBe(false); // off by default
+    const r = await helmTemplate(['prometheusRule.enabled=true', 'prometheusRule.labels.release=kps', 'serviceMonitor.enabled=true']);
+    expect(r.code, r.stderr).toBe(0);
+    const docs = await yamlDocs(r.stdout);
+    const pr = docs.find((d) => d.kind === 'PrometheusRule')!;
+    expect(pr.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(pr.metadata.labels.release).toBe('kps');
+    const rules = (pr.spec.groups as Array<{ rules: Rule[] }>).flatMap((g) => g.rules);
+    for (const x of rules) {
+      expect(promqlProblems(x.expr), x.alert).toEqual([]);
+      // every selector is limited to the release's namespace
+      for (const sel of x.expr.matchAll(/\b([a-z_:][a-z0-9_:]*)\{([^}]*)\}/g)) expect(sel[2], x.alert).toContain('namespace="streaming"');
+    }
+    // the `up` jobs are Services the ServiceMonitor selects (Prometheus Operator names a job after its Service)
+    const sm = docs.find((d) => d.kind === 'ServiceMonitor')!;
+    const want = sm.spec.selector.matchExpressions[0];
+    const scraped = new Set(docs.filter((d) => d.kind === 'Service' && d.metadata.labels[want.key] === want.values[0]).map((d) => d.metadata.name as string));
+    const upJobs = rules.flatMap((x) => [...x.expr.matchAll(/job="([^"]+)"/g)].map((m) => m[1]!));
+    expect(upJobs.sort()).toEqual([...scraped].sort());
+    // the same rules as compose's, once the namespace and job names are mapped
+    const jobOf: Record<string, string> = { 'rn-runnel-brokers': 'runnel-broker', 'rn-runnel-archiver': 'runnel-archiver' };
+    const normal = rules.map((x) => ({ ...x, expr: x.expr.replace(/\{namespace="streaming"\}/g, '').replace(/namespace="streaming", /g, '').replace(/job="([^"]+)"/g, (_, j: string) => `job="${jobOf[j] ?? j}"`) }));
+    expect(normal).toEqual(compose);
+    // thresholds come from the values; the schema refuses a ratio above 1
+    const tuned = await yamlDocs((await helmTemplate(['prometheusRule.enabled=true', 'prometheusRule.archiverLagSeconds=120'], ['--set-json', 'prometheusRule.redisMemoryRatio=0.9'])).stdout);
+    const exprs = tuned.find((d) => d.kind === 'PrometheusRule')!.spec.groups[0].rules.map((x: Rule) => x.expr).join('\n');
+    expect(exprs).toMatch(/> 0\) > 0\.9$/m);
+    expect(exprs).toMatch(/runnel_archiver_lag_seconds\{[^}]*\}\) > 120$/m);
+    const bad = await helmTemplate(['prometheusRule.enabled=true', 'prometheusRule.redisMemoryRatio=2']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/redisMemoryRatio/);
+    const lint = await run(TOOL.helm, ['lint', '--strict', 'deploy/helm/runnel', '--set', 'prometheusRule.enabled=true']);
+    expect(lint.code, lint.stdout + lint.stderr).toBe(0);
   });
 });

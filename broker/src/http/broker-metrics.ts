@@ -1,10 +1,13 @@
 // The broker's metrics computed when /metrics is scraped (partitions led,
-// connections, consumer-group lag), the Redis round-trip sampler, and the
-// process metrics. Request and traffic counters are in request-metrics.ts.
+// connections, consumer-group lag, Redis memory: redis-metrics.ts), the Redis
+// round-trip sampler, runnel_build_info and the process metrics. Request and traffic counters are in request-metrics.ts.
 import { Histogram, type Registry } from 'prom-client';
 import { scrapeGauge, withProcessMetrics, type Sample } from '../../../common/metrics/registry.js';
+import { registerBuildInfo } from '../../../common/metrics/build-info.js';
 import { At } from '../../../common/record-batch/layout.js';
 import type { BrokerServices } from '../handlers/support/types.js';
+import type { RedisMemory } from '../storage/status.js';
+import { observeRedisMemory, type RedisMetricsDeps } from './redis-metrics.js';
 
 /** Consumer-group lag series computed per scrape at most (the rest are left out, said by runnel_consumer_group_lag_truncated). */
 export const MAX_LAG_SERIES = 10_000;
@@ -19,6 +22,10 @@ export interface BrokerProbeDeps {
   redis: { ping(): Promise<unknown> };
   /** Open client connections of each Kafka listener. */
   connections(): Array<{ listener: string; count: number }>;
+  /** INFO memory of every Redis primary the broker uses. */
+  redisMemory(): Promise<RedisMemory[]>;
+  /** Overrides of the Redis memory periods and bounds (tests). */
+  redisMemoryLimits?: RedisMetricsDeps['limits'];
 }
 
 type PartLabels = 'topic' | 'partition';
@@ -27,6 +34,8 @@ type PartLabels = 'topic' | 'partition';
 export function observeBroker(registry: Registry, d: BrokerProbeDeps): () => void {
   const b = d.services;
   withProcessMetrics(registry);
+  registerBuildInfo(registry);
+  observeRedisMemory(registry, { redisMemory: d.redisMemory, log: b.log, limits: d.redisMemoryLimits });
   const led = () => b.log.loadedPartitions().filter((p) => b.cluster.leads(p.unit) && p.ready);
   const perPartition = (value: (p: ReturnType<typeof led>[number]) => number) => (): Sample<PartLabels>[] =>
     led().map((p) => ({ labels: { topic: p.tp.topic, partition: p.tp.partition }, value: value(p) }));

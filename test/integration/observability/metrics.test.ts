@@ -1,6 +1,6 @@
 // A live broker and archiver on redis-server, driven with kcat: every metric
-// name the Grafana dashboard (deploy/grafana/runnel-overview.json) queries is
-// in their /metrics output, and the values that must move do: records in for
+// name the Grafana dashboard (deploy/grafana/runnel-overview.json) and the
+// alert rules (deploy/compose/prometheus-rules.yml) query is in their /metrics output, and the values that must move do: records in for
 // the topic, Produce requests, the lag of a group that committed behind the
 // end, what the archiver committed. Both endpoints are protected (bearer token
 // on the broker, basic auth on the archiver) and both processes log one JSON
@@ -16,6 +16,7 @@ import { WireClient } from '../../helpers/wire.js';
 import { DescribeConfigs } from '../../../broker/src/protocol/messages/describe-configs.js';
 
 const DASHBOARD = path.join(REPO_ROOT, 'deploy', 'grafana', 'runnel-overview.json');
+const RULES = path.join(REPO_ROOT, 'deploy', 'compose', 'prometheus-rules.yml');
 const TOKEN = 'obs-token-5521';
 const BASIC = `Basic ${Buffer.from('prom:arch-pw-77').toString('base64')}`;
 const TOPIC = 'obs';
@@ -109,6 +110,11 @@ describe('metrics of a live broker and archiver', () => {
     const exposed = (n: string) => new RegExp(`^${n}[{ ]`, 'm');
     const missing = names.filter((n) => !exposed(n).test(b) && !exposed(n).test(a));
     expect(missing, 'dashboard metrics absent from /metrics').toEqual([]);
+    // so is every metric the compose alert rules query (the chart's PrometheusRule has the same, test/deploy/deploy.test.ts)
+    const rules = fs.readFileSync(RULES, 'utf8').split('\n').filter((l) => /^\s+expr:/.test(l)).join('\n');
+    const ruleNames = [...new Set([...rules.matchAll(/\b(runnel_[a-z0-9_]+)/g)].map((m) => m[1]!))];
+    expect(ruleNames).toEqual(expect.arrayContaining(['runnel_redis_memory_used_bytes', 'runnel_redis_memory_max_bytes', 'runnel_archiver_lag_seconds']));
+    expect(ruleNames.filter((n) => !exposed(n).test(b) && !exposed(n).test(a)), 'alert-rule metrics absent from /metrics').toEqual([]);
   });
 
   it('protects /metrics (401 without the credential), leaves the probes /health and /ready open; DescribeConfigs hides the token', async () => {
