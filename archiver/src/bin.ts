@@ -2,7 +2,7 @@
 // Standalone archiver process (used by tests and benchmarks; the CLI wires runArchiver itself).
 // Configuration comes from the environment (see config.ts). SIGTERM/SIGINT flush and exit.
 import { loadConfig, runArchiver } from './main.js';
-import { createLogger } from '../../common/logger/logger.js';
+import { createLogger, setLogFormat } from '../../common/logger/logger.js';
 
 // the same JSON format (and URL redaction) as every other line of the archiver
 let log = createLogger('info', 'archiver');
@@ -10,6 +10,7 @@ let log = createLogger('info', 'archiver');
 let h: Awaited<ReturnType<typeof runArchiver>>;
 try {
   const config = loadConfig();
+  setLogFormat(config.logFormat); // RUNNEL_LOG_FORMAT, as `runnel archiver` does
   log = createLogger(config.logLevel, 'archiver', { fields: { id: config.archiverId } });
   h = await runArchiver(config);
 } catch (e) {
