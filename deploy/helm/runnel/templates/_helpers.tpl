@@ -1,14 +1,23 @@
-{{/* Names and labels. */}}
+{{/* Names and labels. nameOverride replaces the chart name, fullnameOverride the whole <release>-<chart> prefix (Helm's usual helpers). */}}
+{{- define "runnel.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "runnel.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 50 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
 {{- define "runnel.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/name: {{ include "runnel.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -16,7 +25,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "runnel.selector" -}}
-app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/name: {{ include "runnel.name" .root }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
@@ -152,6 +161,9 @@ readinessProbe:
 {{- $a := .Values.broker.http.auth -}}
 {{- $auth := include "runnel.httpAuth" . -}}
 {{- $authorizer := index .Values.broker.config "authorizer.class.name" | default "" -}}
+{{- if and .Values.broker.kafka.acls.enabled (not $auth) -}}
+{{- fail "broker.kafka.acls.enabled: set broker.http.auth (basicUser/basicPassword, bearerToken or existingSecret), or the console and /metrics would bypass the ACLs (the broker refuses to start, RN3003)" -}}
+{{- end -}}
 {{- if and $authorizer (not $auth) -}}
 {{- fail "broker.config sets authorizer.class.name: set broker.http.auth (basicUser/basicPassword, bearerToken or existingSecret), or the console and /metrics would bypass the ACLs (the broker refuses to start, RN3003)" -}}
 {{- end -}}
@@ -176,5 +188,98 @@ readinessProbe:
 {{- with $a.bearerPrincipal }}
 - name: RUNNEL_HTTP_AUTH_BEARER_PRINCIPAL
   value: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Kafka listeners beyond the chart's PLAINTEXT one on broker.port (which stays, as
+Runnel's broker-to-broker
+client speaks PLAINTEXT only, docs/security.md "Listener settings"):
+CLIENT on broker.kafka.port when broker.kafka.tls or broker.kafka.sasl is on,
+EXTERNAL on broker.external.port when broker.external is on. Both use the
+secured protocol: SASL_SSL, SSL, SASL_PLAINTEXT, or PLAINTEXT for EXTERNAL
+when neither TLS nor SASL is on.
+*/}}
+{{- define "runnel.kafkaProtocol" -}}
+{{- $k := .Values.broker.kafka -}}
+{{- if and $k.tls.enabled $k.sasl.enabled -}}SASL_SSL{{- else if $k.tls.enabled -}}SSL{{- else if $k.sasl.enabled -}}SASL_PLAINTEXT{{- else -}}PLAINTEXT{{- end -}}
+{{- end -}}
+{{- define "runnel.kafkaClientListener" -}}{{- if or .Values.broker.kafka.tls.enabled .Values.broker.kafka.sasl.enabled -}}true{{- end -}}{{- end -}}
+{{- define "runnel.kafkaListeners" -}}{{- if or (include "runnel.kafkaClientListener" .) .Values.broker.external.enabled -}}true{{- end -}}{{- end -}}
+
+{{/* The in-cluster advertised address of a pod, $(POD_NAME) expanded by Kubernetes. */}}
+{{- define "runnel.podHost" -}}$(POD_NAME).{{ include "runnel.brokersService" . }}.{{ .Release.Namespace }}.svc.{{ .Values.broker.clusterDomain }}{{- end -}}
+
+{{/*
+advertised.listeners. The EXTERNAL port of a NodePort Service differs per pod
+(nodePortBase + ordinal), so the value is then computed by the container's
+shell ($$ is a literal $ for Kubernetes): used in the args line only.
+*/}}
+{{- define "runnel.advertisedListeners" -}}
+{{- $b := .Values.broker -}}
+{{- $l := list (printf "PLAINTEXT://%s:%v" (include "runnel.podHost" .) $b.port) -}}
+{{- if include "runnel.kafkaClientListener" . -}}{{- $l = append $l (printf "CLIENT://%s:%v" (include "runnel.podHost" .) $b.kafka.port) -}}{{- end -}}
+{{- if $b.external.enabled -}}
+{{- $port := ternary (printf "$$(( ${POD_NAME##*-} + %d ))" (int $b.external.nodePortBase)) (toString $b.external.port) (eq $b.external.type "NodePort") -}}
+{{- $l = append $l (printf "EXTERNAL://$(POD_NAME).%s:%s" (required "broker.external.domain is needed: broker N advertises <release>-runnel-broker-N.<domain>" $b.external.domain) $port) -}}
+{{- end -}}
+{{- join "," $l -}}
+{{- end -}}
+
+{{/* Environment of the Kafka listeners, TLS, SASL and ACLs (nothing when all are off: the default render is unchanged). */}}
+{{- define "runnel.kafkaEnv" -}}
+{{- $b := .Values.broker -}}
+{{- $k := $b.kafka -}}
+{{- $proto := include "runnel.kafkaProtocol" . -}}
+{{- if include "runnel.kafkaListeners" . -}}
+{{- range $key := list "listeners" "advertised.listeners" "listener.security.protocol.map" -}}
+{{- if hasKey $b.config $key -}}{{- fail (printf "broker.config sets %s: the chart sets it when broker.kafka.tls, broker.kafka.sasl or broker.external is on" $key) -}}{{- end -}}
+{{- end -}}
+{{- $ls := list (printf "PLAINTEXT://0.0.0.0:%v" $b.port) -}}
+{{- $map := list "PLAINTEXT:PLAINTEXT" -}}
+{{- if include "runnel.kafkaClientListener" . -}}{{- $ls = append $ls (printf "CLIENT://0.0.0.0:%v" $k.port) -}}{{- $map = append $map (printf "CLIENT:%s" $proto) -}}{{- end -}}
+{{- if $b.external.enabled -}}{{- $ls = append $ls (printf "EXTERNAL://0.0.0.0:%v" $b.external.port) -}}{{- $map = append $map (printf "EXTERNAL:%s" $proto) -}}{{- end }}
+- name: RUNNEL_LISTENERS
+  value: {{ join "," $ls | quote }}
+- name: RUNNEL_LISTENER_SECURITY_PROTOCOL_MAP
+  value: {{ join "," $map | quote }}
+{{- if not $b.external.enabled }}
+- name: RUNNEL_ADVERTISED_LISTENERS
+  value: {{ include "runnel.advertisedListeners" . | quote }}
+{{- end }}
+{{- end }}
+{{- if $k.tls.enabled }}
+- name: RUNNEL_SSL_KEYSTORE_TYPE
+  value: PEM
+- name: RUNNEL_SSL_KEYSTORE_LOCATION
+  value: {{ printf "/etc/runnel/kafka-tls/%s" $k.tls.keystoreKey | quote }}
+{{- if ne $k.tls.clientAuth "none" }}
+- name: RUNNEL_SSL_CLIENT_AUTH
+  value: {{ $k.tls.clientAuth | quote }}
+- name: RUNNEL_SSL_TRUSTSTORE_TYPE
+  value: PEM
+- name: RUNNEL_SSL_TRUSTSTORE_LOCATION
+  value: {{ printf "/etc/runnel/kafka-tls/%s" $k.tls.caKey | quote }}
+{{- end }}
+{{- end }}
+{{- if $k.sasl.enabled }}
+- name: RUNNEL_SASL_ENABLED_MECHANISMS
+  value: {{ join "," $k.sasl.mechanisms | quote }}
+{{- with $k.sasl.jaasConfigSecret }}
+# sasl.jaas.config (static PLAIN users) stays in the Secret
+- name: RUNNEL_SASL_JAAS_CONFIG
+  valueFrom: {secretKeyRef: {name: {{ . }}, key: {{ $k.sasl.jaasConfigKey }}}}
+{{- end }}
+{{- end }}
+{{- if $k.acls.enabled }}
+{{- range $key := list "authorizer.class.name" "super.users" "allow.everyone.if.no.acl.found" -}}
+{{- if hasKey $b.config $key -}}{{- fail (printf "broker.config sets %s: use broker.kafka.acls" $key) -}}{{- end -}}
+{{- end }}
+- name: RUNNEL_AUTHORIZER_CLASS_NAME
+  value: org.apache.kafka.metadata.authorizer.StandardAuthorizer
+- name: RUNNEL_SUPER_USERS
+  value: {{ join ";" $k.acls.superUsers | quote }}
+- name: RUNNEL_ALLOW_EVERYONE_IF_NO_ACL_FOUND
+  value: {{ $k.acls.allowEveryoneIfNoAclFound | quote }}
 {{- end }}
 {{- end -}}
