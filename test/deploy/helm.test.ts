@@ -3,11 +3,12 @@
 // schemas; every RUNNEL_* variable it sets is then read by Runnel's own config
 // loaders, so a misspelt setting fails here. kubeconform and the chart's own
 // value checks are also shown broken input and must refuse it.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBrokerConfig } from '../../broker/src/config/config.js';
 import { brokerHttpSettings } from '../../broker/src/http/broker-http.js';
+import { serverTlsOptions } from '../../broker/src/security/tls-context.js';
 import { loadConfig as loadArchiverConfig } from '../../archiver/src/config.js';
 import { parseRedisEndpoints } from '../../common/redis/endpoints.js';
 import { ARCHIVER_NAMES, BROKER_ENV, envOf, expectKnownNames, helmTemplate, kubeconform, requireTools, ROOT, run, tempFiles, TOOL, yamlDocs } from './tools.js';
@@ -265,6 +266,15 @@ describe('helm chart: Kafka security, external access, names and volumes (issue 
     expect(mount).toEqual({ name: 'kafka-tls', mountPath: '/etc/runnel/kafka-tls', readOnly: true });
     expect(broker(docs).spec.template.spec.volumes.find((v: any) => v.name === 'kafka-tls')).toEqual({ name: 'kafka-tls', secret: { secretName: 'kafka-tls' } });
     expect([ssl.keystoreLocation, ssl.truststoreLocation, ssl.clientAuth]).toEqual(['/etc/runnel/kafka-tls/tls-combined.pem', '/etc/runnel/kafka-tls/ca.crt', 'required']);
+    // a Secret laid out as cert-manager writes it (CombinedPEM: key, then chain; ca.crt) is what the broker's TLS loader accepts
+    const dir = tempFiles({});
+    const gen = await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=rn-runnel-broker-1', '-days', '1',
+      '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')]);
+    expect(gen.code, gen.stderr).toBe(0);
+    writeFileSync(join(dir, 'tls-combined.pem'), readFileSync(join(dir, 'tls.key'), 'utf8') + readFileSync(join(dir, 'tls.crt'), 'utf8'));
+    writeFileSync(join(dir, 'ca.crt'), readFileSync(join(dir, 'tls.crt')));
+    const mounted = { ...ssl, keystoreLocation: ssl.keystoreLocation.replace(mount.mountPath, dir), truststoreLocation: ssl.truststoreLocation.replace(mount.mountPath, dir) };
+    expect(serverTlsOptions(mounted)).toMatchObject({ key: expect.stringContaining('PRIVATE KEY'), ca: [expect.stringContaining('BEGIN CERTIFICATE')] });
     expect(cfg.saslEnabledMechanisms).toBe('SCRAM-SHA-512,PLAIN');
     expect(c.env.find((e: any) => e.name === 'RUNNEL_SASL_JAAS_CONFIG').valueFrom.secretKeyRef).toEqual({ name: 'kafka-jaas', key: 'sasl.jaas.config' });
     expect([cfg.authorizerClassName, cfg.superUsers, cfg.allowEveryoneIfNoAclFound]).toEqual([AUTHORIZER, 'User:admin;User:CN=ops', false]);
