@@ -13,24 +13,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
+import { sleep, ticks, freePort, redisCmd } from './lib/probe.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const bi = args.indexOf('--brokers');
 const brokers = bi >= 0 ? Number(args.splice(bi, 2)[1]) : 1;
 const counts = args.map(Number);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const ticks = (pid) => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
-const freePort = () => new Promise((r) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
-const redisCmd = (port, line) => new Promise((resolve, reject) => {
-  const s = net.connect({ host: '127.0.0.1', port }, () => s.write(`${line}\r\n`));
-  let buf = '';
-  s.on('data', (d) => { buf += d; if (/^\$\d+\r\n/.test(buf) ? buf.length >= Number(/^\$(\d+)/.exec(buf)[1]) + 8 : buf.endsWith('\r\n')) { s.destroy(); resolve(buf); } });
-  s.on('error', reject);
-});
 
 for (const n of counts.length ? counts : [0, 1000, 4000]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runnel-idle-'));

@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import kafkajs from 'kafkajs';
+import { sleep, ticks, rssMiB, freePort, redisCmd } from './lib/probe.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -29,19 +30,6 @@ const idleS = opt('--idle', 20);
 const extra = []; // --set k=v passed to the broker
 for (let i = args.indexOf('--set'); i >= 0; i = args.indexOf('--set')) extra.push('--set', args.splice(i, 2)[1]);
 const counts = args.map(Number);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const ticks = (pid) => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const freePort = () => new Promise((r) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
-const redisCmd = (port, line) => new Promise((resolve, reject) => {
-  const s = net.connect({ host: '127.0.0.1', port }, () => s.write(`${line}\r\n`));
-  let buf = '';
-  s.on('data', (d) => { buf += d; if (/^\$\d+\r\n/.test(buf) ? buf.length >= Number(/^\$(\d+)/.exec(buf)[1]) + 8 : buf.endsWith('\r\n')) { s.destroy(); resolve(buf); } });
-  s.on('error', reject);
-});
 const quiet = { logLevel: kafkajs.logLevel.NOTHING };
 
 /** The broker process, with the `held` count of its last 'leadership changed' line and its warn lines counted. */
