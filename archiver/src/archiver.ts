@@ -30,9 +30,9 @@ import { pollOnce, readLimitBytes } from './reader.js';
 import { openArchiverRedis } from './redis.js';
 import type { TransactionHooks } from './records/transactions.js';
 import { redisTransactionHooks } from './records/redis-transactions.js';
-import { openLake, type ObjectStore } from './storage/index.js';
+import { openLake, type ObjectStore } from '../../common/lake/index.js';
 import type { TopicArchiver } from './topic-state.js';
-import { TornCommit } from './delta/torn.js';
+import { TornCommit } from '../../common/lake/delta/torn.js';
 import { stallTable } from './table-stall.js';
 
 export { PROTOCOL } from './commit.js';

@@ -11,12 +11,12 @@ import { RunnelError } from '../../common/errors.js';
 import { luaSource } from '../../common/redis/lua.js';
 import type { ArchiverContext } from './context.js';
 import { crashPoint } from './crash-points.js';
-import type { Action, AddFile } from './delta/actions.js';
+import type { Action, AddFile } from '../../common/lake/delta/actions.js';
 import { appIdOf } from './keys.js';
 import { DELTA_SCHEMA, deltaStats } from './parquet/file-stats.js';
 import type { EncodedFile, EncodeJob } from './parquet/jobs.js';
 import { splitRuns } from './parquet/split.js';
-import { TornCommit } from './delta/torn.js';
+import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable } from './table-stall.js';
 import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
 

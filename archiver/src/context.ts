@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger/logger.js';
 import type { ArchiverMetrics, ArchiverStats } from './metrics.js';
 import type { ParquetPool } from './parquet/pool.js';
 import type { TransactionHooks } from './records/transactions.js';
-import type { ObjectStore } from './storage/index.js';
+import type { ObjectStore } from '../../common/lake/index.js';
 import type { TopicArchiver } from './topic-state.js';
 
 export interface ArchiverContext {

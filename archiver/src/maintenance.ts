@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { maybeCheckpoint, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
-import type { Action, AddFile } from './delta/actions.js';
+import type { Action, AddFile } from '../../common/lake/delta/actions.js';
 import { deltaStats } from './parquet/file-stats.js';
 import type { TopicArchiver } from './topic-state.js';
 

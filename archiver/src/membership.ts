@@ -6,7 +6,7 @@ import type { ArchiverContext } from './context.js';
 import { appIdOf, parsePlacement } from './keys.js';
 import { rendezvousMember } from '../../common/rendezvous.js';
 import { refreshLogEnds } from './reader.js';
-import { TornCommit } from './delta/torn.js';
+import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable, tableStallHolds } from './table-stall.js';
 import { TopicArchiver, type TopicInfo } from './topic-state.js';
 

@@ -7,7 +7,7 @@
 // again with backoff (1 s doubling to 60 s), so a repaired table resumes
 // without a restart.
 import type { ArchiverContext } from './context.js';
-import type { TornCommit } from './delta/torn.js';
+import type { TornCommit } from '../../common/lake/delta/torn.js';
 import { STALL_LOG_EVERY_MS, STALL_RETRY_FIRST_MS, STALL_RETRY_MAX_MS } from './records/stall.js';
 import type { TableStall, TopicArchiver } from './topic-state.js';
 

@@ -1,7 +1,7 @@
 // Per-topic state of one archiver process: the Delta table, the buffer of stored
 // batches read from the owned partitions, and each partition's read/commit positions.
-import { DeltaTable, type CheckpointCodec } from './delta/table.js';
-import type { ObjectStore } from './storage/index.js';
+import { DeltaTable, type CheckpointCodec } from '../../common/lake/delta/table.js';
+import type { ObjectStore } from '../../common/lake/index.js';
 
 export interface PartState {
   partition: number;

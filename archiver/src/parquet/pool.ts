@@ -4,12 +4,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CompactJob, EncodeJob, EncodeResult, EncodedFile } from './jobs.js';
 import type { FileStats } from './file-stats.js';
-import type { Action } from '../delta/actions.js';
+import type { Action } from '../../../common/lake/delta/actions.js';
 
 // The inline mode's job code (Arrow, parquet-wasm) loads on its first job: with
 // workers, the main thread never loads it, and the archiver starts faster.
 const jobs = () => import('./jobs.js');
-const checkpoints = () => import('../delta/checkpoint.js');
+const checkpoints = () => import('../../../common/lake/delta/checkpoint.js');
 
 interface Pending {
   resolve: (v: unknown) => void;

@@ -1,8 +1,8 @@
 // worker_threads entry: runs Parquet/decoding jobs off the event loop.
 import { parentPort } from 'node:worker_threads';
 import { compactFiles, encodeDataFiles, type CompactJob, type EncodeJob } from './jobs.js';
-import { readCheckpoint, writeCheckpoint } from '../delta/checkpoint.js';
-import type { Action } from '../delta/actions.js';
+import { readCheckpoint, writeCheckpoint } from '../../../common/lake/delta/checkpoint.js';
+import type { Action } from '../../../common/lake/delta/actions.js';
 
 export type JobKind = 'encode' | 'compact' | 'writeCheckpoint' | 'readCheckpoint';
 

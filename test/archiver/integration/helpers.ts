@@ -104,7 +104,7 @@ export async function builtArchiver() {
   const [archiver, main, local] = await Promise.all([
     import(path.join(ROOT, 'dist/archiver/src/archiver.js')) as Promise<typeof import('../../../archiver/src/archiver.js')>,
     import(path.join(ROOT, 'dist/archiver/src/main.js')) as Promise<typeof import('../../../archiver/src/main.js')>,
-    import(path.join(ROOT, 'dist/archiver/src/storage/local.js')) as Promise<typeof import('../../../archiver/src/storage/local.js')>,
+    import(path.join(ROOT, 'dist/archiver/src/storage/local.js')) as Promise<typeof import('../../../common/lake/local.js')>,
   ]);
   return { Archiver: archiver.Archiver, LocalStore: local.LocalStore, loadConfig: main.loadConfig, runArchiver: main.runArchiver };
 }

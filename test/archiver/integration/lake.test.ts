@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3Store } from '../../../archiver/src/storage/s3.js';
+import { S3Store } from '../../../common/lake/s3.js';
 import {
   archiverEnv,
   builtArchiver,

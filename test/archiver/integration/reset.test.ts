@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ObjectInfo, ObjectStore } from '../../../archiver/src/storage/store.js';
+import type { ObjectInfo, ObjectStore } from '../../../common/lake/store.js';
 import type { Logger } from '../../../common/logger/logger.js';
 import {
   archiverEnv,

@@ -1,7 +1,7 @@
 // Archiver settings: an S3 endpoint implies path-style addressing unless set explicitly.
 import { describe, expect, it } from 'vitest';
 import { archiverHttpSettings, loadConfig } from '../../../archiver/src/config.js';
-import { S3Store } from '../../../archiver/src/storage/s3.js';
+import { S3Store } from '../../../common/lake/s3.js';
 
 describe('archiver config: S3 path style', () => {
   it('defaults to path style when an endpoint is given, virtual-hosted otherwise; an explicit value wins', async () => {

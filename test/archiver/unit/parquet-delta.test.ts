@@ -6,10 +6,10 @@ import { Codec } from '../../../common/record-batch/layout.js';
 import { encodeBatch } from '../../helpers/encode-batch.js';
 import { compactFiles, encodeDataFiles, readParquetTable } from '../../../archiver/src/parquet/jobs.js';
 import { deltaStats } from '../../../archiver/src/parquet/file-stats.js';
-import { LocalStore } from '../../../archiver/src/storage/local.js';
-import { DeltaTable } from '../../../archiver/src/delta/table.js';
-import { readCheckpoint, writeCheckpoint } from '../../../archiver/src/delta/checkpoint.js';
-import type { Action } from '../../../archiver/src/delta/actions.js';
+import { LocalStore } from '../../../common/lake/local.js';
+import { DeltaTable } from '../../../common/lake/delta/table.js';
+import { readCheckpoint, writeCheckpoint } from '../../../common/lake/delta/checkpoint.js';
+import type { Action } from '../../../common/lake/delta/actions.js';
 import { loadConfig } from '../../../archiver/src/config.js';
 
 const dirs: string[] = [];

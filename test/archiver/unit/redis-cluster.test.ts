@@ -19,7 +19,7 @@ import { emptyStats } from '../../../archiver/src/metrics.js';
 import { pollOnce, refreshLogEnds } from '../../../archiver/src/reader.js';
 import { abortedTransactionFilter } from '../../../archiver/src/records/transactions.js';
 import { encodeBatch } from '../../helpers/encode-batch.js';
-import type { ObjectStore } from '../../../archiver/src/storage/index.js';
+import type { ObjectStore } from '../../../common/lake/index.js';
 import { TopicArchiver, type PartState } from '../../../archiver/src/topic-state.js';
 import type { RedisClient } from '../../../common/redis/connect.js';
 

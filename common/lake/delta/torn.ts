@@ -6,7 +6,7 @@
 // reader can replay past it. The archiver never deletes or rewrites it: the
 // table stalls (RN4008, table-stall.ts) until an operator moves it away or
 // restores it (docs/operations.md).
-import { RunnelError } from '../../../common/errors.js';
+import { RunnelError } from '../../errors.js';
 
 export class TornCommit extends RunnelError {
   constructor(readonly file: string, cause: Error) {

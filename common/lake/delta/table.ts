@@ -1,7 +1,7 @@
 // A Delta table in an ObjectStore: log replay (checkpoint + later commits),
 // put-if-absent commits with conflict re-planning, and checkpoints.
 import { randomUUID } from 'node:crypto';
-import type { ObjectStore } from '../storage/store.js';
+import type { ObjectStore } from '../store.js';
 import { type Action, commitTxnId, decodeCommit, encodeCommit, pad20 } from './actions.js';
 import { TableState } from './state.js';
 import { TornCommit } from './torn.js';
