@@ -4,8 +4,8 @@
 // neither. (cli/ starts both processes and may import all three.)
 // Inside the broker, folders sit on floors (BROKER_LAYERS, bottom first): a
 // file imports only its own floor or those below, the product has no import
-// cycle, and the Redis adapters (redis/) are imported only by the wiring
-// (broker.ts) and by each other.
+// cycle, and the storage adapters (redis/, and lake/, the remote tier) are
+// imported only by the wiring (broker.ts) and by each other.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +71,7 @@ export const BROKER_LAYERS: readonly (readonly string[])[] = [
   ['transactions'],
   ['handlers'],
   ['dispatch', 'http', 'server'],
-  ['redis', 'broker'],
+  ['redis', 'lake', 'broker'],
 ];
 
 /** The folder (or top-level module) of a broker/src path. */
@@ -105,7 +105,7 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
       if (!to.startsWith('broker/src/')) continue;
       const room = brokerRoom(to);
       if (room === from) continue;
-      if (room === 'redis' && from !== 'broker') bad.push(`${file} -> ${to} (only the wiring imports the Redis adapters)`);
+      if ((room === 'redis' || room === 'lake') && from !== 'broker') bad.push(`${file} -> ${to} (only the wiring imports the storage adapters)`);
       else if (floorOf(room) > floorOf(from)) bad.push(`${file} -> ${to} (${from} is below ${room})`);
     }
   }
