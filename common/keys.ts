@@ -52,6 +52,8 @@ export const META_FIELD = {
   raised: 'raised',
   archived: 'archived',
   cleanedTo: 'cleanedTo',
+  /** Tiered topics: the Kafka-visible log start when it lies below logStartOffset (the rest is in the lake). */
+  remoteLogStart: 'remoteLogStart',
   cleaning: 'cleaning',
   syncs: 'syncs',
 } as const;

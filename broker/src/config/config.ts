@@ -101,6 +101,20 @@ export interface BrokerConfig extends RedisTlsConfig {
   topicMaxPartitions: number;
   /** Largest total partition count over all topics (Runnel's name). */
   clusterMaxPartitions: number;
+  /** Tiered storage (Kafka's remote.log.storage.system.enable): topics may set remote.storage.enable=true. */
+  remoteLogStorageSystemEnable: boolean;
+  /** The archiver's lake (file:///path, a path or s3://bucket/prefix; Runnel's name, the archiver's RUNNEL_LAKE); empty: file://<data.dir>/lake. */
+  lake: string;
+  /** S3 of the lake, as the archiver's RUNNEL_S3_*: endpoint, path-style addressing ('' = true with an endpoint), region. */
+  s3Endpoint: string;
+  s3ForcePathStyle: string;
+  s3Region: string;
+  /** The longest a Fetch waits for a lake read (Kafka's remote.fetch.max.wait.ms); past it the partition answers no records this time. */
+  remoteFetchMaxWaitMs: number;
+  /** Bytes of batches rebuilt from lake files kept for the next reads (Runnel's name). */
+  remoteLogReaderCacheSizeBytes: number;
+  /** How often each tiered topic's Delta log is checked for new commits (Runnel's name); a read past the known files checks at once. */
+  remoteLogMetadataRefreshIntervalMs: number;
   /** Largest Fetch response the broker builds, whatever the request's max_bytes (Kafka's fetch.max.bytes). */
   fetchMaxBytes: number;
   /** Incremental fetch sessions one broker keeps (Kafka's max.incremental.fetch.session.cache.slots); 0 disables them. */
@@ -225,6 +239,14 @@ const SETTINGS: Setting[] = [
   { key: 'topic.max.partitions', field: 'topicMaxPartitions', kind: 'int', default: '10000' },
   { key: 'cluster.max.partitions', field: 'clusterMaxPartitions', kind: 'int', default: '10000' },
   { key: 'fetch.max.bytes', field: 'fetchMaxBytes', kind: 'int', default: '57671680' },
+  { key: 'remote.log.storage.system.enable', field: 'remoteLogStorageSystemEnable', kind: 'bool', default: 'true' },
+  { key: 'lake', field: 'lake', kind: 'string', default: '' },
+  { key: 's3.endpoint', field: 's3Endpoint', kind: 'string', default: '' },
+  { key: 's3.force.path.style', field: 's3ForcePathStyle', kind: 'string', default: '' },
+  { key: 's3.region', field: 's3Region', kind: 'string', default: '' },
+  { key: 'remote.fetch.max.wait.ms', field: 'remoteFetchMaxWaitMs', kind: 'int', default: '500' },
+  { key: 'remote.log.reader.cache.size.bytes', field: 'remoteLogReaderCacheSizeBytes', kind: 'int', default: '268435456' },
+  { key: 'remote.log.metadata.refresh.interval.ms', field: 'remoteLogMetadataRefreshIntervalMs', kind: 'int', default: '1000' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'fetch.read.ahead.bytes', field: 'fetchReadAheadBytes', kind: 'int', default: '67108864' },
   { key: 'quota.window.num', field: 'quotaWindowNum', kind: 'int', default: '11' },
@@ -316,8 +338,8 @@ export const KNOWN_KEYS: readonly string[] = [...SETTINGS.map((s) => s.key), ...
 const OAUTH_KEYS: ReadonlySet<string> = new Set(OAUTHBEARER_KEYS);
 const SETTING_KEYS = new Set(SETTINGS.map((s) => s.key));
 
-/** Environment variables of other Runnel components (the archiver), not broker settings. */
-const OTHER_ENV = /^RUNNEL_(CONFIG|LAKE|S3_.*|ARCHIVER_.*|TEST_.*)$/;
+/** Environment variables of other Runnel components (the archiver), not broker settings; RUNNEL_LAKE and RUNNEL_S3_* are settings of both. */
+const OTHER_ENV = /^RUNNEL_(CONFIG|ARCHIVER_.*|TEST_.*)$/;
 
 export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): BrokerConfig {
   const { values: opts } = parseArgs({ args: argv, options: BROKER_OPTIONS, strict: true, allowPositionals: false });

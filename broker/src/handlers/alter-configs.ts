@@ -53,7 +53,7 @@ async function alterTopic(b: BrokerServices, r: Resource, validateOnly: boolean,
     if (value === null) delete next[c.name];
     else next[c.name] = value;
   }
-  const conflict = validateTopicConfigSet(next, b.config);
+  const conflict = validateTopicConfigSet(next, b.config, t.configs);
   if (conflict) return fail(ErrorCode.INVALID_CONFIG, conflict);
   if (!validateOnly) await b.log.updateTopic({ ...t, configs: next });
   return { ...head, errorCode: ErrorCode.NONE, errorMessage: null };

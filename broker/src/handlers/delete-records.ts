@@ -34,8 +34,10 @@ export const deleteRecordsHandler: HandlerOf<typeof DeleteRecords> = {
           const target = rp.offset === -1 ? p.highWatermark : rp.offset;
           if (target < 0 || target > p.highWatermark) out.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
           else {
-            await b.log.advanceLogStart(p, target);
-            out.lowWatermark = p.logStartOffset;
+            // A tiered partition's log start may move within the lake (the Redis part stays); past it, both starts move.
+            if (p.remoteLogStartOffset !== null && target < p.logStartOffset) await b.log.advanceRemoteLogStart(p, target);
+            else await b.log.advanceLogStart(p, target);
+            out.lowWatermark = p.earliestOffset;
           }
         } catch (e) {
           if (!(e instanceof KafkaError)) throw e;

@@ -10,16 +10,18 @@
 //   v13-v14: topic ids instead of names (KIP-516); v14 adds a tiered-storage error.
 //   v15-v16: a replica state struct (KIP-903); v16 the new leaders' endpoints (KIP-951).
 // Needs READ on each topic. A partition named twice is read once; read_committed
-// stops at the last stable offset. No follower fetching: the preferred read replica
+// stops at the last stable offset. On a tiered topic an offset below the Redis log start
+// is read from the lake (remote-read.ts). No follower fetching: the preferred read replica
 // is -1 and the rack and last fetched epoch are not used.
 import { Fetch } from '../protocol/messages/fetch.js';
 import { ErrorCode, kafkaCodeOf } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
 import type { FetchBatch, TopicRecord } from '../storage/log-store.js';
-import type { HandlerOf } from './support/types.js';
+import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, ResponseOf } from '../protocol/typed.js';
 import { quotaUser } from '../quotas/request-throttle.js';
 import { Op, Resource, authorize } from './support/authorize.js';
+import { readRemote } from './support/remote-read.js';
 import { FINAL_EPOCH, mustRespond, type FetchContext, type FetchTarget, type PartitionOutcome } from '../fetch/fetch-sessions.js';
 
 type FetchTopicAnswer = Element<ResponseOf<typeof Fetch>['responses']>;
@@ -43,6 +45,8 @@ interface Slot {
   upper?: number;
   /** The byte limit the partition was last read with. */
   limit?: number;
+  /** The topic's id (the lake table's owner). */
+  topicId: string;
 }
 
 /** Fetch/ListOffsets isolation_level: 0 read_uncommitted, 1 read_committed. */
@@ -91,7 +95,7 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
         denied.set(topicKey, (t !== null || !byId) && !authorize(ctx, b, Op.READ, Resource.TOPIC, t?.name ?? target.topic));
       }
       const out: PartitionAnswer = { partitionIndex: target.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: [] };
-      const slot: Slot = { req: target, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed };
+      const slot: Slot = { req: target, partition: null, out, bytes: 0, maxBatchBytes: t ? b.log.configNumber(t, 'max.message.bytes') : 0, committed, topicId: t?.id ?? '' };
       if (denied.get(topicKey)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
       else if (!t) out.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (target.partition < 0 || target.partition >= t.partitions) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -107,7 +111,8 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
 
     // Kafka: the response is bounded by min(request max_bytes, fetch.max.bytes).
     const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : b.config.fetchMaxBytes, b.config.fetchMaxBytes);
-    let total = await readAll(slots, maxBytes);
+    const read = (s: Slot, limit: number): Promise<FetchBatch[]> => readOne(s, limit, b);
+    let total = await readAll(slots, maxBytes, read);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     // Like Kafka, a fetch with no partition to read (none named, or none led here) is answered at once: nothing can wake it.
     const readable = slots.some((s) => s.partition !== null);
@@ -115,7 +120,7 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
       // the clock may pass the deadline between the check and here: never a negative timer (TimeoutNegativeWarning)
       const woke = await waitForAppend(slots, Math.max(0, deadline - Date.now()));
       if (!woke) break;
-      total = await readAll(slots, maxBytes);
+      total = await readAll(slots, maxBytes, read);
     }
 
     // consumer_byte_rate: over the quota, the answer holds no records and the session is left as it was (Kafka's throttled fetch).
@@ -149,7 +154,8 @@ export const fetchHandler: HandlerOf<typeof Fetch> = {
       sessionId = sessions.create(ctx.apiVersion, slots.map((s) => ({ target: s.req, outcome: outcomeOf(s) })), Date.now());
     }
     // The consumer fetches next where this answer ends: start those reads now (read-ahead.ts).
-    for (const s of slots) if (s.partition && s.out.records.length > 0) s.partition.readAhead(s.upper!, s.limit!, s.committed);
+    // (Not inside the lake: a read there is served from the lake reader's cache.)
+    for (const s of slots) if (s.partition && s.out.records.length > 0 && s.upper! >= s.partition.logStartOffset) s.partition.readAhead(s.upper!, s.limit!, s.committed);
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: byTopic(answered, byId, topicsSeen) };
   },
 };
@@ -189,7 +195,7 @@ function byTopic(slots: Slot[], byId: boolean, topics: Map<string, TopicRecord |
  * the budget plus at most one batch. The first non-empty partition always
  * keeps one whole batch; later ones keep what still fits.
  */
-async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
+async function readAll(slots: Slot[], maxBytes: number, readOne: (s: Slot, limit: number) => Promise<FetchBatch[]>): Promise<number> {
   await Promise.all(slots.map(prepare));
   const live = slots.filter((s) => s.partition && s.out.errorCode === ErrorCode.NONE);
   for (const s of live) {
@@ -234,7 +240,7 @@ async function readAll(slots: Slot[], maxBytes: number): Promise<number> {
     // record handed out lies above the high watermark (or, read_committed, the LSO).
     s.out.highWatermark = s.seen?.highWatermark ?? p.highWatermark;
     s.out.lastStableOffset = s.seen?.lastStableOffset ?? p.lastStableOffset;
-    s.out.logStartOffset = p.logStartOffset;
+    s.out.logStartOffset = p.earliestOffset;
   }
   const committed = live.filter((s) => s.committed && s.out.errorCode === ErrorCode.NONE && s.out.records.length > 0);
   if (committed.length > 0) await Promise.all(committed.map(abortedOf));
@@ -270,10 +276,17 @@ async function prepare(s: Slot): Promise<void> {
   }
 }
 
-async function readOne(s: Slot, limit: number): Promise<FetchBatch[]> {
+async function readOne(s: Slot, limit: number, b: BrokerServices): Promise<FetchBatch[]> {
   try {
     const seen = { highWatermark: -1, lastStableOffset: -1 };
-    const out = await s.partition!.readForFetch(s.req.fetchOffset, limit, s.committed, seen);
+    const p = s.partition!;
+    const offset = s.req.fetchOffset;
+    const inLake = (): boolean => b.remoteLog !== undefined && p.remoteLogStartOffset !== null && offset >= p.remoteLogStartOffset && offset < p.logStartOffset;
+    const remote = (): Promise<FetchBatch[]> => readRemote(b.remoteLog!, p, s.topicId, offset, limit, s.committed, seen, b.config.remoteFetchMaxWaitMs);
+    let out = inLake() ? await remote() : await p.readForFetch(offset, limit, s.committed, seen);
+    // Local retention moved the log start past the offset while Redis was read (the log start moves before
+    // Redis trims): what Redis returned starts after a gap that the lake holds.
+    if (out.length > 0 && out[0]!.baseOffset > offset && inLake()) out = await remote();
     if (out.length > 0) s.seen = seen;
     return out;
   } catch (e) {

@@ -6,8 +6,13 @@
 //   v6: flexible encoding.
 //   v7: MAX_TIMESTAMP (-3): the offset of the largest timestamp (KIP-734).
 //   v8: EARLIEST_LOCAL (-4): the local log start offset (KIP-405).
-// Needs DESCRIBE on the topic. LATEST is the last stable offset for read_committed;
-// with no tiered storage EARLIEST_LOCAL is the log start offset.
+//   v9: LATEST_TIERED (-5): the highest offset in remote storage (KIP-1005).
+//   v10: a timeout for remote lookups (KIP-1075).
+// Needs DESCRIBE on the topic. LATEST is the last stable offset for read_committed.
+// On a tiered topic EARLIEST is the start of the lake's part (the Kafka-visible log
+// start), EARLIEST_LOCAL the Redis log start, and a lookup by time looks in the lake
+// first; MAX_TIMESTAMP looks in Redis only. Without a remote tier EARLIEST_LOCAL is
+// the log start and LATEST_TIERED -1, as in Kafka.
 import { ListOffsets } from '../protocol/messages/list-offsets.js';
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
 import type { Partition } from '../log/partition.js';
@@ -28,7 +33,7 @@ const LATEST_TIERED = -5;
 export const listOffsetsHandler: HandlerOf<typeof ListOffsets> = {
   api: ListOffsets,
   minVersion: 1,
-  maxVersion: 8,
+  maxVersion: 10,
   async handle(req, ctx, b) {
     const topics = [];
     const committed = req.isolationLevel === READ_COMMITTED;
@@ -60,10 +65,17 @@ async function lookup(b: BrokerServices, topic: string, rp: PartitionRequest, co
   const epoch = p.leaderEpoch;
   switch (rp.timestamp) {
     case LATEST:
-    case LATEST_TIERED:
       // Kafka: LATEST is the last stable offset for read_committed, the high watermark otherwise.
       return { ...base, offset: committed ? p.lastStableOffset : p.highWatermark, leaderEpoch: epoch };
+    case LATEST_TIERED: {
+      // The highest offset the lake holds and consumers may read (Kafka: highestOffsetInRemoteStorage, -1 when none).
+      const t = await b.log.topic(topic);
+      if (!t || !b.log.isTiered(t)) return base;
+      const tiered = Math.min(p.archivedOffset, p.highWatermark - 1);
+      return tiered >= p.earliestOffset ? { ...base, offset: tiered, leaderEpoch: epoch } : base;
+    }
     case EARLIEST:
+      return { ...base, offset: p.earliestOffset, leaderEpoch: epoch };
     case EARLIEST_LOCAL:
       return { ...base, offset: p.logStartOffset, leaderEpoch: epoch };
     case MAX_TIMESTAMP: {
@@ -72,8 +84,25 @@ async function lookup(b: BrokerServices, topic: string, rp: PartitionRequest, co
     }
     default: {
       if (rp.timestamp < 0) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
+      let inLake: { offset: number; timestamp: number } | null;
+      try {
+        inLake = await lakeLookup(b, topic, p, rp.timestamp);
+      } catch (e) {
+        if (e instanceof KafkaError) return { ...base, errorCode: e.code }; // the lake failed: KAFKA_STORAGE_ERROR
+        throw e;
+      }
+      if (inLake) return { ...base, ...inLake, leaderEpoch: epoch };
       const found = await b.log.locateTimestamp(p, rp.timestamp);
       return found ? { ...base, ...found, leaderEpoch: epoch } : base;
     }
   }
+}
+
+/** A lookup by time below the Redis log start of a tiered partition: the first record at or after `ts` that the lake holds and consumers may read. */
+async function lakeLookup(b: BrokerServices, topic: string, p: Partition, ts: number): Promise<{ offset: number; timestamp: number } | null> {
+  if (!b.remoteLog || p.remoteLogStartOffset === null) return null;
+  const t = await b.log.topic(topic);
+  if (!t) return null;
+  const found = await b.remoteLog.offsetForTimestamp(p.tp, t.id, ts, p.logStartOffset);
+  return found && found.offset >= p.earliestOffset ? found : null;
 }

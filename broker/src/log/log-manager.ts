@@ -7,7 +7,7 @@ import { ReadAheadBudget } from './read-ahead.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
-import { topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
+import { isTieredTopic, topicConfigNumber, topicConfigValue } from '../topics/topic-configs.js';
 import { Partition, type EpochHistory } from './partition.js';
 import { OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, isInternalTopic } from './internal-topics.js';
 import { guardStoredTopic, partitionLimitError, quarantinedCount, totalPartitions, usablePartitionCount } from '../topics/partition-limits.js';
@@ -281,6 +281,11 @@ export class LogManager {
     return topicConfigValue(t.configs, this.config, name);
   }
 
+  /** remote.storage.enable=true on a broker with tiered storage on: offsets below the Redis log start are read from the lake. */
+  isTiered(t: TopicRecord): boolean {
+    return isTieredTopic(t.configs, this.config);
+  }
+
   configNumber(t: TopicRecord, name: string): number {
     return topicConfigNumber(t.configs, this.config, name);
   }
@@ -310,10 +315,23 @@ export class LogManager {
   }
 
 
-  /** Moves logStartOffset forward (DeleteRecords, retention) and trims whole batches before it. */
-  async advanceLogStart(p: Partition, offset: number): Promise<void> {
+  /**
+   * Moves the log start forward (DeleteRecords, retention) and trims whole
+   * batches before it. `keepRemote` (a tiered topic's local retention): the
+   * offsets below stay readable from the lake, so the Kafka-visible log start
+   * is recorded first (before Redis drops anything) where none is yet.
+   * Otherwise the remote tier, if any, ends too: both starts move.
+   */
+  async advanceLogStart(p: Partition, offset: number, keepRemote = false): Promise<void> {
     await p.ensureLoaded();
     if (offset <= p.logStartOffset) return;
+    if (keepRemote && p.remoteLogStartOffset === null) {
+      await this.store.setRemoteLogStartOffset(p.tp, p.logStartOffset);
+      p.remoteLogStartOffset = p.logStartOffset;
+    } else if (!keepRemote && p.remoteLogStartOffset !== null) {
+      await this.store.setRemoteLogStartOffset(p.tp, null);
+      p.remoteLogStartOffset = null;
+    }
     p.logStartOffset = offset;
     await this.store.setLogStartOffset(p.tp, offset);
     // Keep the batch containing the new start (and always the newest batch).
@@ -321,6 +339,26 @@ export class LogManager {
     const keepFrom = containing[0]?.baseOffset ?? offset;
     const lastBase = (await this.store.readBackwards(p.tp, p.nextOffset, 1))[0]?.baseOffset ?? keepFrom;
     await this.store.trimBefore(p.tp, Math.min(keepFrom, lastBase));
+  }
+
+  /**
+   * Moves the Kafka-visible start of a tiered partition (DeleteRecords, total
+   * retention) within the lake; at or past the local start it is the log start.
+   * The lake's rows stay (they are the SQL archive): only what consumers may fetch changes.
+   */
+  async advanceRemoteLogStart(p: Partition, offset: number): Promise<void> {
+    await p.ensureLoaded();
+    if (offset <= p.earliestOffset) return;
+    if (offset >= p.logStartOffset) return this.advanceLogStart(p, offset);
+    await this.store.setRemoteLogStartOffset(p.tp, offset);
+    p.remoteLogStartOffset = offset;
+  }
+
+  /** A topic whose remote tier was switched off (remote.log.delete.on.disable): the log starts where Redis does again. */
+  async dropRemoteTier(p: Partition): Promise<void> {
+    if (p.remoteLogStartOffset === null) return;
+    await this.store.setRemoteLogStartOffset(p.tp, null);
+    p.remoteLogStartOffset = null;
   }
 
   tp(t: TopicRecord, p: number): TopicPartition {

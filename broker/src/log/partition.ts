@@ -67,7 +67,10 @@ export class Partition {
   nextOffset = 0;
   /** End of the visible log: every offset below it is stored with the durability its acks level promised. */
   highWatermark = 0;
+  /** The start of what Redis holds (Kafka's local log start offset on a tiered topic). */
   logStartOffset = 0;
+  /** Tiered topics: the Kafka-visible log start when below logStartOffset (the offsets between are in the lake); null: none. */
+  remoteLogStartOffset: number | null = null;
   /** The epoch this broker writes with; the append script rejects any other. */
   leaderEpoch = 0;
   archivedOffset = -1;
@@ -123,6 +126,7 @@ export class Partition {
     this.logStartOffset = tail.logStartOffset;
     this.archivedOffset = tail.archivedOffset;
     this.cleanedTo = tail.cleanedTo;
+    this.remoteLogStartOffset = tail.remoteLogStartOffset !== null && tail.remoteLogStartOffset < tail.logStartOffset ? tail.remoteLogStartOffset : null;
     if (this.leaseEpoch === null) this.leaderEpoch = tail.leaderEpoch;
     else if (tail.leaderEpoch < this.leaseEpoch) {
       // Redis lost the epoch this broker took with its lease (a primary failed
@@ -341,6 +345,11 @@ export class Partition {
       this.idle = [];
       for (const r of idle) r();
     }
+  }
+
+  /** Kafka's log start offset: the first offset a consumer may fetch, in the lake on a tiered topic. */
+  get earliestOffset(): number {
+    return this.remoteLogStartOffset ?? this.logStartOffset;
   }
 
   /** Forgets producers silent for producer.id.expiration.ms, here and in the store (only while leading in this epoch). */

@@ -280,7 +280,7 @@ export class RedisLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     const [last, meta] = await guardWithin(Promise.all([
       this.redis.xrevrangeBuffer(this.keys.log(tp), '+', '-', 'COUNT', 1) as unknown as Promise<RawEntry[]>,
-      this.redis.hmget(this.keys.meta(tp), META_FIELD.logStartOffset, META_FIELD.leaderEpoch, META_FIELD.archived, META_FIELD.next, META_FIELD.cleanedTo),
+      this.redis.hmget(this.keys.meta(tp), META_FIELD.logStartOffset, META_FIELD.leaderEpoch, META_FIELD.archived, META_FIELD.next, META_FIELD.cleanedTo, META_FIELD.remoteLogStart),
     ]), RELOAD_TIMEOUT_MS);
     const batches = toBatches(last);
     return {
@@ -290,6 +290,7 @@ export class RedisLogStore implements LogStore {
       leaderEpoch: meta[1] === null ? 0 : Number(meta[1]),
       archivedOffset: meta[2] === null ? -1 : Number(meta[2]),
       cleanedTo: meta[4] === null ? 0 : Number(meta[4]),
+      remoteLogStartOffset: meta[5] === null || meta[5] === undefined ? null : Number(meta[5]),
     };
   }
 
@@ -387,6 +388,11 @@ export class RedisLogStore implements LogStore {
   }
 
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]> { return this.reads.readBackwards(tp, beforeOrAt, count); }
+
+  async setRemoteLogStartOffset(tp: TopicPartition, offset: number | null): Promise<void> {
+    const key = this.keys.meta(tp);
+    await guard(offset === null ? this.redis.hdel(key, META_FIELD.remoteLogStart) : this.redis.hset(key, META_FIELD.remoteLogStart, String(offset)));
+  }
 
   async setLogStartOffset(tp: TopicPartition, offset: number): Promise<void> {
     // One slot (the partition's hash tag): the aborted ranges that end below the new start go with it.

@@ -56,6 +56,12 @@ export interface PartitionTail {
   archivedOffset: number;
   /** Compacted topics: offsets below this have been compacted (0 when never). */
   cleanedTo: number;
+  /**
+   * Tiered topics: the log start a consumer sees (Kafka's logStartOffset) when
+   * it is below `logStartOffset`, the start of what Redis holds (Kafka's local
+   * log start); the offsets between live in the lake. null: no remote tier.
+   */
+  remoteLogStartOffset: number | null;
 }
 
 /** A batch of the compacted prefix, with the delete horizon of its tombstones. */
@@ -161,6 +167,8 @@ export interface LogStore {
   readBackwards(tp: TopicPartition, beforeOrAt: number, count: number): Promise<StoredBatch[]>;
   /** Moves the stored log start, and drops aborted transactions that end below it from the index. */
   setLogStartOffset(tp: TopicPartition, offset: number): Promise<void>;
+  /** Stores the tiered log start (PartitionTail.remoteLogStartOffset); null removes it. */
+  setRemoteLogStartOffset(tp: TopicPartition, offset: number | null): Promise<void>;
   /** Aborted transactions with lastOffset >= fromOffset, by lastOffset ascending, at most `limit`. */
   abortedTxns(tp: TopicPartition, fromOffset: number, limit: number): Promise<AbortedTxn[]>;
   /** The largest lastOffset in the aborted index, -1 when it is empty. */

@@ -80,12 +80,36 @@ export function validateTopicConfig(name: string, value: string | null): string 
   return `Invalid value ${shown} for configuration ${name}: ${reason}`;
 }
 
-/** Checks across configs (Kafka's LogConfig.validateValues) on the explicit set merged with defaults. */
-export function validateTopicConfigSet(explicit: Record<string, string>, broker: BrokerConfig): string | null {
-  const min = BigInt(topicConfigValue(explicit, broker, 'min.compaction.lag.ms').replace(/^\+/, ''));
-  const max = BigInt(topicConfigValue(explicit, broker, 'max.compaction.lag.ms').replace(/^\+/, ''));
+/**
+ * Checks across configs (Kafka's LogConfig.validateValues and its tiered-storage
+ * checks) on the explicit set merged with defaults; `previous`: the topic's
+ * explicit configs before an alteration.
+ */
+export function validateTopicConfigSet(explicit: Record<string, string>, broker: BrokerConfig, previous?: Record<string, string>): string | null {
+  const value = (name: string): string => topicConfigValue(explicit, broker, name);
+  const min = BigInt(value('min.compaction.lag.ms').replace(/^\+/, ''));
+  const max = BigInt(value('max.compaction.lag.ms').replace(/^\+/, ''));
   if (min > max) return `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})`;
+  const tiered = value('remote.storage.enable') === 'true';
+  if (previous && topicConfigValue(previous, broker, 'remote.storage.enable') === 'true' && !tiered && value('remote.log.delete.on.disable') !== 'true') {
+    return 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.';
+  }
+  if (!tiered) return null;
+  if (!broker.remoteLogStorageSystemEnable) return 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.';
+  if (value('cleanup.policy').split(',').includes('compact')) return 'Remote log storage is unsupported for the compacted topics';
+  for (const unit of ['ms', 'bytes'] as const) {
+    const total = Number(value(`retention.${unit}`));
+    const local = Number(value(`local.retention.${unit}`));
+    if (local === -2 || total === -1) continue;
+    if (local === -1) return `Invalid value -1 for configuration local.retention.${unit}: Value must not be -1 as retention.${unit} value is set as ${total}.`;
+    if (local > total) return `Invalid value ${local} for configuration local.retention.${unit}: Value must not be more than retention.${unit} property value: ${total}`;
+  }
   return null;
+}
+
+/** remote.storage.enable=true on a broker whose tiered storage is on: the lake is the topic's remote tier. */
+export function isTieredTopic(explicit: Record<string, string>, broker: BrokerConfig): boolean {
+  return broker.remoteLogStorageSystemEnable && topicConfigValue(explicit, broker, 'remote.storage.enable') === 'true';
 }
 
 /**

@@ -250,7 +250,7 @@ describe('produce and fetch handlers', () => {
     await b.log.createTopic('t', 1, {});
     await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('a'), timestamp: 1000 }, { key: null, value: Buffer.from('b'), timestamp: 2000 }])), ctx(9), b);
     await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('c'), timestamp: 3000 }])), ctx(9), b);
-    const req = (timestamp: number) => ({ replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }] });
+    const req = (timestamp: number) => ({ replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }], timeoutMs: 0 });
     const ask = async (ts: number) => (await listOffsetsHandler.handle(req(ts), ctx(7), b))!.topics[0].partitions[0];
     expect((await ask(-2)).offset).toBe(0);
     expect((await ask(-1)).offset).toBe(3);

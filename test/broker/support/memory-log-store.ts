@@ -6,7 +6,7 @@ import type { AbortedTxn, AppendRequest, AppendResult, CompactedBatch, Compactio
 interface PartitionData {
   batches: StoredBatch[]; logStartOffset: number; leaderEpoch: number; archived: number; next: number | null; producers: Map<number, string>; txns: Map<number, number>; aborted: AbortedTxn[];
   /** Compaction as the Redis store keeps it: the compacted prefix (below cleanedTo), the pass being written, its token. */
-  compacted: CompactedBatch[]; cleanedTo: number; pass: { token: string; batches: CompactedBatch[] } | null;
+  compacted: CompactedBatch[]; cleanedTo: number; remoteLogStart: number | null; pass: { token: string; batches: CompactedBatch[] } | null;
 }
 
 export class MemoryLogStore implements LogStore {
@@ -18,7 +18,7 @@ export class MemoryLogStore implements LogStore {
   private part(tp: TopicPartition): PartitionData {
     const k = `${tp.topic}/${tp.partition}`;
     let p = this.parts.get(k);
-    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map(), txns: new Map(), aborted: [], compacted: [], cleanedTo: 0, pass: null }));
+    if (!p) this.parts.set(k, (p = { batches: [], logStartOffset: 0, leaderEpoch: 0, archived: -1, next: null, producers: new Map(), txns: new Map(), aborted: [], compacted: [], cleanedTo: 0, remoteLogStart: null, pass: null }));
     return p;
   }
   private check(): void { if (this.failing) throw new RunnelError('STORAGE_UNAVAILABLE', 'store down'); }
@@ -35,7 +35,7 @@ export class MemoryLogStore implements LogStore {
   async tail(tp: TopicPartition): Promise<PartitionTail> {
     this.check();
     const p = this.part(tp);
-    return { last: p.batches[p.batches.length - 1] ?? p.compacted[p.compacted.length - 1] ?? null, nextOffset: p.next, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived, cleanedTo: p.cleanedTo };
+    return { last: p.batches[p.batches.length - 1] ?? p.compacted[p.compacted.length - 1] ?? null, nextOffset: p.next, logStartOffset: p.logStartOffset, leaderEpoch: p.leaderEpoch, archivedOffset: p.archived, cleanedTo: p.cleanedTo, remoteLogStartOffset: p.remoteLogStart };
   }
   /** Same fence as append.lua: current epoch and base offset == stored log end. */
   async append(tp: TopicPartition, req: AppendRequest): Promise<AppendResult> {
@@ -90,6 +90,9 @@ export class MemoryLogStore implements LogStore {
   }
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
     return this.all(tp).filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
+  }
+  async setRemoteLogStartOffset(tp: TopicPartition, o: number | null) {
+    this.part(tp).remoteLogStart = o;
   }
   async setLogStartOffset(tp: TopicPartition, o: number) {
     const p = this.part(tp);

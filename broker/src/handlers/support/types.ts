@@ -1,3 +1,4 @@
+import type { RemoteLog } from '../../storage/remote-log.js';
 import type { ApiDef } from '../../protocol/schema.js';
 import type { RequestOf, ResponseOf } from '../../protocol/typed.js';
 import type { BrokerConfig } from '../../config/config.js';
@@ -35,6 +36,8 @@ export interface BrokerServices {
   fetchSessions?: FetchSessionCache;
   /** Client quotas (Describe/AlterClientQuotas, throttling); absent in unit tests of other handlers. */
   quotas?: QuotaService;
+  /** The lake as the remote tier of tiered topics (remote.storage.enable=true); absent: nothing is read below the Redis log start. */
+  remoteLog?: RemoteLog;
 }
 
 export interface RequestContext {

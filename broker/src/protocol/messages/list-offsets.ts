@@ -3,7 +3,7 @@ import { f, message, s, type ApiDef } from '../schema.js';
 export const ListOffsets = {
   apiKey: 2,
   name: 'ListOffsets',
-  request: message('ListOffsetsRequest', '1-8', '6+', [
+  request: message('ListOffsetsRequest', '1-10', '6+', [
     f('ReplicaId', 'int32', '0+'),
     f('IsolationLevel', 'int8', '2+'),
     s('Topics', '[]ListOffsetsTopic', '0+', [
@@ -14,8 +14,9 @@ export const ListOffsets = {
         f('Timestamp', 'int64', '0+'),
       ]),
     ]),
+    f('TimeoutMs', 'int32', '10+'),
   ]),
-  response: message('ListOffsetsResponse', '1-8', '6+', [
+  response: message('ListOffsetsResponse', '1-10', '6+', [
     f('ThrottleTimeMs', 'int32', '2+'),
     s('Topics', '[]ListOffsetsTopicResponse', '0+', [
       f('Name', 'string', '0+'),

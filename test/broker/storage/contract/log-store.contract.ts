@@ -79,7 +79,7 @@ export function logStoreContract(open: Factory<LogStore>): void {
       await s.deleteTopic(t);
       await s.createTopic(t);
       const tail = await s.tail({ topic: 'gone', partition: 1 });
-      expect(tail).toEqual({ last: null, nextOffset: null, logStartOffset: 0, leaderEpoch: 0, archivedOffset: -1, cleanedTo: 0 });
+      expect(tail).toEqual({ last: null, nextOffset: null, logStartOffset: 0, leaderEpoch: 0, archivedOffset: -1, cleanedTo: 0, remoteLogStartOffset: null });
       expect(await s.read({ topic: 'gone', partition: 1 }, 0, 10)).toEqual([]);
     });
   });
@@ -89,7 +89,7 @@ export function logStoreContract(open: Factory<LogStore>): void {
       const s = store();
       const tp = { topic: 't', partition: 0 };
       await s.createTopic(topicRecord('t'));
-      expect(await s.tail(tp)).toEqual({ last: null, nextOffset: null, logStartOffset: 0, leaderEpoch: 0, archivedOffset: -1, cleanedTo: 0 });
+      expect(await s.tail(tp)).toEqual({ last: null, nextOffset: null, logStartOffset: 0, leaderEpoch: 0, archivedOffset: -1, cleanedTo: 0, remoteLogStartOffset: null });
       const written = await fill(s, tp, 0, [3, 1, 5]);
       const tail = await s.tail(tp);
       expect(tail.nextOffset).toBe(3 + 1 + 5);
@@ -180,6 +180,21 @@ export function logStoreContract(open: Factory<LogStore>): void {
       // The log end is unchanged and appends continue there.
       expect((await s.tail(tp)).nextOffset).toBe(8);
       expect(await s.trimBefore(tp, 4)).toBe(0);
+    });
+
+    it('setRemoteLogStartOffset keeps the tiered log start beside the local one, and null removes it', async () => {
+      const s = store();
+      const tp = { topic: 't', partition: 0 };
+      await s.createTopic(topicRecord('t'));
+      await fill(s, tp, 0, [2, 2]);
+      expect((await s.tail(tp)).remoteLogStartOffset).toBeNull();
+      await s.setRemoteLogStartOffset(tp, 1);
+      await s.setLogStartOffset(tp, 2);
+      const t = await s.tail(tp);
+      expect([t.remoteLogStartOffset, t.logStartOffset]).toEqual([1, 2]);
+      await s.setRemoteLogStartOffset(tp, null);
+      expect((await s.tail(tp)).remoteLogStartOffset).toBeNull();
+      expect((await s.tail(tp)).logStartOffset).toBe(2);
     });
   });
 
