@@ -61,7 +61,7 @@ const strip = (ranges: PartitionRange[]) => ranges.map(({ bytes: _b, ...rest }) 
 
 /** 3 partitions, interleaved batch by batch, two UTC dates: partitions 0 and 2 land in both files. */
 function interleaved() {
-  const b = (p: number, base: number, n: number, ts: number, codec = Codec.NONE) => ({ bytes: encodeBatch(recs(p, n, ts), { baseOffset: base, codec }), p });
+  const b = (p: number, base: number, n: number, ts: number, codec: number = Codec.NONE) => ({ bytes: encodeBatch(recs(p, n, ts), { baseOffset: base, codec }), p });
   return encodeDataFiles(
     job([
       b(0, 0, 4, day1),
