@@ -30,6 +30,14 @@ export class RecordsWriter {
     this.recStart = -1;
   }
 
+  /** Reserves `n` bytes (a batch header written later); returns where they start. */
+  skip(n: number): number {
+    this.ensure(n);
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
