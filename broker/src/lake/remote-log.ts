@@ -98,7 +98,7 @@ class LakeTier implements LakeRemoteLog {
   read(tp: TopicPartition, topicId: string, offset: number, endOffset: number, maxBytes: number): Promise<FetchBatch[]> {
     const t0 = performance.now();
     const hits = { all: true };
-    return this.guard(tp.topic, () => this.doRead(tp, topicId, offset, endOffset, maxBytes, hits)).then(
+    return this.guard(tp.topic, () => this.withView(tp.topic, topicId, [], (v) => this.doRead(v, tp, offset, endOffset, maxBytes, hits))).then(
       (out) => {
         this.o.observe?.({ op: 'read', ms: performance.now() - t0, bytes: out.reduce((s, b) => s + b.size, 0), cacheHit: hits.all && out.length > 0, ok: true });
         return out;
@@ -110,10 +110,8 @@ class LakeTier implements LakeRemoteLog {
     );
   }
 
-  private async doRead(tp: TopicPartition, topicId: string, offset: number, endOffset: number, maxBytes: number, hits: { all: boolean }): Promise<FetchBatch[]> {
+  private async doRead(v: TableView, tp: TopicPartition, offset: number, endOffset: number, maxBytes: number, hits: { all: boolean }): Promise<FetchBatch[]> {
     if (offset >= endOffset) return [];
-    const v = await this.view(tp.topic, topicId);
-    if (!v) return [];
     let runs = v.partition(tp.partition)?.runs ?? [];
     let i = firstRunAtOrAfter(runs, offset);
     if (i >= runs.length || runs[i]!.minOffset >= endOffset) {
@@ -175,13 +173,12 @@ class LakeTier implements LakeRemoteLog {
   }
 
   offsetForTimestamp(tp: TopicPartition, topicId: string, timestampMs: number, endOffset: number): Promise<{ offset: number; timestamp: number } | null> {
-    return this.guard(tp.topic, async () => {
-      const v = await this.view(tp.topic, topicId);
-      const runs = v?.partition(tp.partition)?.runs ?? [];
+    return this.guard(tp.topic, () => this.withView(tp.topic, topicId, null, async (v) => {
+      const runs = v.partition(tp.partition)?.runs ?? [];
       for (const run of runs) {
         if (run.minOffset >= endOffset) break;
         if (run.maxTimestampMs < timestampMs) continue;
-        const part = await this.part(v!, run, tp.partition, { all: true });
+        const part = await this.part(v, run, tp.partition, { all: true });
         const n = part.meta.length / META_FIELDS;
         for (let j = 0; j < n; j++) {
           const m = j * META_FIELDS;
@@ -202,7 +199,7 @@ class LakeTier implements LakeRemoteLog {
         }
       }
       return null;
-    });
+    }));
   }
 
   async close(): Promise<void> {
@@ -210,6 +207,24 @@ class LakeTier implements LakeRemoteLog {
     this.cache.clear();
     await this.pool.close();
     await this.store.close();
+  }
+
+  /**
+   * `fn` on the topic's view (`empty` when the table is another topic's). A
+   * data file found missing may have been compacted into another and vacuumed:
+   * after a refresh that no longer lists it, `fn` runs once more.
+   */
+  private async withView<T>(topic: string, topicId: string, empty: T, fn: (v: TableView) => Promise<T>): Promise<T> {
+    const v = await this.view(topic, topicId);
+    if (!v) return empty;
+    try {
+      return await fn(v);
+    } catch (e) {
+      if (!(e instanceof MissingFile)) throw e;
+      await this.refresh(v);
+      if (v.isLive(e.path)) throw e;
+      return fn(v);
+    }
   }
 
   /** The topic's table view, up to date within refreshIntervalMs; null when the table is another topic's. */
@@ -283,11 +298,7 @@ class LakeTier implements LakeRemoteLog {
       const files = await Promise.all(
         paths.map(async (path) => {
           const b = await v.store.get(v.fileKey(path));
-          if (!b) {
-            // compacted away and vacuumed: the table's newer commits name the file that holds it now
-            void this.refresh(v).catch(() => {});
-            throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `lake data file ${v.fileKey(path)} is listed in the Delta log but missing`);
-          }
+          if (!b) throw new MissingFile(path, v.fileKey(path));
           bytes += b.length;
           return own(b);
         }),
@@ -359,6 +370,16 @@ class LakeTier implements LakeRemoteLog {
     this.logged.set(key, now);
     if (this.logged.size > 10_000) this.logged.clear();
     this.o.logger.warn(msg, fields);
+  }
+}
+
+/** A data file the table lists but the store does not have. */
+class MissingFile extends KafkaError {
+  constructor(
+    readonly path: string,
+    key: string,
+  ) {
+    super(ErrorCode.KAFKA_STORAGE_ERROR, `lake data file ${key} is listed in the Delta log but missing`);
   }
 }
 
