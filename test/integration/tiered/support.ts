@@ -305,9 +305,9 @@ const JAVA_NULL = Buffer.from('\x1cNULL', 'latin1');
  * `perPartition` records for each partition: null, empty and binary keys
  * (every byte value), null, empty and binary values from a few bytes to
  * 20 KB, no headers, one header, or repeated and empty ones with non-ASCII
- * names; CreateTime timestamps from `startTs`. Header values hold no ',' or
- * newline (kcat's %h prints them bare: `k=v,k=v`), header names no ':', '='
- * or ',', and headers of one name come together (KafkaJS takes headers as an
+ * names; CreateTime timestamps from `startTs`. Header values hold no ',',
+ * newline or NUL (kcat's %h prints them bare, `k=v,k=v`, as C strings),
+ * header names no ':', '=' or ',', and headers of one name come together (KafkaJS takes headers as an
  * object: one entry per name, an array for repeats).
  */
 export function genRecords(partitions: number, perPartition: number, opts: { seed?: number; startTs?: number; firstIndex?: number } = {}): Rec[] {
@@ -336,7 +336,7 @@ export function genRecords(partitions: number, perPartition: number, opts: { see
           : i % 4 === 1
             ? [['trace', Buffer.from(`${p}-${i}-${Math.floor(rnd() * 1e9).toString(16)}`)]]
             : i % 4 === 2
-              ? [['h-ü', bytes(1 + Math.floor(rnd() * 30), [0x2c, 0x0a])], ['h-ü', Buffer.alloc(0)], ['bin.€', bytes(Math.floor(rnd() * 60), [0x2c, 0x0a])]]
+              ? [['h-ü', bytes(1 + Math.floor(rnd() * 30), [0x00, 0x2c, 0x0a])], ['h-ü', Buffer.alloc(0)], ['bin.€', bytes(Math.floor(rnd() * 60), [0x00, 0x2c, 0x0a])]]
               : [['empty', Buffer.alloc(0)]];
       out.push({ partition: p, offset: -1, timestamp: startTs + i * 10 + (i % 3), key, value, headers });
     }
