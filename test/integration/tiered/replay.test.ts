@@ -21,7 +21,7 @@ import {
   useTiered,
   type Rec,
 } from './support.js';
-import { sleep, waitFor } from '../../helpers/procs.js';
+import { waitFor } from '../../helpers/procs.js';
 
 const TOPIC = 'tiered-replay';
 const PARTS = 3;
@@ -47,8 +47,7 @@ beforeAll(async () => {
   // where it is, and what is produced next is in Redis only.
   await waitFor('the archiver to commit every record', async () => (await t.redisPartitions(TOPIC, PARTS)).every((r) => r.meta.archived === String(PER - 1)), { timeoutMs: 60_000 });
   await t.archiver.kill('SIGTERM');
-  await sleep(1500); // a retention pass or two after the last commit
-  local = await t.listOffsets(TOPIC, PARTS, EARLIEST_LOCAL);
+  local = await settledLocalStart();
   console.info(`tiered replay: produced ${first.length} records in ${produced - t0} ms; Redis trimmed to ${local.join(',')} ${Date.now() - produced} ms later`);
   const tail = genRecords(PARTS, TAIL, { seed: 30, startTs, firstIndex: PER });
   await produce(t.bootstrap, TOPIC, tail);
@@ -58,6 +57,18 @@ beforeAll(async () => {
     expect(tail.filter((r) => r.partition === p).map((r) => r.offset)).toEqual(Array.from({ length: TAIL }, (_, i) => PER + i));
   }
 });
+
+/** EARLIEST_LOCAL once the retention passes after the last commit are done: the same over 2 s (four passes). */
+async function settledLocalStart(): Promise<number[]> {
+  let last = await t.listOffsets(TOPIC, PARTS, EARLIEST_LOCAL);
+  let since = Date.now();
+  await waitFor('the Redis log start to settle', async () => {
+    const now = await t.listOffsets(TOPIC, PARTS, EARLIEST_LOCAL);
+    if (now.join() !== last.join()) [last, since] = [now, Date.now()];
+    return Date.now() - since >= 2000;
+  }, { timeoutMs: 30_000, intervalMs: 250 });
+  return last;
+}
 
 /** A read that started at 0 went through the lake (below EARLIEST_LOCAL) and Redis (from it, the tail only there). */
 async function sameTiers(): Promise<void> {

@@ -46,6 +46,12 @@ export interface TieredOptions {
   broker?: Record<string, string>;
   /** Archiver environment over the harness's. */
   archiver?: Record<string, string>;
+  /**
+   * With `s3`: what the broker reaches S3 through (a fault proxy in front of
+   * the bucket, say), given the bucket's server; the archiver keeps the direct
+   * endpoint. Stopped with the harness.
+   */
+  brokerS3Front?: (s3: S3Handle) => Promise<{ endpoint: string; stop(): Promise<void> }>;
 }
 
 export interface Tiered {
@@ -61,6 +67,8 @@ export interface Tiered {
   /** The local lake folder (local lakes only). */
   lakeDir?: string;
   bootstrap: string;
+  /** A raw Kafka connection to the broker (ListOffsets here; Fetch and others for the tests). */
+  wire: WireClient;
   /** The archiver's environment (for a second archiver or a restart with changes). */
   archiverEnv: Record<string, string>;
   /** SIGKILL the archiver (if running) and start a new one, `env` over the harness's. */
@@ -122,7 +130,13 @@ export async function startTiered(opts: TieredOptions = {}): Promise<Tiered> {
       s3 = await startS3(S3_BUCKET);
       cleanup.push(() => s3!.stop());
       lake = `s3://${S3_BUCKET}/tiered`;
-      Object.assign(brokerSets, { 's3.endpoint': s3.endpoint, 's3.force.path.style': 'true', 's3.region': 'us-east-1' });
+      let endpoint = s3.endpoint;
+      if (opts.brokerS3Front) {
+        const front = await opts.brokerS3Front(s3);
+        cleanup.push(() => front.stop());
+        endpoint = front.endpoint;
+      }
+      Object.assign(brokerSets, { 's3.endpoint': endpoint, 's3.force.path.style': 'true', 's3.region': 'us-east-1' });
       Object.assign(brokerEnv, { AWS_ACCESS_KEY_ID: S3_KEY, AWS_SECRET_ACCESS_KEY: S3_SECRET, AWS_REGION: 'us-east-1' });
     } else {
       lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-tiered-lake-'));
@@ -185,6 +199,7 @@ export async function startTiered(opts: TieredOptions = {}): Promise<Tiered> {
       lake,
       lakeDir,
       bootstrap: broker.bootstrap,
+      wire,
       archiverEnv: env,
       async restartArchiver(extra = {}) {
         await archiver.kill('SIGKILL');
