@@ -22,6 +22,7 @@ import {
   type Rec,
 } from './support.js';
 import { waitFor } from '../../helpers/procs.js';
+import { commitSimpleOffsets } from '../../helpers/wire.js';
 
 const TOPIC = 'tiered-replay';
 const PARTS = 3;
@@ -34,10 +35,12 @@ const t = useTiered();
 let records: Rec[] = [];
 
 let local: number[] = [];
+// Record i of a partition has timestamp startTs + 10 i + i % 3 (genRecords).
+let startTs = 0;
 
 beforeAll(async () => {
   await t.createTopic(TOPIC, PARTS, { 'local.retention.ms': '-2', 'local.retention.bytes': String(LOCAL_BYTES) });
-  const startTs = Date.now() - 3_600_000;
+  startTs = Date.now() - 3_600_000;
   const first = genRecords(PARTS, PER, { startTs });
   const t0 = Date.now();
   await produce(t.bootstrap, TOPIC, first);
@@ -119,6 +122,26 @@ describe('tiered topic replay from offset 0', () => {
     console.info(`tiered replay: confluent-kafka group read ${got.length} records in ${Date.now() - t0} ms`);
     expect(errors).toEqual([]);
     expect(diffRecords(records, got)).toEqual([]);
+    await sameTiers();
+  });
+
+  it('kcat started at an offset, or at a timestamp, inside the lake reads from there to the end', async () => {
+    const fromOffset = await kcatReplay(t.bootstrap, TOPIC, ['-o', '333']);
+    expect(diffRecords(records.filter((r) => r.offset >= 333), fromOffset)).toEqual([]);
+    // The first record at or after startTs + 2005 is record 201 (at startTs + 2010), in every partition.
+    const fromTime = await kcatReplay(t.bootstrap, TOPIC, ['-o', `s@${startTs + 2005}`]);
+    expect(diffRecords(records.filter((r) => r.offset >= 201), fromTime)).toEqual([]);
+    await sameTiers();
+  });
+
+  it('a group whose committed offsets lie in the lake resumes there (confluent-kafka)', async () => {
+    const group = 'tiered-replay-resume';
+    const committed = [17, 250, local[2]! - 1];
+    expect(await commitSimpleOffsets(t.broker.port, group, TOPIC, committed)).toEqual([0, 0, 0]);
+    const want = records.filter((r) => r.offset >= committed[r.partition]!);
+    const { records: got, errors } = await confluentReplay(t.bootstrap, TOPIC, group, want.length);
+    expect(errors).toEqual([]);
+    expect(diffRecords(want, got)).toEqual([]);
     await sameTiers();
   });
 });
