@@ -83,7 +83,7 @@ describe('tiered topic replay from offset 0', () => {
   it('Redis holds only the newest records, the lake the rest: EARLIEST 0, EARLIEST_LOCAL past half, LATEST_TIERED the last archived offset', async () => {
     const [earliest, latest, tiered] = await Promise.all([EARLIEST, LATEST, LATEST_TIERED].map((ts) => t.listOffsets(TOPIC, PARTS, ts)));
     const redis = await t.redisPartitions(TOPIC, PARTS);
-    console.info(`tiered replay: Redis per partition ${redis.map((r) => `p${r.partition} ${r.entries} batches ${r.memoryBytes} B from ${r.firstBaseOffset}`).join('; ')}; LATEST_TIERED ${tiered!.join(',')}`);
+    console.info(`tiered replay: Redis per partition ${redis.map((r) => `${r.key}: ${r.entries} batches ${r.memoryBytes} B from ${r.firstBaseOffset}`).join('; ')}; LATEST_TIERED ${tiered!.join(',')}`);
     for (let p = 0; p < PARTS; p++) {
       expect(earliest![p]).toBe(0);
       expect(latest![p]).toBe(PER + TAIL);
