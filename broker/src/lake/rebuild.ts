@@ -40,7 +40,7 @@ export interface RebuildJob {
 }
 
 interface BinCol {
-  offs: Int32Array | BigInt64Array;
+  offs: Int32Array | Float64Array;
   values: Uint8Array;
   bitmap: Uint8Array | null;
   bitBase: number;
@@ -60,12 +60,14 @@ interface Chunk {
 }
 
 function binCol(d: arrow.Data): BinCol {
-  const offs = d.valueOffsets as Int32Array | BigInt64Array;
+  const o = d.valueOffsets as Int32Array | BigInt64Array;
+  // 64-bit offsets (LargeBinary, from other writers): as doubles, exact below 2^53
+  const offs = o instanceof BigInt64Array ? Float64Array.from(o, Number) : o;
   return { offs, values: d.values as Uint8Array, bitmap: d.nullCount > 0 ? d.nullBitmap ?? null : null, bitBase: d.offset };
 }
 
 const isNull = (c: BinCol, i: number): boolean => c.bitmap !== null && ((c.bitmap[(c.bitBase + i) >> 3]! >> ((c.bitBase + i) & 7)) & 1) === 0;
-const at = (o: Int32Array | BigInt64Array, i: number): number => (o instanceof Int32Array ? o[i]! : Number(o[i]!));
+const at = (o: Int32Array | Float64Array, i: number): number => o[i]!;
 const words = (a: BigInt64Array): Int32Array => new Int32Array(a.buffer, a.byteOffset, a.length * 2);
 
 /** 1 where the row's timestamp_type is LogAppendTime (a Utf8 column, or a dictionary of it). */

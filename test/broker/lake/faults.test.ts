@@ -33,7 +33,7 @@ afterAll(async () => {
 
 function reader(lake: string, o: { lines?: string[]; readTimeoutMs?: number; s3Endpoint?: string } = {}) {
   const logger = createLogger('warn', 'broker', { stream: { write: (l: string) => o.lines?.push(l) ?? true } });
-  const r = openLakeRemoteLog({ lake, cacheBytes: 1 << 24, refreshIntervalMs: 60_000, logger, workers: 1, readTimeoutMs: o.readTimeoutMs, s3Endpoint: o.s3Endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1' });
+  const r = openLakeRemoteLog({ lake, cacheBytes: 1 << 24, refreshIntervalMs: 60_000, logger, workers: 1, readAhead: false, readTimeoutMs: o.readTimeoutMs, s3Endpoint: o.s3Endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1' });
   open.push(r);
   return r;
 }
