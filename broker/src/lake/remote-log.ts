@@ -122,7 +122,7 @@ class LakeTier implements LakeRemoteLog {
     let i = firstRunAtOrAfter(runs, offset);
     if (i >= runs.length || runs[i]!.minOffset >= endOffset) {
       // newer commits may hold it
-      await this.refresh(v);
+      await this.refresh(v, true);
       runs = v.partition(tp.partition)?.runs ?? [];
       i = firstRunAtOrAfter(runs, offset);
     }
@@ -240,7 +240,7 @@ class LakeTier implements LakeRemoteLog {
       return await fn(v);
     } catch (e) {
       if (!(e instanceof MissingFile)) throw e;
-      await this.refresh(v);
+      await this.refresh(v, true);
       if (v.isLive(e.path)) throw e;
       return fn(v);
     }
@@ -255,6 +255,7 @@ class LakeTier implements LakeRemoteLog {
         topic,
         { write: () => Promise.reject(new Error('the broker writes no checkpoint')), read: (b) => this.pool.readCheckpoint(own(b)) },
         (view, f) => this.derive(view, f),
+        this.pool.size,
       );
       this.views.set(topic, v);
     }
@@ -267,9 +268,9 @@ class LakeTier implements LakeRemoteLog {
     return v;
   }
 
-  /** Brings the view up to date and drops the cached batches of files no longer in the table. */
-  private async refresh(v: TableView): Promise<void> {
-    await v.refresh();
+  /** Brings the view up to date (with a refresh begun after the call: `startAfterNow`) and drops the cached batches of files no longer in the table. */
+  private async refresh(v: TableView, startAfterNow = false): Promise<void> {
+    await (startAfterNow ? v.refreshNow() : v.refresh());
     const prefix = `${v.topic}\0`;
     this.cache.prune((k) => k.startsWith(prefix) && k.slice(prefix.length, k.lastIndexOf('#')).split('\n').some((p) => !v.isLive(p)));
   }

@@ -55,6 +55,8 @@ export class TableView {
     readonly topic: string,
     codec: ConstructorParameters<typeof DeltaTable>[2],
     private readonly derive: Derive,
+    /** files decoded at once to index them */
+    private readonly deriveConcurrency = 1,
   ) {
     this.table = new DeltaTable(store, topic, codec);
   }
@@ -84,6 +86,16 @@ export class TableView {
     }));
   }
 
+  /**
+   * A refresh that starts after this call: one under way may have listed the
+   * log before the commit the caller is looking for. Callers meanwhile share it.
+   */
+  async refreshNow(): Promise<void> {
+    const running = this.refreshing;
+    if (running) await running.catch(() => {});
+    return this.refresh();
+  }
+
   private async doRefresh(): Promise<void> {
     let changed: boolean;
     if (!this.loaded) {
@@ -100,13 +112,19 @@ export class TableView {
   private async reindex(): Promise<void> {
     const files = [...this.table.state.files.values()];
     for (const path of this.derived.keys()) if (!this.table.state.files.has(path)) this.derived.delete(path);
+    const unknown = files.filter((f) => !rangesOf(f) && !this.derived.has(f.path));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(this.deriveConcurrency, unknown.length) }, async () => {
+        while (next < unknown.length) {
+          const f = unknown[next++]!;
+          this.derived.set(f.path, await this.derive(this, f));
+        }
+      }),
+    );
     const by = new Map<number, FileRange[]>();
     for (const f of files) {
-      let ranges = rangesOf(f) ?? this.derived.get(f.path);
-      if (!ranges) {
-        ranges = await this.derive(this, f);
-        this.derived.set(f.path, ranges);
-      }
+      const ranges = rangesOf(f) ?? this.derived.get(f.path)!;
       for (const r of ranges) {
         let arr = by.get(r.partition);
         if (!arr) by.set(r.partition, (arr = []));
