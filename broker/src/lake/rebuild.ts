@@ -12,16 +12,14 @@ import * as pq from 'parquet-wasm';
 import { RecordsWriter, writeBatchHeader } from '../../../common/record-batch/encode.js';
 import { writeCrc } from '../../../common/record-batch/header.js';
 import { Attr, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
+import { M } from './batch-meta.js';
 
-/** Per batch in PartBatches.meta: */
-export const META_FIELDS = 7;
-export const M = { BASE: 0, LAST: 1, START: 2, SIZE: 3, COUNT: 4, MIN_TS: 5, MAX_TS: 6 } as const;
 
 /** The rebuilt batches of one partition, back to back in `bytes`. */
 export interface PartBatches {
   partition: number;
   bytes: Uint8Array;
-  /** META_FIELDS numbers per batch (M) */
+  /** META_FIELDS numbers per batch (batch-meta.ts) */
   meta: Float64Array;
   records: number;
   minOffset: number;

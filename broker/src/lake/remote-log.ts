@@ -2,7 +2,10 @@
 // archiver's Delta tables: one table per topic at `<lake>/<topic>`. The
 // table view (table-view.ts) places an offset in a file without opening one;
 // the file's rows become record batches in a worker thread (rebuild.ts), kept
-// per (file, partition) in a cache bounded in bytes (batch-cache.ts).
+// per (file, partition) in a cache bounded in bytes (batch-cache.ts). A
+// partition's batches larger than the whole cache are kept as a window from
+// the offset read on; a reader in the last quarter of a file has the next one
+// decoded ahead of it.
 //
 // Every failure of the lake (unreachable, S3 errors, a listed file missing,
 // corrupt Parquet, a read past readTimeoutMs) is KAFKA_STORAGE_ERROR, logged
@@ -20,7 +23,8 @@ import type { FetchBatch, TopicPartition } from '../storage/log-store.js';
 import type { RemoteExtent, RemoteLog, RemoteSegment } from '../storage/remote-log.js';
 import { BatchCache } from './batch-cache.js';
 import { DecodePool } from './decode-pool.js';
-import { M, META_FIELDS, type PartBatches } from './rebuild.js';
+import { M, META_FIELDS } from './batch-meta.js';
+import type { PartBatches } from './rebuild.js';
 import { sliceBatch } from './slice.js';
 import { firstRunAtOrAfter, TableView, type Run } from './table-view.js';
 
