@@ -263,7 +263,11 @@ class LakeTier implements LakeRemoteLog {
       );
       this.views.set(topic, v);
     }
-    if (!v.loaded || Date.now() - v.lastRefreshMs >= this.o.refreshIntervalMs) await this.refresh(v);
+    if (!v.loaded) await this.refresh(v);
+    else if (Date.now() - v.lastRefreshMs >= this.o.refreshIntervalMs) {
+      // the view it has still serves what was committed: a failed periodic refresh only delays new commits
+      await this.refresh(v).catch((e: unknown) => this.logOnce(`${topic}:refresh`, 'lake table refresh failed; reading the last view', { topic, err: (e as Error).message }));
+    }
     const id = v.topicId;
     if (id !== undefined && id !== topicId) {
       this.logOnce(`${topic}:topicId`, 'lake table belongs to another topic id: it holds nothing for this topic', { topic, topicId, tableTopicId: id });

@@ -47,6 +47,7 @@ export class TableView {
   lastRefreshMs = 0;
   private refreshing: Promise<void> | null = null;
   private index = new Map<number, PartitionIndex>();
+  private indexedVersion = -2;
   /** derived ranges by path, kept while the file is live */
   private readonly derived = new Map<string, PartitionRange[]>();
 
@@ -97,16 +98,20 @@ export class TableView {
   }
 
   private async doRefresh(): Promise<void> {
-    let changed: boolean;
     if (!this.loaded) {
       await this.table.load();
       this.loaded = true;
-      changed = true;
     } else {
-      changed = (await this.table.update()) > 0;
+      // a failed update is retried at the next interval, not at every read
+      this.lastRefreshMs = Date.now();
+      await this.table.update();
     }
     this.lastRefreshMs = Date.now();
-    if (changed || this.index.size === 0) await this.reindex();
+    // (an update that failed half-way applied some commits: the next one indexes them)
+    if (this.table.state.version !== this.indexedVersion) {
+      await this.reindex();
+      this.indexedVersion = this.table.state.version;
+    }
   }
 
   private async reindex(): Promise<void> {
