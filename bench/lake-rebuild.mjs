@@ -2,7 +2,7 @@
 // decision the tiered-storage issue asks for: rebuild batches from the
 // Parquet columns, or keep the original batch bytes in the lake too.
 //
-//   npm run build && node bench/lake-rebuild.mjs [--records 100000] [--value 1024] [--batch 100] [--files 4] [--payload text|random] [--no-read-ahead]
+//   npm run build && node bench/lake-rebuild.mjs [--records 100000] [--value 1024] [--batch 100] [--files 4] [--workers W] [--payload text|random] [--no-read-ahead]
 //
 // Writes one topic partition of N records (1 KiB values by default) as
 // producer batches of --batch records, into --files ZSTD Parquet data files with
@@ -41,6 +41,7 @@ const { values: a } = parseArgs({
     payload: { type: 'string', default: 'text' },
     'max-bytes': { type: 'string', default: String(1 << 20) },
     files: { type: 'string', default: '4' },
+    workers: { type: 'string' },
   },
 });
 const N = Number(a.records);
@@ -151,6 +152,7 @@ try {
     const reader = openLakeRemoteLog({
       lake,
       readAhead: !process.argv.includes('--no-read-ahead'),
+      workers: a.workers === undefined ? undefined : Number(a.workers),
       cacheBytes: 4 * batchBytes,
       refreshIntervalMs: 60_000,
       logger: createLogger('warn', 'bench'),

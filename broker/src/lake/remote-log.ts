@@ -159,9 +159,12 @@ class LakeTier implements LakeRemoteLog {
         total += bytes.length;
         from = last + 1;
       }
-      // a sequential reader in the last quarter of a run: decode the next run while it reads this one
-      const next = runs[i + 1];
-      if (this.readAhead && part.complete && next && next.minOffset < endOffset && j * 4 >= n * 3) this.prefetch(v, next, tp.partition);
+      // a sequential reader in the last quarter of a run: decode the next runs while it reads this one,
+      // as many at once as the other workers and half the cache (counted in runs of this one's size) allow
+      if (this.readAhead && part.complete && j * 4 >= n * 3) {
+        const depth = Math.max(1, Math.min(this.pool.size - 1, Math.floor(this.cache.limit / (2 * Math.max(1, part.size)))));
+        for (let k = i + 1; k <= i + depth && k < runs.length && runs[k]!.minOffset < endOffset; k++) this.prefetch(v, runs[k]!, tp.partition);
+      }
       // a window of the run's batches: the rest of the run is the next read's
       if (!part.complete) break;
     }
