@@ -312,7 +312,7 @@ class LakeTier implements LakeRemoteLog {
       const got = (await shared).get(p);
       if (got && covers(got, from)) return got;
     }
-    // one file of few partitions, or one the cache can hold whole: rebuild all its partitions at once
+    // one file the cache can likely hold whole: rebuild all its partitions at once (their readers come next)
     const f = run.paths.length === 1 ? v.table.state.files.get(run.paths[0]!) : undefined;
     const all = f !== undefined && f.size * 4 <= this.cache.limit;
     const jobKey = all ? allKey : key;
