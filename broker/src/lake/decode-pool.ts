@@ -53,9 +53,12 @@ import(entry);
 
 type Spawn = () => Worker;
 
+/** The process's node options, less those about its own entry (`--input-type` would misread the worker's). */
+const execArgv = (): string[] => process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
+
 function spawner(): Spawn | null {
   const js = new URL('./decode-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return () => new Worker(js);
+  if (existsSync(fileURLToPath(js))) return () => new Worker(js, { execArgv: execArgv() });
   const src = new URL('./decode-worker.ts', import.meta.url);
   if (!existsSync(fileURLToPath(src))) return null;
   let tsPath: string;
@@ -64,7 +67,7 @@ function spawner(): Spawn | null {
   } catch {
     return null;
   }
-  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, workerData: { entry: src.href, typescript: tsPath } });
+  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, execArgv: execArgv(), workerData: { entry: src.href, typescript: tsPath } });
 }
 
 export class DecodePool {
