@@ -85,7 +85,11 @@ export class DecodePool {
     private readonly jobTimeoutMs: number,
   ) {
     this.spawn = spawner();
-    if (this.spawn) for (let i = 0; i < Math.max(1, size); i++) this.add();
+  }
+
+  /** Workers start with the first job: a broker whose topics are never read from the lake starts none. */
+  private start(): void {
+    while (this.slots.length < Math.max(1, this.size)) this.add();
   }
 
   /** Whether jobs run in worker threads (false: inline). */
@@ -131,6 +135,7 @@ export class DecodePool {
 
   private run<T>(kind: DecodeJobKind, job: unknown, transfer: ArrayBuffer[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('lake decode pool closed'));
+    this.start();
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.nextId++;
     slot.busy++;
