@@ -19,7 +19,7 @@ import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/p
 import { runCompaction } from './lib/compaction.js';
 import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
-import { runTiered, tieredSummary } from './lib/tiered.js';
+import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
@@ -315,6 +315,7 @@ async function main(): Promise<number> {
   } finally {
     log('stopping systems');
     for (const s of systems.values()) await s.stop().catch((e) => log(`stop ${s.name}: ${errText(e)}`));
+    await stopTiered().catch((e) => log(`stop the tiered stack: ${errText(e)}`));
     secure?.cleanup();
   }
 

@@ -2,8 +2,10 @@
 // of a topic whose older records live only in the lake, against Kafka reading
 // the same records from its own log; and what Redis keeps of a tiered topic.
 //
-// Runnel runs on a stack of its own per round (the bench's shared broker has no
-// lake and a 5-minute retention pass): a redis-server with the bench's
+// Runnel runs on a stack of its own (the bench's shared broker has no lake and
+// a 5-minute retention pass), started by its first round and kept for the next
+// ones (as Kafka's JVM is: later rounds run on a warm JIT), replaced after a
+// failed round, stopped by stopTiered(): a redis-server with the bench's
 // settings, a broker with lake=file://<tmp> and
 // log.retention.check.interval.ms=500, and `runnel archiver` on the same lake
 // (RUNNEL_ARCHIVER_MAX_FILE_AGE_MS=1000, the rest its defaults). One partition,
@@ -218,11 +220,21 @@ async function kafkaRound(sys: System, ctx: Ctx, row: Row): Promise<void> {
   }
 }
 
+let stackInUse: TieredStack | null = null;
+
+/** Stops Runnel's tiered stack, if a round started one. */
+export async function stopTiered(): Promise<void> {
+  const s = stackInUse;
+  stackInUse = null;
+  await s?.stop();
+}
+
 async function runnelRound(ctx: Ctx, row: Row): Promise<void> {
   const n = ctx.counts.tiered;
   const m = row.metrics;
   const topic = topicName('l-tiered', ctx.run);
-  const stack = await startTieredStack();
+  const stack = (stackInUse ??= await startTieredStack());
+  let ok = false;
   try {
     const mem0 = await usedMemory(stack.redisPort);
     const created = await stack.admin.createTopics({
@@ -279,8 +291,10 @@ async function runnelRound(ctx: Ctx, row: Row): Promise<void> {
     Object.assign(m, prefixed('second', await catchUpRead(stack.bootstrap, topic, n, pids)));
     const after = await readMeta(stack.redisPort, topic);
     if (after.logStart <= TRIMMED_SHARE * end) row.notes!.push(`run ${ctx.run}: Redis log start ${after.logStart} after the reads (log end ${end})`);
+    ok = true;
   } finally {
-    await stack.stop();
+    if (ok) await stack.admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch(() => undefined);
+    else await stopTiered();
   }
 }
 
