@@ -22,7 +22,9 @@
 //   4. bench/java/AssignConsumerPerf reads all records from offset 0 (the
 //      client of the e rows), twice: the first read rebuilds batches from the
 //      Parquet files, the second may hit the broker's lake reader cache
-//      (remote.log.reader.cache.size.bytes, 256 MiB by default).
+//      (remote.log.reader.cache.size.bytes, 256 MiB by default);
+//   5. Redis memory again on a second topic with local.retention.bytes = 10 % of
+//      the payload instead (many stream nodes kept, the trim point inside one).
 // Kafka: the same records produced to a 1-partition topic and read back the same
 // way, twice, from its own log (in the page cache). CPU per record: the broker
 // process (Kafka JVM / Runnel node), Runnel's Redis, and the archiver apart (it
@@ -48,6 +50,8 @@ export const BROKER_SETTINGS = { 'log.retention.check.interval.ms': '500' };
 export const ARCHIVER_MAX_FILE_AGE_MS = 1000;
 /** Redis counts as trimmed once its log start is past this share of the log end. */
 const TRIMMED_SHARE = 0.9;
+/** The local.retention.bytes topic keeps this share of the payload in Redis. */
+const BYTES_TAIL_SHARE = 0.1;
 
 interface Meta {
   next: number;
@@ -291,10 +295,48 @@ async function runnelRound(ctx: Ctx, row: Row): Promise<void> {
     Object.assign(m, prefixed('second', await catchUpRead(stack.bootstrap, topic, n, pids)));
     const after = await readMeta(stack.redisPort, topic);
     if (after.logStart <= TRIMMED_SHARE * end) row.notes!.push(`run ${ctx.run}: Redis log start ${after.logStart} after the reads (log end ${end})`);
+    await stack.admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch(() => undefined);
+    Object.assign(m, prefixed('bytesTail', await bytesTail(stack, ctx)));
     ok = true;
   } finally {
-    if (ok) await stack.admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch(() => undefined);
-    else await stopTiered();
+    if (!ok) await stopTiered();
+  }
+}
+
+/**
+ * The hot tail of a topic whose local retention is in bytes: local.retention.bytes
+ * = BYTES_TAIL_SHARE of the payload, so Redis keeps many stream nodes and its
+ * trim point falls inside one. Redis memory only (no reads).
+ */
+async function bytesTail(stack: TieredStack, ctx: Ctx): Promise<Metrics> {
+  const n = ctx.counts.tiered;
+  const topic = topicName('l-bytes', ctx.run);
+  const configs = { 'remote.storage.enable': 'true', 'local.retention.bytes': String(Math.round(n * RECORD_SIZE * BYTES_TAIL_SHARE)), 'retention.ms': '-1' };
+  try {
+    const created = await stack.admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }], waitForLeaders: true, timeout: 30_000 });
+    if (!created) throw new Error(`createTopics ${topic}: topic already existed`);
+    await produce(stack.bootstrap, topic, n);
+    const end = (await readMeta(stack.redisPort, topic)).next;
+    let meta: Meta | null = null;
+    const state = (): string => (meta ? `log end ${meta.next}, logStartOffset ${meta.logStart}, archived ${meta.archived}` : 'no meta');
+    await waitFor('the archiver to commit the log end', async () => ((meta = await readMeta(stack.redisPort, topic)).archived ?? -1) >= end - 1, { timeoutMs: 60_000 + n, intervalMs: 100, proc: stack.archiver }).catch((e: unknown) => {
+      throw new Error(`local.retention.bytes topic: ${errText(e)} (${state()})`);
+    });
+    // Trimmed and settled: the log start moved and stayed put over three retention passes.
+    let last = -1;
+    let since = Date.now();
+    await waitFor('the retention pass to trim Redis to local.retention.bytes', async () => {
+      meta = await readMeta(stack.redisPort, topic);
+      if (meta.logStart !== last) (last = meta.logStart), (since = Date.now());
+      return last > 0 && Date.now() - since >= 1500;
+    }, { timeoutMs: 60_000, intervalMs: 100 }).catch((e: unknown) => {
+      throw new Error(`local.retention.bytes topic: ${errText(e)} (${state()})`);
+    });
+    const tail = await hotTail(stack.redisPort, topic);
+    const payload = tail.records * RECORD_SIZE;
+    return { limit: Number(configs['local.retention.bytes']), records: tail.records, entries: tail.entries, payloadBytes: payload, streamBytes: tail.streamBytes, streamVsPayload: payload > 0 ? tail.streamBytes / payload : null };
+  } finally {
+    await stack.admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch(() => undefined);
   }
 }
 
@@ -333,6 +375,7 @@ export function tieredMarkdown(medians: Partial<Record<SystemName, Metrics>> | u
     ['produce end → archiver committed the log end / → Redis trimmed (s)', runnelOnly((s) => `${fmt(g(s, 'archiveLagSec'), 2)} / ${fmt(g(s, 'trimLagSec'), 2)}`), '—'],
     ['log end / Redis log start (EARLIEST_LOCAL) / records still in Redis', runnelOnly((s) => `${fmt(g(s, 'logEnd'), 0)} / ${fmt(g(s, 'localLogStart'), 0)} / ${fmt(g(s, 'hotTailRecords'), 0)} (${fmt(g(s, 'hotTailEntries'), 0)} batches)`), '—'],
     ['**Redis MEMORY USAGE of the partition stream** / hot-tail payload (records in Redis × 1 KiB)', runnelOnly((s) => `${B(g(s, 'streamBytes'))} / ${B(g(s, 'hotTailPayloadBytes'))} = **${x('streamVsPayload')}**`), '—'],
+    [`local.retention.bytes=${fmt(counts.tiered * RECORD_SIZE * BYTES_TAIL_SHARE, 0)} (${BYTES_TAIL_SHARE * 100} % of the payload; a second topic): MEMORY USAGE of the stream / payload of its records`, runnelOnly((s) => `${B(g(s, 'bytesTailStreamBytes'))} / ${B(g(s, 'bytesTailPayloadBytes'))} (${fmt(g(s, 'bytesTailRecords'), 0)} records, ${fmt(g(s, 'bytesTailEntries'), 0)} batches) = **${x('bytesTailStreamVsPayload')}**`), '—'],
     ['MEMORY USAGE of all the partition keys / payload', runnelOnly((s) => `${B(g(s, 'partitionKeysBytes'))} (${fmt(g(s, 'partitionKeys'), 0)} keys) = ${x('keysVsPayload')}`), '—'],
     ['Redis used_memory delta (after trimming vs before the topic) / payload; peak after produce', runnelOnly((s) => `${B(g(s, 'usedMemoryDelta'))} = ${x('usedMemoryVsPayload')}; peak ${B(g(s, 'peakUsedMemoryDelta'))}`), '—'],
     ['lake: data files / Parquet bytes (Kafka: .log bytes)', (s) => (s === 'runnel' ? `${fmt(g(s, 'lakeFiles'), 0)} / ${B(g(s, 'lakeBytes'))}` : B(g(s, 'logBytes'))), '—'],
