@@ -36,7 +36,7 @@ import kafkajs from 'kafkajs';
 import { META_FIELD } from '../../common/keys.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../test/helpers/runnel.js';
-import { spawnManaged, waitFor, type ManagedProcess } from '../../test/helpers/procs.js';
+import { freePort, HOST, spawnManaged, waitFor, type ManagedProcess } from '../../test/helpers/procs.js';
 import { V8_STARTUP_FLAGS } from '../../cli/v8-flags.js';
 import { cpuDelta, cpuMark, type CpuMark } from './cpu.js';
 import { RespConnection } from './resp.js';
@@ -62,6 +62,8 @@ interface Meta {
 
 interface TieredStack {
   bootstrap: string;
+  /** The broker's /metrics (http.port). */
+  metricsUrl: string;
   redisPort: number;
   lake: string;
   admin: kafkajs.Admin;
@@ -73,6 +75,7 @@ interface TieredStack {
 async function startTieredStack(): Promise<TieredStack> {
   const lake = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-bench-lake-'));
   const parts: { redis?: RedisServer; broker?: RunnelBroker; archiver?: ManagedProcess; admin?: kafkajs.Admin } = {};
+  let httpPort = 0;
   const stop = async (): Promise<void> => {
     await parts.admin?.disconnect().catch(() => undefined);
     await parts.archiver?.stop(15_000);
@@ -83,10 +86,11 @@ async function startTieredStack(): Promise<TieredStack> {
   try {
     parts.redis = await startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec', args: EXTRA_REDIS_ARGS });
     const lakeUrl = `file://${lake}`;
+    httpPort = await freePort();
     parts.broker = await startRunnel({
       redisUrl: parts.redis.url,
       env: { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LAKE: lakeUrl },
-      args: Object.entries(BROKER_SETTINGS).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
+      args: Object.entries({ ...BROKER_SETTINGS, 'http.port': String(httpPort) }).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
     });
     parts.archiver = spawnManaged('bench-tiered-archiver', process.execPath, [...V8_STARTUP_FLAGS, RUNNEL_CLI, 'archiver'], {
       env: { ...process.env, RUNNEL_REDIS_URL: parts.redis.url, RUNNEL_LAKE: lakeUrl, RUNNEL_ARCHIVER_MAX_FILE_AGE_MS: String(ARCHIVER_MAX_FILE_AGE_MS), RUNNEL_LOG_LEVEL: 'warn' },
@@ -100,6 +104,7 @@ async function startTieredStack(): Promise<TieredStack> {
   const { redis, broker, archiver, admin } = parts as Required<typeof parts>;
   return {
     bootstrap: broker.bootstrap,
+    metricsUrl: `http://${HOST}:${httpPort}/metrics`,
     redisPort: redis.port,
     lake,
     admin,
@@ -189,6 +194,29 @@ function archiverCpu(a: CpuMark, b: CpuMark, records: number): Metrics {
   const x = a.procs.archiver;
   const y = b.procs.archiver;
   return x === null || x === undefined || y === null || y === undefined ? {} : { archiverCpuUsPerRecord: ((y - x) * 1e6) / records };
+}
+
+/** The broker's lake counters (lake-metrics.ts): decodes and their seconds, Fetch reads of the lake and cache lookups. */
+async function lakeCounters(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(url)).text();
+  const v = (re: RegExp): number => Number(re.exec(text)?.[1] ?? 0);
+  return {
+    decodes: v(/^runnel_lake_operation_seconds_count\{op="decode"\} (\S+)$/m),
+    decodeSec: v(/^runnel_lake_operation_seconds_sum\{op="decode"\} (\S+)$/m),
+    lakeReads: v(/^runnel_lake_operation_seconds_count\{op="read"\} (\S+)$/m),
+    lakeReadSec: v(/^runnel_lake_operation_seconds_sum\{op="read"\} (\S+)$/m),
+    lakeReadErrors: v(/^runnel_lake_operations_total\{op="read",result="error"\} (\S+)$/m),
+    cacheHits: v(/^runnel_lake_cache_lookups_total\{result="hit"\} (\S+)$/m),
+  };
+}
+
+/** catchUpRead with the broker's lake counters over it, and the decode time as a share of the read's wall time. */
+async function lakeRead(stack: TieredStack, topic: string, n: number): Promise<Metrics> {
+  const before = await lakeCounters(stack.metricsUrl);
+  const r = await catchUpRead(stack.bootstrap, topic, n, stack.pids());
+  const after = await lakeCounters(stack.metricsUrl);
+  const d = Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - before[k]!]));
+  return { ...r, ...d, decodeShare: r.readMs ? (d.decodeSec! * 1000) / r.readMs : null };
 }
 
 async function produce(bootstrap: string, topic: string, n: number): Promise<Metrics> {
@@ -291,8 +319,8 @@ async function runnelRound(ctx: Ctx, row: Row): Promise<void> {
     });
     const lf = lakeFiles(stack.lake, topic);
     Object.assign(m, { lakeFiles: lf.files, lakeBytes: lf.bytes });
-    Object.assign(m, await catchUpRead(stack.bootstrap, topic, n, pids));
-    Object.assign(m, prefixed('second', await catchUpRead(stack.bootstrap, topic, n, pids)));
+    Object.assign(m, await lakeRead(stack, topic, n));
+    Object.assign(m, prefixed('second', await lakeRead(stack, topic, n)));
     const after = await readMeta(stack.redisPort, topic);
     if (after.logStart <= TRIMMED_SHARE * end) row.notes!.push(`run ${ctx.run}: Redis log start ${after.logStart} after the reads (log end ${end})`);
     await stack.admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch(() => undefined);
@@ -359,6 +387,7 @@ export function tieredMarkdown(medians: Partial<Record<SystemName, Metrics>> | u
     const mb = p ? `${p}MbPerSec` : 'mbPerSec';
     return g(s, k) === null ? 'n/a' : `${fmt(g(s, k), 0)}<br>${fmt(g(s, mb), 1)} MiB/s`;
   };
+  const pct = (v: number | null): number | null => (v === null ? null : v * 100);
   const us = (k: string) => (s: SystemName): string => fmt(g(s, k), 2);
   const runnelOnly = (f: (s: SystemName) => string) => (s: SystemName): string => (s === 'runnel' ? f(s) : '—');
   const B = (v: number | null): string => (v === null ? 'n/a' : v >= 1048576 ? `${fmt(v / 1048576, 1)} MiB` : v >= 1024 ? `${fmt(v / 1024, 1)} KiB` : `${fmt(v, 0)} B`);
@@ -368,6 +397,11 @@ export function tieredMarkdown(medians: Partial<Record<SystemName, Metrics>> | u
     ['second read (Runnel: lake reader cache)', rate('second'), ratio('secondRecordsPerSec')],
     ['broker CPU µs/record, first read (Kafka JVM / Runnel node)', us('brokerCpuUsPerRecord'), ratio('brokerCpuUsPerRecord')],
     ['broker CPU µs/record, second read', us('secondBrokerCpuUsPerRecord'), ratio('secondBrokerCpuUsPerRecord')],
+    [
+      'Runnel lake reader, first / second read: data files decoded, their decode time (s, and as a share of the read), Fetch reads of the lake (errors), cache hits',
+      runnelOnly((s) => `${fmt(g(s, 'decodes'), 0)} / ${fmt(g(s, 'secondDecodes'), 0)} files; ${fmt(g(s, 'decodeSec'), 2)} s (${fmt(pct(g(s, 'decodeShare')), 0)} %) / ${fmt(g(s, 'secondDecodeSec'), 2)} s; ${fmt(g(s, 'lakeReads'), 0)} (${fmt(g(s, 'lakeReadErrors'), 0)}) / ${fmt(g(s, 'secondLakeReads'), 0)} (${fmt(g(s, 'secondLakeReadErrors'), 0)}); ${fmt(g(s, 'cacheHits'), 0)} / ${fmt(g(s, 'secondCacheHits'), 0)}`),
+      '—',
+    ],
     ["Runnel's Redis CPU µs/record, first / second read", runnelOnly((s) => `${fmt(g(s, 'redisCpuUsPerRecord'), 2)} / ${fmt(g(s, 'secondRedisCpuUsPerRecord'), 2)}`), '—'],
     ['archiver CPU µs/record during the first / second read (not on the read path)', runnelOnly((s) => `${fmt(g(s, 'archiverCpuUsPerRecord'), 2)} / ${fmt(g(s, 'secondArchiverCpuUsPerRecord'), 2)}`), '—'],
     ['archiver CPU µs/record, produce start → everything committed', runnelOnly(us('archivingArchiverCpuUsPerRecord')), '—'],
