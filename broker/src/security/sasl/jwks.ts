@@ -14,7 +14,7 @@
 import { createLocalJWKSet, importJWK, type JWK } from 'jose';
 import { promises as fsp } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { JWS_ALGORITHMS } from './jwt.js';
+import { JWS_ALGORITHMS, type VerificationKeys } from './jwt.js';
 
 /** How soon the same unknown kid may cause another fetch of an HTTP JWKS. */
 export const MISSING_KID_REFETCH_MS = 10_000;
@@ -22,13 +22,6 @@ export const MISSING_KID_REFETCH_MS = 10_000;
 export const MISSING_KID_MIN_GAP_MS = 1_000;
 /** Unknown kids remembered at once (their cool-down); more are not remembered and fetch nothing. */
 const MISSING_KID_MAX_ENTRIES = 64;
-
-/** The usable keys of a JWKS document and jose's choice among them (by the token's alg and kid, the key's kty, crv, alg and use). */
-export interface VerificationKeys {
-  /** The public members of each usable key. */
-  readonly keys: readonly JWK[];
-  readonly select: ReturnType<typeof createLocalJWKSet>;
-}
 
 /** The verification keys a token may be checked against. */
 export interface VerificationKeySource {

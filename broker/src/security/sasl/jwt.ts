@@ -6,11 +6,17 @@
 // subject (claim name configurable) a non-empty string. jose selects the key
 // and checks the signature and the registered claims; its errors are told
 // in our words (JwtRejected). Pure: keys and the clock come from the caller.
-import { errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import type { VerificationKeys } from './jwks.js';
+import { errors, jwtVerify, type createLocalJWKSet, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
 
 /** Why a token was refused; the client is only told invalid_token (RFC 7628). */
 export class JwtRejected extends Error {}
+
+/** The usable keys of a JWKS document and jose's choice among them (by the token's alg and kid, the key's kty, crv, alg and use). */
+export interface VerificationKeys {
+  /** The public members of each usable key. */
+  readonly keys: readonly JWK[];
+  readonly select: ReturnType<typeof createLocalJWKSet>;
+}
 
 export interface JwtValidation {
   /** sasl.oauthbearer.expected.issuer; null: any issuer. */

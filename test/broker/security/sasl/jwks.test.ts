@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileJwks, HttpJwks, jwksSource, MISSING_KID_MIN_GAP_MS, MISSING_KID_REFETCH_MS, parseJwks, type VerificationKeys } from '../../../../broker/src/security/sasl/jwks.js';
+import { FileJwks, HttpJwks, jwksSource, MISSING_KID_MIN_GAP_MS, MISSING_KID_REFETCH_MS, parseJwks } from '../../../../broker/src/security/sasl/jwks.js';
+import type { VerificationKeys } from '../../../../broker/src/security/sasl/jwt.js';
 import { jwksOf, makeSigningKey } from '../../../helpers/jwt.js';
 
 const k1 = makeSigningKey('k1', 'RS256');
