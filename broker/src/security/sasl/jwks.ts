@@ -36,7 +36,7 @@ export function verificationKeys(keys: readonly JWK[]): VerificationKeys {
 
 const NO_KEYS = verificationKeys([]);
 /** An algorithm the key is imported with to check it: its own, else one its kty and crv allow. */
-const PROBE_ALG: Readonly<Record<string, string>> = { RSA: 'RS256', 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
+const PROBE_ALG: ReadonlyMap<string, string> = new Map([['RSA', 'RS256'], ['P-256', 'ES256'], ['P-384', 'ES384'], ['P-521', 'ES512']]);
 
 /** The public members of a JWK usable for signatures, or null when it is none. */
 async function usableKey(jwk: unknown): Promise<JWK | null> {
@@ -47,7 +47,7 @@ async function usableKey(jwk: unknown): Promise<JWK | null> {
   // Only the public members: a JWKS that (wrongly) publishes a private key still yields the public one.
   const pub = (j.kty === 'RSA' ? { kty: 'RSA', n: j.n, e: j.e, ...named } : { kty: 'EC', crv: j.crv, x: j.x, y: j.y, ...named }) as JWK;
   if (pub.alg !== undefined && !JWS_ALGORITHMS.includes(pub.alg)) return null;
-  const alg = pub.alg ?? PROBE_ALG[pub.kty === 'RSA' ? 'RSA' : String(pub.crv)];
+  const alg = pub.alg ?? PROBE_ALG.get(pub.kty === 'RSA' ? 'RSA' : String(pub.crv));
   if (alg === undefined) return null;
   try {
     await importJWK(pub, alg);
