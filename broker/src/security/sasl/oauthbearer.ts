@@ -58,10 +58,13 @@ export async function validateToken(token: string, source: VerificationKeySource
     return await verifyJwt(token, keys, v, nowMs);
   } catch (e) {
     // An unknown kid may be a key the provider added since the JWKS was read.
-    if (!(e instanceof errors.JWKSNoMatchingKey) || typeof header.kid !== 'string') throw rejection(e, header, v);
-    const again = await source.keys(header.kid);
+    const again = e instanceof errors.JWKSNoMatchingKey && typeof header.kid === 'string' ? await source.keys(header.kid) : keys;
     if (again === keys) throw rejection(e, header, v);
-    return await verifyJwt(token, again, v, nowMs).catch((e2: unknown) => { throw rejection(e2, header, v); });
+    try {
+      return await verifyJwt(token, again, v, nowMs);
+    } catch (e2) {
+      throw rejection(e2, header, v);
+    }
   }
 }
 
