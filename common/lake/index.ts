@@ -10,6 +10,11 @@ export interface LakeOptions {
   s3Endpoint?: string;
   s3ForcePathStyle?: boolean;
   s3Region?: string;
+  /** S3 attempts per request (the SDK's retries of 5xx, throttling and resets; default 10, the archiver's). */
+  s3MaxAttempts?: number;
+  /** S3 request and connection timeouts (defaults 60 s and 10 s). */
+  s3RequestTimeoutMs?: number;
+  s3ConnectionTimeoutMs?: number;
 }
 
 /** Open the lake root: `file:///abs/path`, a plain path, or `s3://bucket/prefix`. */
@@ -20,7 +25,7 @@ export function openLake(lake: string, o: LakeOptions = {}): ObjectStore {
     const bucket = slash < 0 ? rest : rest.slice(0, slash);
     const prefix = slash < 0 ? '' : rest.slice(slash + 1).replace(/^\/+|\/+$/g, '');
     return new LazyS3Store(`s3://${bucket}/${prefix}`, () =>
-      import('./s3.js').then(({ S3Store }) => new S3Store({ bucket, prefix, endpoint: o.s3Endpoint, forcePathStyle: o.s3ForcePathStyle, region: o.s3Region })),
+      import('./s3.js').then(({ S3Store }) => new S3Store({ bucket, prefix, endpoint: o.s3Endpoint, forcePathStyle: o.s3ForcePathStyle, region: o.s3Region, maxAttempts: o.s3MaxAttempts, requestTimeoutMs: o.s3RequestTimeoutMs, connectionTimeoutMs: o.s3ConnectionTimeoutMs })),
     );
   }
   const root = lake.startsWith('file://') ? fileURLToPath(lake) : path.resolve(lake);

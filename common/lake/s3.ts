@@ -20,6 +20,7 @@ export interface S3StoreOptions {
   region?: string;
   maxAttempts?: number;
   requestTimeoutMs?: number;
+  connectionTimeoutMs?: number;
 }
 
 function status(e: unknown): number | undefined {
@@ -39,7 +40,7 @@ export class S3Store implements ObjectStore {
       region: o.region ?? process.env.AWS_REGION ?? 'us-east-1',
       forcePathStyle: o.forcePathStyle ?? o.endpoint !== undefined,
       maxAttempts: o.maxAttempts ?? 10,
-      requestHandler: { requestTimeout: o.requestTimeoutMs ?? 60_000, connectionTimeout: 10_000 },
+      requestHandler: { requestTimeout: o.requestTimeoutMs ?? 60_000, connectionTimeout: o.connectionTimeoutMs ?? 10_000 },
     };
     if (o.endpoint) cfg.endpoint = o.endpoint;
     this.client = new S3Client(cfg);

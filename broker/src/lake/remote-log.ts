@@ -93,8 +93,10 @@ class LakeTier implements LakeRemoteLog {
   private closed = false;
 
   constructor(private readonly o: LakeRemoteLogOptions) {
-    this.store = openLake(o.lake, { s3Endpoint: o.s3Endpoint, s3ForcePathStyle: o.s3ForcePathStyle, s3Region: o.s3Region });
-    this.timeoutMs = o.readTimeoutMs ?? 30_000;
+    // A consumer waits on these reads: fewer, shorter S3 attempts than the archiver's (10, 60 s), so a failing
+    // lake reaches the client as KAFKA_STORAGE_ERROR in about a second, and a silent one within readTimeoutMs.
+    this.store = openLake(o.lake, { s3Endpoint: o.s3Endpoint, s3ForcePathStyle: o.s3ForcePathStyle, s3Region: o.s3Region, s3MaxAttempts: 3, s3RequestTimeoutMs: 10_000, s3ConnectionTimeoutMs: 3_000 });
+    this.timeoutMs = o.readTimeoutMs ?? 15_000;
     this.target = o.targetBatchBytes ?? TARGET_BATCH_BYTES;
     this.readAhead = o.readAhead ?? true;
     this.pool = new DecodePool(o.workers ?? Math.max(1, Math.min(4, availableParallelism() >> 1)), this.timeoutMs);

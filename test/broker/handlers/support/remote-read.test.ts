@@ -176,3 +176,17 @@ describe('a tiered partition: offsets below the Redis log start come from the re
     expect((await fetchAt(b, 5)).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
   });
 });
+
+describe('a slow lake read that fails', () => {
+  it('reaches the next fetch of the same offset as KAFKA_STORAGE_ERROR: fetches join the read in flight instead of starting another', async () => {
+    const { b, remote } = await tiered({ maxWaitMs: 50 });
+    let fail: (e: Error) => void = () => {};
+    let started = 0;
+    remote.read = () => { started++; return new Promise((_, reject) => { fail = reject; }); };
+    expect(await fetchAt(b, 1)).toMatchObject({ errorCode: 0, offsets: [] }); // past remote.fetch.max.wait.ms: nothing yet
+    const second = fetchAt(b, 1);
+    setTimeout(() => fail(new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, 'S3 answered 500 three times')), 10);
+    expect((await second).errorCode).toBe(ErrorCode.KAFKA_STORAGE_ERROR);
+    expect(started).toBe(1);
+  });
+});
