@@ -51,8 +51,8 @@ export interface TieredLab {
   proxy?: S3Proxy;
   /** Spawns an archiver on the lab's Redis and lake; stopped (SIGKILL) after the file. */
   archiver(extra?: Record<string, string>): ArchiverProc;
-  /** A delta-rs read of `<lake>/<topic>`. */
-  delta(topic: string): Promise<DeltaRead>;
+  /** A delta-rs read of `<lake>/<topic>`, with the txn versions of its partitions `0..partitions-1`. */
+  delta(topic: string, partitions?: number): Promise<DeltaRead>;
 }
 
 /**
@@ -95,7 +95,10 @@ export function useTieredLab(o: { sets?: string[]; s3?: boolean } = {}): TieredL
       archivers.push(a);
       return a;
     };
-    lab.delta = (topic) => readDelta(`${lab.lake}/${topic}`, lab.s3 ? { s3: lab.s3 } : {});
+    lab.delta = (topic, partitions = 1) => readDelta(`${lab.lake}/${topic}`, {
+      ...(lab.s3 ? { s3: lab.s3 } : {}),
+      appIds: Array.from({ length: partitions }, (_, p) => `runnel/${topic}/${p}`),
+    });
   });
   afterAll(async () => {
     for (const a of archivers) await a.kill('SIGKILL');
@@ -401,6 +404,12 @@ export function parseBatches(data: Buffer): FetchedBatch[] {
 }
 
 // ------------------------------------------------------------------ checks
+
+/** A promise whose rejection is handled later (awaited after other work): no unhandled rejection meanwhile. */
+export function later<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
 
 /** Differences between what a consumer read and what was produced (each once, in order, all fields equal); [] = none. */
 export function readProblems(read: FetchedRecord[], produced: Produced[], o: { fields?: boolean } = {}): string[] {

@@ -11,7 +11,8 @@ import { WireClient } from '../../helpers/wire.js';
 import {
   EARLIEST, EARLIEST_LOCAL, KAFKA_STORAGE_ERROR, OFFSET_OUT_OF_RANGE, RETENTION_CHECK_MS,
   archived, chase, createTopic, fetchAt, fetchMany, filesOf, firstStoredOffset, kcatConsumer, kcatProblems, logKey, offsetOf,
-  produceRun, readProblems, recordsFrom, replay, tiered, useTieredLab, waitArchived, waitLocalStart, type Produced,
+  later, produceRun, readProblems, recordsFrom, replay, tiered, useTieredLab, waitArchived, waitLocalStart,
+  type Chase, type FetchedRecord, type Produced,
 } from './fault-support.js';
 
 const lab = useTieredLab();
@@ -133,12 +134,14 @@ describe('tiered topics under faults', () => {
       const kcat = kcatConsumer(lab.broker.bootstrap, topic, 0);
       // One consumer slower than the producer (it falls into the lake and climbs back at the end), one that
       // catches up and then sleeps past a retention pass now and then (it wakes below the Redis log start).
-      const slow = chase(lab.broker.port, topic, 0, { maxBytes: 2000, pauseMs: () => 30, end: () => end });
-      const jumpy = chase(lab.broker.port, topic, 0, { maxBytes: 1 << 20, pauseMs: () => (Math.random() < 0.2 ? 800 : 5), end: () => end });
+      let failed = false;
+      const watch = <T>(p: Promise<T>): Promise<T> => later(p.catch((e: unknown) => { failed = true; throw e; }));
+      const slow = watch(chase(lab.broker.port, topic, 0, { maxBytes: 2000, pauseMs: () => 30, end: () => end }));
+      const jumpy = watch(chase(lab.broker.port, topic, 0, { maxBytes: 1 << 20, pauseMs: () => (Math.random() < 0.2 ? 800 : 5), end: () => end }));
       const stopAt = Date.now() + 12_000;
       // librdkafka stopped now and then for longer than local.retention.ms plus a retention pass.
       const pauser = (async () => {
-        while (Date.now() < stopAt) {
+        while (Date.now() < stopAt && !failed) {
           await sleep(700);
           signal(kcat.proc, 'SIGSTOP');
           await sleep(900);
@@ -146,17 +149,21 @@ describe('tiered topics under faults', () => {
         }
       })();
       const localStarts = new Set<number>();
-      while (Date.now() < stopAt) {
+      while (Date.now() < stopAt && !failed) {
         produced.push(...await produceRun(c, topic, 0, 1, 5, { firstSeq: produced.length }));
         if (produced.length % 100 === 0) localStarts.add(await offsetOf(c, topic, 0, EARLIEST_LOCAL));
         await sleep(5);
       }
       await pauser;
       end = produced.length;
-      const [s, j] = await Promise.all([slow, jumpy]);
-      await waitFor('kcat to read to the end', () => kcat.records().length >= end!, { timeoutMs: 60_000 });
-      await sleep(500); // a duplicate would show up now
-      await kcat.stop();
+      let s: Chase, j: Chase;
+      try {
+        [s, j] = await Promise.all([slow, jumpy]);
+        await waitFor('kcat to read to the end', () => kcat.records().length >= end!, { timeoutMs: 60_000 });
+        await sleep(500); // a duplicate would show up now
+      } finally {
+        await kcat.stop();
+      }
       console.log(`tier boundary: ${end} records; slow consumer ${s.fetches} fetches (${s.lakeFetches} below the Redis log start), jumpy ${j.fetches} (${j.lakeFetches}); ${localStarts.size} Redis log starts sampled`);
       expect(localStarts.size).toBeGreaterThan(5); // retention really moved the Redis log start while consumers read
       expect(s.lakeFetches).toBeGreaterThan(0);
@@ -185,20 +192,28 @@ describe('tiered topics under faults', () => {
         'fetch.message.max.bytes': '1500', 'fetch.max.bytes': '1500', 'message.max.bytes': '1000', 'receive.message.max.bytes': '2500',
       });
       let wireAt = 0;
-      const wire = replay(lab.broker.port, topic, 0, 0, 3000, {
-        maxBytes: 1500, timeoutMs: 120_000, retry: (code) => code !== OFFSET_OUT_OF_RANGE, onFetch: (_a, offset) => { wireAt = offset; },
-      });
-      await waitFor('both consumers inside the lake', () => kcat.records().length >= 300 && wireAt >= 300, { timeoutMs: 30_000, intervalMs: 20, proc: kcat.proc });
-      const atKill = { kcat: kcat.records().length, wire: wireAt };
-      await lab.broker.kill();
-      expect(atKill.kcat, 'kcat read past the lake before the kill').toBeLessThan(2990);
-      expect(atKill.wire, 'the wire consumer read past the lake before the kill').toBeLessThan(2990);
-      await sleep(1000);
-      await lab.broker.restart();
-      const read = await wire;
-      await waitFor('kcat to finish the replay', () => kcat.records().length >= 3000, { timeoutMs: 60_000 });
-      await sleep(500);
-      await kcat.stop();
+      let read: FetchedRecord[];
+      let atKill: { kcat: number; wire: number };
+      try {
+        const wire = later(replay(lab.broker.port, topic, 0, 0, 3000, {
+          maxBytes: 1500, timeoutMs: 120_000, retry: (code) => code !== OFFSET_OUT_OF_RANGE, onFetch: (_a, offset) => { wireAt = offset; },
+        }));
+        let settled = false;
+        void wire.finally(() => { settled = true; }).catch(() => {});
+        await waitFor('both consumers inside the lake', () => settled || (kcat.records().length >= 300 && wireAt >= 300), { timeoutMs: 30_000, intervalMs: 20, proc: kcat.proc });
+        if (settled) await wire; // it failed (or read everything before the kill): its error says which
+        atKill = { kcat: kcat.records().length, wire: wireAt };
+        await lab.broker.kill();
+        expect(atKill.kcat, 'kcat read past the lake before the kill').toBeLessThan(2990);
+        expect(atKill.wire, 'the wire consumer read past the lake before the kill').toBeLessThan(2990);
+        await sleep(1000);
+        await lab.broker.restart();
+        read = await wire;
+        await waitFor('kcat to finish the replay', () => kcat.records().length >= 3000, { timeoutMs: 60_000 });
+        await sleep(500);
+      } finally {
+        await kcat.stop();
+      }
       console.log(`broker killed mid-replay: kcat at ${atKill.kcat}, wire consumer at ${atKill.wire} of 3000`);
       expect(readProblems(read, produced).slice(0, 20)).toEqual([]);
       expect(kcatProblems(kcat.records(), produced).slice(0, 20)).toEqual([]);
