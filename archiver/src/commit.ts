@@ -16,6 +16,7 @@ import { appIdOf } from './keys.js';
 import { DELTA_SCHEMA, deltaStats } from './parquet/file-stats.js';
 import type { EncodedFile, EncodeJob } from './parquet/jobs.js';
 import { splitRuns } from './parquet/split.js';
+import { withPartitionRanges } from './parquet/partition-stats.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable } from './table-stall.js';
 import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
@@ -168,6 +169,8 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
         modificationTime: now,
         dataChange: true,
         stats: deltaStats(f.stats),
+        // which offsets of which partitions the file holds: the remote tier's index (common/lake/partition-ranges.ts)
+        tags: withPartitionRanges(null, f.ranges),
       } satisfies AddFile,
     }));
     if (files.length) {

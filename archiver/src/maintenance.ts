@@ -4,6 +4,8 @@ import { maybeCheckpoint, publishTable } from './commit.js';
 import type { ArchiverContext } from './context.js';
 import type { Action, AddFile } from '../../common/lake/delta/actions.js';
 import { deltaStats } from './parquet/file-stats.js';
+import { withPartitionRanges } from './parquet/partition-stats.js';
+import { decodePartitionRanges, PARTITION_RANGES_TAG } from '../../common/lake/partition-ranges.js';
 import type { TopicArchiver } from './topic-state.js';
 
 /** Compact small files per date partition (dataChange:false remove/add pairs). */
@@ -49,7 +51,8 @@ export async function optimize(ctx: ArchiverContext, t: TopicArchiver): Promise<
         blobs.push(b);
       }
       if (missing) continue;
-      const out = await ctx.pool.compact({ files: blobs });
+      // the inputs' ranges merge when all have them; otherwise the worker computes them from the rows
+      const out = await ctx.pool.compact({ files: blobs, ranges: g.map((f) => decodePartitionRanges(f.tags?.[PARTITION_RANGES_TAG])) });
       const now = Date.now();
       const add: AddFile = {
         path: `date=${date}/part-${randomUUID()}.zstd.parquet`,
@@ -58,6 +61,7 @@ export async function optimize(ctx: ArchiverContext, t: TopicArchiver): Promise<
         modificationTime: now,
         dataChange: false,
         stats: deltaStats(out.stats),
+        tags: withPartitionRanges(commonTags(g), out.ranges),
       };
       await ctx.store.put(`${t.topic}/${add.path}`, out.bytes);
       const outcome = await t.table.commit((state) => {
@@ -87,6 +91,14 @@ export async function optimize(ctx: ArchiverContext, t: TopicArchiver): Promise<
     }
   }
   return compacted;
+}
+
+/** The tags every input file carries with the same value: they still hold for the file merged from them. */
+function commonTags(files: AddFile[]): Record<string, string> {
+  const out: Record<string, string> = { ...(files[0]?.tags ?? {}) };
+  for (const f of files.slice(1)) for (const k of Object.keys(out)) if (f.tags?.[k] !== out[k]) delete out[k];
+  delete out[PARTITION_RANGES_TAG];
+  return out;
 }
 
 /** Delete data files that are neither referenced nor within the retention window. */

@@ -22,6 +22,9 @@ import { interBrokerListener } from './cluster/endpoints.js';
 import type { LeaseUnit } from './storage/cluster-store.js';
 import { LogManager } from './log/log-manager.js';
 import { OFFSETS_TOPIC, leaseUnitOf } from './log/internal-topics.js';
+import { openLakeRemoteLog } from './lake/remote-log.js';
+import { LakeMetrics, observeTiers } from './http/lake-metrics.js';
+import { lakeUrl, s3PathStyle } from './config/lake.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import { GroupCoordinator } from './groups/coordinator.js';
@@ -147,7 +150,22 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     const acls = new AclService(config, backend.acls, logger);
     const fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
     const quotas = new QuotaService({ windowNum: Math.max(2, config.quotaWindowNum), windowMs: Math.max(1, config.quotaWindowSizeSeconds) * 1000 }, backend.quotas, logger);
-    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials };
+    // The lake as the remote tier of tiered topics (remote.storage.enable=true): opened here, read on first use.
+    const lakeMetrics = new LakeMetrics(metrics);
+    const remoteLog = config.remoteLogStorageSystemEnable
+      ? openLakeRemoteLog({
+        lake: lakeUrl(config.lake, config.dataDir),
+        ...(config.s3Endpoint ? { s3Endpoint: config.s3Endpoint } : {}),
+        s3ForcePathStyle: s3PathStyle(config.s3ForcePathStyle, config.s3Endpoint),
+        ...(config.s3Region ? { s3Region: config.s3Region } : {}),
+        cacheBytes: config.remoteLogReaderCacheSizeBytes,
+        refreshIntervalMs: config.remoteLogMetadataRefreshIntervalMs,
+        logger,
+        observe: (e) => lakeMetrics.observe(e),
+      })
+      : undefined;
+    if (remoteLog) cleanup.push(() => remoteLog.close());
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());
@@ -162,6 +180,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     cleanup.push(() => server.close());
     const stopSampler = httpSettings ? observeBroker(metrics, { services, redis: backend, connections: () => server.connections(), redisMemory: () => redisMemory(backend.log) }) : () => undefined;
     cleanup.push(stopSampler);
+    if (httpSettings && remoteLog) observeTiers(metrics, services, () => remoteLog.stats().cacheBytes);
     if (httpSettings) {
       // The web console (read-only) shares the endpoint, its authentication and TLS, and obeys the Kafka port's ACLs.
       const access = consoleAccessOf(acls, httpSettings, config);
@@ -171,7 +190,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       cleanup.push(() => http.close());
       logger.info('http endpoint listening', http.describe);
     }
-    const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs);
+    const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs, remoteLog ?? null);
     retention.start();
     cleanup.push(() => retention.stop());
     if (config.logCleanerEnable) {

@@ -189,7 +189,7 @@ describe('import graph', () => {
     expect(layerViolations(files)).toEqual([
       'broker/src/log/a.ts -> broker/src/groups/b.ts (log is below groups)',
       'broker/src/transactions/m.ts -> broker/src/handlers/support/types.ts (transactions is below handlers)',
-      'broker/src/http/c.ts -> broker/src/redis/status-report.ts (only the wiring imports the Redis adapters)',
+      'broker/src/http/c.ts -> broker/src/redis/status-report.ts (only the wiring imports the storage adapters)',
       'broker/src/shiny/x.ts: folder shiny is on no floor of BROKER_LAYERS',
     ]);
   });

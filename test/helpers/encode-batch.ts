@@ -1,15 +1,12 @@
 // Kafka RecordBatch v2 encoder for tests: byte-exact batches like real producers
 // write them (codecs, control and transactional batches, offset gaps). The
-// archiver only decodes (common/record-batch); this lives with the tests.
+// records section and the header are the product encoder's
+// (common/record-batch/encode.ts); this adds the codecs and producer fields.
 import { compress } from '../../common/record-batch/compress.js';
-import { writeCrc } from '../../common/record-batch/header.js';
+import { assembleBatch, encodeRecords, type EncodeRecord } from '../../common/record-batch/encode.js';
+import { Attr } from '../../common/record-batch/layout.js';
 
-export interface EncodeRecord {
-  key?: Uint8Array | null;
-  value?: Uint8Array | null;
-  headers?: { key: string; value: Uint8Array | null }[];
-  timestamp?: number; // ms; defaults to the batch base timestamp
-}
+export type { EncodeRecord };
 
 export interface EncodeBatchOptions {
   baseOffset?: number;
@@ -26,91 +23,6 @@ export interface EncodeBatchOptions {
   offsetDeltas?: number[]; // for compacted-style gaps
 }
 
-function zigzag(n: number): number {
-  return n >= 0 ? n * 2 : -n * 2 - 1;
-}
-
-class Writer {
-  buf = Buffer.allocUnsafe(1024);
-  pos = 0;
-  ensure(n: number) {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const nb = Buffer.allocUnsafe(size);
-    this.buf.copy(nb, 0, 0, this.pos);
-    this.buf = nb;
-  }
-  varint(v: number) {
-    this.ensure(10);
-    if (Math.abs(v) >= 2 ** 51) {
-      // zigzag of a timestamp delta this large exceeds 2^53: exact in BigInt (varlong)
-      let zb = v >= 0 ? BigInt(v) * 2n : -BigInt(v) * 2n - 1n;
-      while (zb >= 0x80n) {
-        this.buf[this.pos++] = Number(zb & 0x7fn) | 0x80;
-        zb >>= 7n;
-      }
-      this.buf[this.pos++] = Number(zb);
-      return;
-    }
-    let z = zigzag(v);
-    while (z >= 0x80) {
-      this.buf[this.pos++] = (z % 128) | 0x80;
-      z = Math.floor(z / 128);
-    }
-    this.buf[this.pos++] = z;
-  }
-  bytes(b: Uint8Array) {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-  int8(v: number) {
-    this.ensure(1);
-    this.buf.writeInt8(v, this.pos++);
-  }
-  result() {
-    return this.buf.subarray(0, this.pos);
-  }
-}
-
-function encodeRecords(records: EncodeRecord[], baseTs: number, deltas: number[]): Buffer {
-  const out = new Writer();
-  const rec = new Writer();
-  records.forEach((r, i) => {
-    rec.pos = 0;
-    rec.int8(0);
-    rec.varint((r.timestamp ?? baseTs) - baseTs);
-    rec.varint(deltas[i]!);
-    if (r.key == null) rec.varint(-1);
-    else {
-      rec.varint(r.key.length);
-      rec.bytes(r.key);
-    }
-    if (r.value == null) rec.varint(-1);
-    else {
-      rec.varint(r.value.length);
-      rec.bytes(r.value);
-    }
-    const hs = r.headers ?? [];
-    rec.varint(hs.length);
-    for (const h of hs) {
-      const k = Buffer.from(h.key, 'utf8');
-      rec.varint(k.length);
-      rec.bytes(k);
-      if (h.value == null) rec.varint(-1);
-      else {
-        rec.varint(h.value.length);
-        rec.bytes(h.value);
-      }
-    }
-    const body = rec.result();
-    out.varint(body.length);
-    out.bytes(body);
-  });
-  return Buffer.from(out.result());
-}
-
 export function encodeBatch(records: EncodeRecord[], o: EncodeBatchOptions = {}): Buffer {
   const codec = o.codec ?? 0;
   const baseTs = o.baseTimestamp ?? records[0]?.timestamp ?? Date.now();
@@ -119,24 +31,23 @@ export function encodeBatch(records: EncodeRecord[], o: EncodeBatchOptions = {})
   const payload = codec === 0 ? raw : compress(codec, raw, { xerial: o.xerial });
   let maxTs = baseTs;
   for (const r of records) maxTs = Math.max(maxTs, r.timestamp ?? baseTs);
-  const attrs =
-    codec | (o.logAppendTime ? 0x08 : 0) | (o.transactional ? 0x10 : 0) | (o.control ? 0x20 : 0);
-  const h = Buffer.alloc(61);
-  h.writeBigInt64BE(BigInt(o.baseOffset ?? 0), 0);
-  h.writeInt32BE(61 - 12 + payload.length, 8);
-  h.writeInt32BE(o.partitionLeaderEpoch ?? 0, 12);
-  h.writeInt8(2, 16);
-  h.writeInt16BE(attrs, 21);
-  h.writeInt32BE(deltas.length ? deltas[deltas.length - 1]! : 0, 23);
-  h.writeBigInt64BE(BigInt(baseTs), 27);
-  h.writeBigInt64BE(BigInt(maxTs), 35);
-  h.writeBigInt64BE(o.producerId ?? -1n, 43);
-  h.writeInt16BE(o.producerEpoch ?? -1, 51);
-  h.writeInt32BE(o.baseSequence ?? -1, 53);
-  h.writeInt32BE(records.length, 57);
-  const batch = Buffer.concat([h, payload]);
-  writeCrc(batch);
-  return batch;
+  const attributes =
+    codec | (o.logAppendTime ? Attr.LOG_APPEND_TIME : 0) | (o.transactional ? Attr.TRANSACTIONAL : 0) | (o.control ? Attr.CONTROL : 0);
+  return assembleBatch(
+    {
+      baseOffset: o.baseOffset ?? 0,
+      lastOffsetDelta: deltas.length ? deltas[deltas.length - 1]! : 0,
+      baseTimestamp: baseTs,
+      maxTimestamp: maxTs,
+      recordCount: records.length,
+      attributes,
+      partitionLeaderEpoch: o.partitionLeaderEpoch ?? 0,
+      producerId: o.producerId ?? -1n,
+      producerEpoch: o.producerEpoch ?? -1,
+      baseSequence: o.baseSequence ?? -1,
+    },
+    payload,
+  );
 }
 
 /** Rewrite baseOffset the way the broker does before storing (not covered by the CRC). */

@@ -12,6 +12,7 @@
 import * as arrow from 'apache-arrow';
 import type { RecordSink } from '../../../common/record-batch/records.js';
 import { emptyFileStats, type FileStats } from './file-stats.js';
+import { PartitionStats, type PartitionAcc } from './partition-stats.js';
 import { lakeTimestampOk, timestampReason } from '../records/timestamps.js';
 
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
@@ -142,6 +143,9 @@ export class ColumnSet {
   hkey = new BinCol(256);
   hval = new BinCol(256);
   stats: FileStats = emptyFileStats();
+  /** per Kafka partition, for the `runnel.partitions` tag; filled in the same pass as the columns */
+  readonly parts = new PartitionStats();
+  private curPart: PartitionAcc | undefined;
   constructor(capBytes = 64 * 1024) {
     this.key = new BinCol(Math.max(1024, capBytes >> 4));
     this.value = new BinCol(Math.max(1024, capBytes));
@@ -191,10 +195,12 @@ export class ColumnSet {
     if (tsMs > s.maxTimestampMs) s.maxTimestampMs = tsMs;
     if (kL < 0) s.keyNulls++;
     if (vL < 0) s.valueNulls++;
+    this.curPart = this.parts.row(partition, offset, tsMs, (kL > 0 ? kL : 0) + (vL > 0 ? vL : 0));
   }
   addHeader(buf: Uint8Array, kS: number, kL: number, vS: number, vL: number) {
     this.hkey.push(buf, kS, kL);
     this.hval.push(buf, vS, vL);
+    this.curPart!.weight += (kL > 0 ? kL : 0) + (vL > 0 ? vL : 0);
     this.headerOffsets[this.n] = this.headerOffsets[this.n]! + 1;
   }
   toRecordBatch(): arrow.RecordBatch {

@@ -5,6 +5,8 @@ import * as pq from 'parquet-wasm';
 import { decodeBatch } from '../../../common/record-batch/decode.js';
 import { ColumnSet, DATA_SCHEMA, DateSplitter, dayString, DAY_MS } from './columns.js';
 import { emptyFileStats, type FileStats } from './file-stats.js';
+import { PartitionStats, resharedRanges } from './partition-stats.js';
+import { mergePartitionRanges, type PartitionRange } from '../../../common/lake/partition-ranges.js';
 
 export interface EncodeJob {
   /** stored batches, each in its own (transferable) ArrayBuffer */
@@ -18,6 +20,8 @@ export interface EncodedFile {
   date: string;
   bytes: Uint8Array;
   stats: FileStats;
+  /** what the file holds of each Kafka partition (the `runnel.partitions` tag) */
+  ranges: PartitionRange[];
 }
 
 export interface EncodeResult {
@@ -67,7 +71,7 @@ export function encodeDataFiles(job: EncodeJob): EncodeResult {
     for (const cs of sets) {
       if (cs.n === 0) continue;
       const bytes = writeParquet(new arrow.Table([cs.toRecordBatch()]));
-      files.push({ date: dayString(day), bytes, stats: cs.stats });
+      files.push({ date: dayString(day), bytes, stats: cs.stats, ranges: cs.parts.ranges(bytes.length) });
     }
   }
   return { files, records };
@@ -80,12 +84,29 @@ export function readParquetTable(bytes: Uint8Array): arrow.Table {
 
 export interface CompactJob {
   files: Uint8Array[];
+  /** per input file, its `runnel.partitions` ranges, or null where it has none (a file written before the tag) */
+  ranges?: (PartitionRange[] | null)[];
 }
 
-/** Merge several data files of one date partition into one file (row order kept). */
-export function compactFiles(job: CompactJob): { bytes: Uint8Array; stats: FileStats } {
+export interface CompactResult {
+  bytes: Uint8Array;
+  stats: FileStats;
+  ranges: PartitionRange[];
+}
+
+/** Byte length of element i of a binary/utf8 column (0 when null). */
+const binLen = (d: arrow.Data, i: number) => d.valueOffsets[d.offset + i + 1]! - d.valueOffsets[d.offset + i]!;
+
+/**
+ * Merge several data files of one date partition into one file (row order kept).
+ * The merged file's ranges are the inputs' merged when every input has them,
+ * otherwise computed from the rows in the same walk as the stats.
+ */
+export function compactFiles(job: CompactJob): CompactResult {
   const batches: arrow.RecordBatch[] = [];
   const stats: FileStats = emptyFileStats();
+  const inputRanges = job.ranges && job.ranges.length === job.files.length && job.ranges.every((r) => r !== null) ? job.ranges : null;
+  const parts = inputRanges ? null : new PartitionStats();
   for (const f of job.files) {
     const t = readParquetTable(f);
     for (const b of t.batches) {
@@ -94,12 +115,16 @@ export function compactFiles(job: CompactJob): { bytes: Uint8Array; stats: FileS
       batches.push(rb);
       const n = b.numRows;
       stats.numRecords += n;
-      const part = b.data.children[0]!.values as Int32Array;
-      const off = b.data.children[1]!.values as BigInt64Array;
-      const ts = b.data.children[2]!.values as BigInt64Array;
-      const po = b.data.children[0]!.offset;
-      const oo = b.data.children[1]!.offset;
-      const to = b.data.children[2]!.offset;
+      const [pd, od, td, , kd, vd, hd] = b.data.children as arrow.Data[];
+      const part = pd!.values as Int32Array;
+      const off = od!.values as BigInt64Array;
+      const ts = td!.values as BigInt64Array;
+      const po = pd!.offset;
+      const oo = od!.offset;
+      const to = td!.offset;
+      // headers: list offsets into a struct<key, value> whose children hold the bytes
+      const hk = hd!.children[0]!.children[0]!;
+      const hv = hd!.children[0]!.children[1]!;
       for (let i = 0; i < n; i++) {
         const p = part[po + i]!;
         const o = Number(off[oo + i]!);
@@ -110,13 +135,24 @@ export function compactFiles(job: CompactJob): { bytes: Uint8Array; stats: FileS
         if (o > stats.maxOffset) stats.maxOffset = o;
         if (t2 < stats.minTimestampMs) stats.minTimestampMs = t2;
         if (t2 > stats.maxTimestampMs) stats.maxTimestampMs = t2;
+        if (parts) {
+          const lo = hd!.valueOffsets[hd!.offset + i]!;
+          const hi = hd!.valueOffsets[hd!.offset + i + 1]!;
+          let payload = binLen(kd!, i) + binLen(vd!, i);
+          if (hi > lo) {
+            payload += hk.valueOffsets[hk.offset + hi]! - hk.valueOffsets[hk.offset + lo]!;
+            payload += hv.valueOffsets[hv.offset + hi]! - hv.valueOffsets[hv.offset + lo]!;
+          }
+          parts.row(p, o, t2, payload);
+        }
       }
-      stats.keyNulls += b.data.children[4]!.nullCount;
-      stats.valueNulls += b.data.children[5]!.nullCount;
+      stats.keyNulls += kd!.nullCount;
+      stats.valueNulls += vd!.nullCount;
     }
   }
   const bytes = writeParquet(new arrow.Table(DATA_SCHEMA, batches));
-  return { bytes, stats };
+  const ranges = inputRanges ? resharedRanges(mergePartitionRanges(inputRanges as PartitionRange[][]), bytes.length) : parts!.ranges(bytes.length);
+  return { bytes, stats, ranges };
 }
 
 export { ColumnSet, DAY_MS };

@@ -2,8 +2,7 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { CompactJob, EncodeJob, EncodeResult, EncodedFile } from './jobs.js';
-import type { FileStats } from './file-stats.js';
+import type { CompactJob, CompactResult, EncodeJob, EncodeResult, EncodedFile } from './jobs.js';
 import type { Action } from '../../../common/lake/delta/actions.js';
 
 // The inline mode's job code (Arrow, parquet-wasm) loads on its first job: with
@@ -86,7 +85,7 @@ export class ParquetPool {
     return this.run<EncodeResult>('encode', job, transfer);
   }
 
-  async compact(job: CompactJob): Promise<{ bytes: Uint8Array; stats: FileStats }> {
+  async compact(job: CompactJob): Promise<CompactResult> {
     if (this.inline) return (await jobs()).compactFiles(job);
     return this.run('compact', job, []);
   }

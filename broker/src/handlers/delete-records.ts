@@ -35,7 +35,7 @@ export const deleteRecordsHandler: HandlerOf<typeof DeleteRecords> = {
           if (target < 0 || target > p.highWatermark) out.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
           else {
             // A tiered partition's log start may move within the lake (the Redis part stays); past it, both starts move.
-            if (p.remoteLogStartOffset !== null && target < p.logStartOffset) await b.log.advanceRemoteLogStart(p, target);
+            if (p.remoteLogStartOffset !== null) await b.log.advanceRemoteLogStart(p, target);
             else await b.log.advanceLogStart(p, target);
             out.lowWatermark = p.earliestOffset;
           }

@@ -1,4 +1,4 @@
-// ListOffsets (key 2), v1-v8.
+// ListOffsets (key 2), v1-v10.
 //   v1: the oldest served: one offset per partition, with its timestamp.
 //   v2-v3: isolation level; the throttle time; v3 is answered before throttling.
 //   v4-v5: the current leader epoch, for fencing, and the leader epoch in the answer;

@@ -188,7 +188,7 @@ async function appendPartition(
     const out = await appending;
     pending = out.pending;
     if (out.errorCode !== ErrorCode.NONE) return fail(index, out.errorCode, out.errorMessage ?? undefined);
-    const appended: PartitionResult = { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.logStartOffset, errorMessage: null, recordErrors: [] };
+    const appended: PartitionResult = { index, errorCode: ErrorCode.NONE, baseOffset: out.baseOffset, logAppendTimeMs: out.logAppendTime, logStartOffset: p.earliestOffset, errorMessage: null, recordErrors: [] };
     if (waits) {
       const timeout = Math.max(1, Math.min(timeoutMs, b.config.replicaWaitMs));
       const short = await p.confirmReplicas(minIsr, b.config.acksAllWaitAof, timeout, out.duplicate === true);

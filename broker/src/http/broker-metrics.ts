@@ -43,7 +43,7 @@ export function observeBroker(registry: Registry, d: BrokerProbeDeps): () => voi
   scrapeGauge(registry, 'runnel_live_brokers', 'Brokers with a live registration', [], () => [{ value: b.cluster.liveBrokers().length }]);
   scrapeGauge(registry, 'runnel_partitions_led', 'Partitions this broker leads', [], () => [{ value: led().length }]);
   scrapeGauge(registry, 'runnel_partition_high_watermark', 'High watermark of each led partition', ['topic', 'partition'], perPartition((p) => p.highWatermark));
-  scrapeGauge(registry, 'runnel_partition_log_start_offset', 'Log start offset of each led partition', ['topic', 'partition'], perPartition((p) => p.logStartOffset));
+  scrapeGauge(registry, 'runnel_partition_log_start_offset', 'Log start offset of each led partition (on a tiered topic the first offset consumers may read, in the lake)', ['topic', 'partition'], perPartition((p) => p.earliestOffset));
   scrapeGauge(registry, 'runnel_partition_leader_epoch', 'Leader epoch of each led partition', ['topic', 'partition'], perPartition((p) => p.leaderEpoch));
   scrapeGauge(registry, 'runnel_connections', 'Open client connections, by Kafka listener', ['listener'], () => d.connections().map((c) => ({ labels: { listener: c.listener }, value: c.count })));
   let truncated = 0;

@@ -349,7 +349,10 @@ export class LogManager {
   async advanceRemoteLogStart(p: Partition, offset: number): Promise<void> {
     await p.ensureLoaded();
     if (offset <= p.earliestOffset) return;
-    if (offset >= p.logStartOffset) return this.advanceLogStart(p, offset);
+    if (offset >= p.logStartOffset) {
+      await this.dropRemoteTier(p);
+      return this.advanceLogStart(p, offset);
+    }
     await this.store.setRemoteLogStartOffset(p.tp, offset);
     p.remoteLogStartOffset = offset;
   }

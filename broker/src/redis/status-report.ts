@@ -64,11 +64,14 @@ export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> 
       const unit = leaseUnitOf(tp);
       const [holder, meta, slotEpoch] = await Promise.all([
         store.redis.get(unit.kind === 'coordinator' ? keys.coordinatorLease(unit.slot) : keys.leader(tp)),
-        store.redis.hmget(keys.meta(tp), META_FIELD.leaderEpoch, META_FIELD.next, META_FIELD.archived, META_FIELD.logStartOffset),
+        store.redis.hmget(keys.meta(tp), META_FIELD.leaderEpoch, META_FIELD.next, META_FIELD.archived, META_FIELD.logStartOffset, META_FIELD.remoteLogStart),
         unit.kind === 'coordinator' ? store.redis.get(keys.coordinatorEpoch(unit.slot)) : null,
       ]);
       const logEndOffset = num(meta[1], 0);
       const archivedOffset = meta[2] === null ? null : Number(meta[2]);
+      const local = num(meta[3], 0);
+      const remote = meta[4] === null || meta[4] === undefined ? null : Number(meta[4]);
+      const tiered = remote !== null && remote < local;
       return {
         topic: t.name,
         partition,
@@ -76,7 +79,8 @@ export async function topicStatus(store: RedisLogStore): Promise<TopicStatus[]> 
         leaderInstance: holder,
         leaderEpoch: unit.kind === 'coordinator' ? num(slotEpoch, 0) : num(meta[0], 0),
         logEndOffset,
-        logStartOffset: num(meta[3], 0),
+        logStartOffset: tiered ? remote : local,
+        ...(tiered ? { localLogStartOffset: local } : {}),
         archivedOffset,
         lakeLagRecords: archivedOffset === null ? null : Math.max(0, logEndOffset - 1 - archivedOffset),
       };

@@ -24,7 +24,10 @@ export interface PartitionStatus {
   leaderEpoch: number;
   /** Log end offset (`next` in :meta): the offset of the next record. */
   logEndOffset: number;
+  /** Kafka's log start offset: on a tiered topic the start of the lake's part. */
   logStartOffset: number;
+  /** Tiered topics: the start of what Redis holds when the lake holds offsets below it; absent otherwise. */
+  localLogStartOffset?: number;
   /** Highest offset committed to the lake, null if never archived. */
   archivedOffset: number | null;
   /** Records not yet in the lake (logEndOffset - 1 - archivedOffset), null if never archived. */

@@ -104,7 +104,7 @@ export async function builtArchiver() {
   const [archiver, main, local] = await Promise.all([
     import(path.join(ROOT, 'dist/archiver/src/archiver.js')) as Promise<typeof import('../../../archiver/src/archiver.js')>,
     import(path.join(ROOT, 'dist/archiver/src/main.js')) as Promise<typeof import('../../../archiver/src/main.js')>,
-    import(path.join(ROOT, 'dist/archiver/src/storage/local.js')) as Promise<typeof import('../../../common/lake/local.js')>,
+    import(path.join(ROOT, 'dist/common/lake/local.js')) as Promise<typeof import('../../../common/lake/local.js')>,
   ]);
   return { Archiver: archiver.Archiver, LocalStore: local.LocalStore, loadConfig: main.loadConfig, runArchiver: main.runArchiver };
 }
@@ -607,6 +607,8 @@ export interface DeltaRead {
     max: Record<string, unknown> | null;
     null_count: Record<string, unknown> | null;
     real_size: number;
+    /** delta-rs does not report add.tags (null); read them from the log (partition-tags.ts) */
+    tags: Record<string, string> | null;
     actual: {
       rows: number;
       min_offset: number;
@@ -617,6 +619,8 @@ export interface DeltaRead {
       max_ts: number;
       key_nulls: number;
       value_nulls: number;
+      /** per Kafka partition in the file: [partition, min offset, max offset, rows, min ts us, max ts us] */
+      partitions: [number, number, number, number, number, number][];
     };
   }[];
   protocol: [number, number];

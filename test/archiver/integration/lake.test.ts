@@ -27,6 +27,7 @@ import {
   type RedisHandle,
   type S3Handle,
 } from './helpers.js';
+import { checkPartitionTags } from './partition-tags.js';
 
 let redis: RedisHandle;
 let s3: S3Handle;
@@ -88,6 +89,8 @@ describe('archiver writes Delta tables', () => {
     expect(adds.find((n) => n > 0)).toBe(3);
     const read = await readDelta(`file://${dir}/${topic}`, { appIds: [0, 1].map((p) => `runnel/${topic}/${p}`) });
     checkTable(read, topic, 2, prod);
+    // each worker's file says which offsets of each partition it holds (runnel.partitions)
+    expect(checkPartitionTags(path.join(dir, topic), read)).toBe(read.files.length);
   });
 
   it('local disk: every codec, control batches, date partitions, checkpoints; delta-rs reads it back', async () => {
@@ -121,6 +124,9 @@ describe('archiver writes Delta tables', () => {
     const read = await readDelta(`file://${dir}/${topic}`, { appIds: [0, 1, 2].map((p) => `runnel/${topic}/${p}`) });
     checkTable(read, topic, 3, prod);
     expect(new Set(read.rows.map((r) => r[7])).size).toBeGreaterThan(1);
+    // files of 3 partitions over several dates: every add says which offsets of which partition it holds
+    expect(checkPartitionTags(path.join(dir, topic), read)).toBe(read.files.length);
+    expect(read.files.some((f) => f.actual.partitions.length > 1)).toBe(true);
   });
 
   it('S3 with If-None-Match commits: delta-rs reads it back (an endpoint alone implies path style)', async () => {

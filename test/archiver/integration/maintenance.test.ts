@@ -15,6 +15,7 @@ import {
   waitArchived,
   waitFor,
 } from './helpers.js';
+import { checkPartitionTags, logAdds } from './partition-tags.js';
 
 const lab = redisForFile();
 
@@ -69,6 +70,7 @@ describe('archiver table maintenance', () => {
     const before = await readDelta(`file://${tableDir}`, { appIds: [0, 1].map((p) => `runnel/${topic}/${p}`) });
     expect(before.files.length).toBeGreaterThanOrEqual(12);
     checkTable(before, topic, parts, prod);
+    checkPartitionTags(tableDir, before);
 
     // phase 2: OPTIMIZE + VACUUM (retention 0 so replaced files go at once)
     const b = spawnArchiver(
@@ -94,6 +96,8 @@ describe('archiver table maintenance', () => {
     }
     const after = await readDelta(`file://${tableDir}`, { appIds: [0, 1].map((p) => `runnel/${topic}/${p}`) });
     checkTable(after, topic, parts, prod);
+    // the merged files' tags (the inputs' merged) equal their rows; the replaced files' adds still carry theirs
+    expect(checkPartitionTags(tableDir, after)).toBeGreaterThan(after.files.length);
     expect(after.files.length).toBeLessThan(before.files.length);
     expect(after.files.length).toBeLessThanOrEqual(new Set(after.rows.map((r) => r[7])).size + 1);
 
@@ -107,6 +111,9 @@ describe('archiver table maintenance', () => {
       }
       expect(c.actions.some((x) => x.remove)).toBe(true);
     }
+    // an OPTIMIZE output holds both partitions' trickle: its tag has both
+    const optimized = new Set(opt.flatMap((c) => c.actions.filter((x) => x.add).map((x) => x.add.path as string)));
+    expect(logAdds(tableDir).some((a) => optimized.has(a.path) && JSON.parse(a.tags!['runnel.partitions']!).length === parts)).toBe(true);
     // VACUUM removed the replaced files; every referenced file is still there
     const onDisk = dataFiles(tableDir);
     expect(onDisk.sort()).toEqual(after.files.map((f) => f.path).sort());

@@ -69,6 +69,11 @@ def main():
             "key_nulls": data.column("key").null_count,
             "value_nulls": data.column("value").null_count,
         }
+        # per Kafka partition: [partition, min offset, max offset, rows, min ts us, max ts us] (the runnel.partitions tag, bytes aside)
+        by_part = data.select(["partition", "offset"]).append_column("ts", data.column("timestamp").cast(pa.int64())).group_by("partition").aggregate(
+            [("offset", "min"), ("offset", "max"), ("offset", "count"), ("ts", "min"), ("ts", "max")]
+        ).to_pylist()
+        actual["partitions"] = sorted([[g["partition"], g["offset_min"], g["offset_max"], g["offset_count"], g["ts_min"], g["ts_max"]] for g in by_part])
         real_size = fs.get_file_info(full.replace("s3://", "")).size if fs is not None else __import__("os").path.getsize(full.replace("file://", ""))
         codecs = sorted({md.row_group(r).column(c).compression for r in range(md.num_row_groups) for c in range(md.num_columns)})
         files.append({
@@ -85,6 +90,7 @@ def main():
             "null_count": a.get("null_count") or None,
             "actual": actual,
             "real_size": real_size,
+            "tags": a.get("tags"),
         })
     print(json.dumps({
         "version": dt.version(),

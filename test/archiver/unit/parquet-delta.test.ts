@@ -132,11 +132,21 @@ describe('delta log', () => {
       },
       { txn: { appId: 'runnel/x/1', version: 42, lastUpdated: 7 } },
       { add: { path: 'date=2024-01-01/p.parquet', partitionValues: { date: '2024-01-01' }, size: 10, modificationTime: 3, dataChange: false, stats: '{"numRecords":1}' } },
+      {
+        add: {
+          path: 'date=2024-01-01/q.parquet', partitionValues: { date: '2024-01-01' }, size: 20, modificationTime: 4, dataChange: false,
+          tags: { 'runnel.partitions': '[[0,5,9,5,1,2,20]]', other: 'x' },
+        },
+      },
     ];
     const back = readCheckpoint(writeCheckpoint(actions));
-    expect(back).toHaveLength(4);
+    expect(back).toHaveLength(5);
     expect(back.find((a) => 'txn' in a)).toMatchObject({ txn: { appId: 'runnel/x/1', version: 42 } });
     expect(back.find((a) => 'add' in a)).toMatchObject({ add: { partitionValues: { date: '2024-01-01' }, size: 10 } });
+    // the per-partition ranges tag survives a checkpoint (the remote tier may load the table from one)
+    expect(back.find((a) => 'add' in a && a.add.path.endsWith('q.parquet'))).toMatchObject({
+      add: { tags: { 'runnel.partitions': '[[0,5,9,5,1,2,20]]', other: 'x' } },
+    });
     expect(back.find((a) => 'metaData' in a)).toMatchObject({ metaData: { partitionColumns: ['date'], configuration: { a: 'b' } } });
   });
 });

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dist = (p: string): string => pathToFileURL(path.join(ROOT, 'dist/archiver/src', p)).href;
+/** the lake code (Delta log, object stores) lives in common/ */
+const lakeIndex = pathToFileURL(path.join(ROOT, 'dist/common/lake/index.js')).href;
 
 /** Runs `body` in a fresh node after importing main.js; returns the heavy packages it resolved. */
 function heavyImports(body: string): string[] {
@@ -25,7 +27,7 @@ function heavyImports(body: string): string[] {
 describe('archiver start-up modules', () => {
   it('main.js and opening a local or an S3 lake load none of Arrow, parquet-wasm and the AWS SDK', () => {
     const seen = heavyImports(`
-      const { openLake } = await import(${JSON.stringify(dist('storage/index.js'))});
+      const { openLake } = await import(${JSON.stringify(lakeIndex)});
       const s3 = openLake('s3://bucket/prefix');
       if (s3.url !== 's3://bucket/prefix') throw new Error(s3.url);
       openLake('/tmp/lake');`);
@@ -37,7 +39,7 @@ describe('archiver start-up modules', () => {
       const { ParquetPool } = await import(${JSON.stringify(dist('parquet/pool.js'))});
       const pool = new ParquetPool(1, { inline: true });
       await pool.writeCheckpoint([]).catch(() => {});
-      const { openLake } = await import(${JSON.stringify(dist('storage/index.js'))});
+      const { openLake } = await import(${JSON.stringify(lakeIndex)});
       const s3 = openLake('s3://bucket/prefix', { s3Endpoint: 'http://127.0.0.1:9' });
       await s3.close();
       await s3.get('x').catch(() => {});`);

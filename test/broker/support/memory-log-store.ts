@@ -91,6 +91,10 @@ export class MemoryLogStore implements LogStore {
   async readBackwards(tp: TopicPartition, beforeOrAt: number, count: number) {
     return this.all(tp).filter((b) => b.baseOffset <= beforeOrAt).reverse().slice(0, count);
   }
+  /** The archiver's watermark (the archiver writes it in Redis; no broker API does). */
+  setArchived(tp: TopicPartition, offset: number): void {
+    this.part(tp).archived = offset;
+  }
   async setRemoteLogStartOffset(tp: TopicPartition, o: number | null) {
     this.part(tp).remoteLogStart = o;
   }

@@ -84,14 +84,33 @@ describe('topic configs: names, defaults and Kafka 4.x validation', () => {
       .toBe('conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)');
   });
 
-  it('accepts compaction and broker-side compression as Kafka does; refuses tiered storage, saying why', () => {
+  it('accepts compaction and broker-side compression as Kafka does', () => {
     expect(validateTopicConfig('cleanup.policy', 'compact')).toBeNull();
     expect(validateTopicConfig('cleanup.policy', 'compact,delete')).toBeNull();
     expect(validateTopicConfig('cleanup.policy', '')).toBeNull();
     expect(validateTopicConfig('compression.type', 'lz4')).toBeNull();
     expect(validateTopicConfig('compression.type', 'uncompressed')).toBeNull();
     expect(validateTopicConfig('compression.type', 'brotli')).toMatch(/^Invalid value brotli for configuration compression.type: String must be one of/);
-    expect(validateTopicConfig('remote.storage.enable', 'true')).toMatch(/Tiered Storage functionality is disabled in the broker/);
+  });
+
+  it('tiered storage: Kafka\'s checks across remote.storage.enable, cleanup.policy and local.retention.*', () => {
+    expect(validateTopicConfig('remote.storage.enable', 'true')).toBeNull();
+    const tiered = { 'remote.storage.enable': 'true' };
+    expect(validateTopicConfigSet(tiered, broker)).toBeNull();
+    expect(validateTopicConfigSet({ ...tiered, 'local.retention.ms': '1000', 'local.retention.bytes': '1024', 'retention.bytes': '4096' }, broker)).toBeNull();
+    expect(validateTopicConfigSet({ ...tiered, 'cleanup.policy': 'compact,delete' }, broker)).toBe('Remote log storage is unsupported for the compacted topics');
+    expect(validateTopicConfigSet({ ...tiered, 'retention.ms': '1000', 'local.retention.ms': '2000' }, broker))
+      .toBe('Invalid value 2000 for configuration local.retention.ms: Value must not be more than retention.ms property value: 1000');
+    expect(validateTopicConfigSet({ ...tiered, 'local.retention.ms': '-1' }, broker)).toMatch(/^Invalid value -1 for configuration local.retention.ms: Value must not be -1 as retention.ms value is set as 604800000/);
+    // retention.*=-1 (forever): any local retention
+    expect(validateTopicConfigSet({ ...tiered, 'retention.ms': '-1', 'local.retention.ms': '-1' }, broker)).toBeNull();
+    // a broker with tiered storage off refuses it, as Kafka does
+    const off = loadBrokerConfig(['--set', 'remote.log.storage.system.enable=false'], {});
+    expect(validateTopicConfigSet(tiered, off)).toBe('Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.');
+    // switching a tiered topic off needs remote.log.delete.on.disable=true (KIP-950)
+    expect(validateTopicConfigSet({ 'remote.storage.enable': 'false' }, broker, tiered)).toMatch(/^It is invalid to disable remote storage without deleting remote data/);
+    expect(validateTopicConfigSet({ 'remote.storage.enable': 'false', 'remote.log.delete.on.disable': 'true' }, broker, tiered)).toBeNull();
+    expect(validateTopicConfigSet({ 'remote.storage.enable': 'true', 'remote.log.copy.disable': 'true' }, broker, tiered)).toBeNull();
   });
 });
 
@@ -120,9 +139,9 @@ describe('IncrementalAlterConfigs APPEND / SUBTRACT', () => {
     expect(stored).toEqual({ 'leader.replication.throttled.replicas': '0:1,1:1', 'follower.replication.throttled.replicas': '*' });
     r = await call([{ name: 'leader.replication.throttled.replicas', value: '0:1', configOperation: 3 }]);
     expect(stored['leader.replication.throttled.replicas']).toBe('1:1');
-    r = await call([{ name: 'remote.storage.enable', value: 'true', configOperation: 0 }]);
+    r = await call([{ name: 'remote.storage.enable', value: 'true', configOperation: 0 }, { name: 'local.retention.ms', value: '-1', configOperation: 0 }]);
     expect(r.responses[0]!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
-    expect(r.responses[0]!.errorMessage).toMatch(/Tiered Storage functionality is disabled/);
+    expect(r.responses[0]!.errorMessage).toMatch(/Value must not be -1 as retention.ms value is set as/);
     r = await call([{ name: 'retention.ms', value: '5', configOperation: 2 }]);
     expect(r.responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: "Can't APPEND to key retention.ms because its type is not LIST." });
     r = await call([{ name: 'min.compaction.lag.ms', value: '10', configOperation: 0 }, { name: 'max.compaction.lag.ms', value: '5', configOperation: 0 }]);
