@@ -2,6 +2,7 @@
 // whose lake is a temp folder (or S3 behind a fault proxy) and archiver
 // processes per file; wire-level Fetch/ListOffsets/DeleteRecords; an
 // independent RecordBatch decoder that checks each CRC; a kcat consumer.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,7 +17,7 @@ import { ListOffsets } from '../../../broker/src/protocol/messages/list-offsets.
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { archiverEnv, readDelta, S3_KEY, S3_SECRET, spawnArchiver, startS3, type ArchiverProc, type DeltaRead, type S3Handle } from '../../archiver/integration/helpers.js';
 import { buildBatch, type TestRecord } from '../../helpers/batches.js';
-import { freePort, HOST, sleep, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { freePort, HOST, sleep, waitFor } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { WireClient } from '../../helpers/wire.js';
@@ -255,7 +256,7 @@ export const recordsFrom = (a: FetchAnswer, from: number): FetchedRecord[] => a.
  */
 export async function replay(
   port: number, topic: string, partition: number, from: number, to: number,
-  o: { maxBytes?: number; retry?: (errorCode: number) => boolean; timeoutMs?: number; onFetch?: (a: FetchAnswer, offset: number) => void } = {},
+  o: { maxBytes?: number; retry?: (errorCode: number) => boolean; timeoutMs?: number; onFetch?: (a: FetchAnswer, offset: number) => void; pauseMs?: number } = {},
 ): Promise<FetchedRecord[]> {
   const out: FetchedRecord[] = [];
   const end = Date.now() + (o.timeoutMs ?? 60_000);
@@ -289,6 +290,7 @@ export async function replay(
         }
         offset = Math.max(offset, b.lastOffset + 1);
       }
+      if (o.pauseMs) await sleep(o.pauseMs);
     }
   } finally {
     c?.close();
@@ -300,7 +302,7 @@ export interface Chase { records: FetchedRecord[]; fetches: number; lakeFetches:
 
 /**
  * A consumer by offsets following a growing partition from 0: fetch after
- * fetch, pausing `pauseMs()` after each answer, until it has read up to
+ * fetch of `maxBytes()`, pausing `pauseMs()` after each answer, until it has read up to
  * `end()` (null while the producer still runs). Before each fetch it asks
  * EARLIEST_LOCAL, to count the fetches below the Redis log start (served by
  * the lake). Any error code fails it; an empty answer (a lake read slower
@@ -308,7 +310,7 @@ export interface Chase { records: FetchedRecord[]; fetches: number; lakeFetches:
  */
 export async function chase(
   port: number, topic: string, partition: number,
-  o: { maxBytes: number; pauseMs: () => number; end: () => number | null; timeoutMs?: number },
+  o: { maxBytes: () => number; pauseMs: () => number; end: () => number | null; timeoutMs?: number },
 ): Promise<Chase> {
   const c = await WireClient.connect(port);
   const out: Chase = { records: [], fetches: 0, lakeFetches: 0 };
@@ -320,7 +322,7 @@ export async function chase(
       if (end !== null && offset >= end) return out;
       if (Date.now() > deadline) throw new Error(`chase of ${topic}/${partition} stuck at ${offset} (end ${end})`);
       const local = await offsetOf(c, topic, partition, EARLIEST_LOCAL);
-      const a = await fetchAt(c, topic, partition, offset, { maxBytes: o.maxBytes, maxWaitMs: 50, timeoutMs: 5000 });
+      const a = await fetchAt(c, topic, partition, offset, { maxBytes: o.maxBytes(), maxWaitMs: 50, timeoutMs: 5000 });
       out.fetches++;
       if (offset < local) out.lakeFetches++;
       if (a.errorCode !== 0) throw new Error(`fetch ${topic}/${partition} at ${offset} (local log start ${local}): error ${a.errorCode}`);
@@ -526,22 +528,68 @@ export async function startS3Proxy(targetPort: number): Promise<S3Proxy> {
 // ------------------------------------------------------------------ kcat consumer
 
 export interface KcatConsumer {
-  proc: ManagedProcess;
   /** Records printed so far: partition, offset, value. */
   records(): Array<{ partition: number; offset: number; value: string }>;
+  /** Exit code or signal once it has exited (null while it runs), and its stderr. */
+  exited(): string | null;
+  stderr(): string;
+  /** SIGSTOP / SIGCONT. */
+  signal(sig: 'SIGSTOP' | 'SIGCONT'): void;
   stop(): Promise<void>;
 }
 
-/** kcat (librdkafka) reading one partition from offset 0 by assignment, printing every record; `props`: extra -X settings. */
-export function kcatConsumer(bootstrap: string, topic: string, partition: number, props: Record<string, string> = {}): KcatConsumer {
+/**
+ * kcat (librdkafka) reading one partition from offset 0 by assignment,
+ * printing every record, going on when the broker is down (-E); `props`:
+ * extra -X settings. `bytesPerSec`: its
+ * output is read no faster (the pipe fills and kcat waits), so with a small
+ * queued.max.messages.kbytes the consumer itself goes at that pace.
+ */
+export function kcatConsumer(bootstrap: string, topic: string, partition: number, props: Record<string, string> = {}, o: { bytesPerSec?: number } = {}): KcatConsumer {
   const x = Object.entries(props).flatMap(([k, v]) => ['-X', `${k}=${v}`]);
-  const proc = spawnManaged(`kcat-tiered-${topic}`, 'kcat', ['-b', bootstrap, '-C', '-t', topic, '-p', String(partition), '-o', 'beginning', '-u', '-q', '-f', 'R\t%p\t%o\t%s\\n', ...x]);
+  const child = spawn('kcat', ['-b', bootstrap, '-C', '-t', topic, '-p', String(partition), '-o', 'beginning', '-E', '-u', '-q', '-f', 'R\t%p\t%o\t%s\n', ...x], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<{ partition: number; offset: number; value: string }> = [];
+  let partial = '';
+  let err = '';
+  let exit: string | null = null;
+  child.on('exit', (code, sig) => { exit = sig ?? String(code); });
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
+  child.stdout!.on('data', (d: Buffer) => {
+    const text = partial + d.toString();
+    const cut = text.lastIndexOf('\n');
+    partial = text.slice(cut + 1);
+    for (const l of text.slice(0, cut + 1).split('\n')) {
+      const f = l.split('\t');
+      if (f[0] === 'R' && f.length >= 4) lines.push({ partition: Number(f[1]), offset: Number(f[2]), value: f.slice(3).join('\t') });
+    }
+    if (o.bytesPerSec) {
+      child.stdout!.pause();
+      setTimeout(() => child.stdout!.resume(), (d.length / o.bytesPerSec) * 1000);
+    }
+  });
   return {
-    proc,
-    records: () => fs.readFileSync(proc.logFile, 'utf8').split('\n').filter((l) => l.startsWith('R\t')).map((l) => l.split('\t'))
-      .filter((f) => f.length >= 4).map((f) => ({ partition: Number(f[1]), offset: Number(f[2]), value: f.slice(3).join('\t') })),
-    stop: async () => { await proc.stop(3000); },
+    records: () => lines,
+    exited: () => exit,
+    stderr: () => err,
+    signal: (sig) => { if (exit === null) child.kill(sig); },
+    async stop() {
+      if (exit !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+      await gone;
+    },
   };
+}
+
+/** Waits until kcat printed `n` records; fails at once if it exits. */
+export async function waitKcat(k: KcatConsumer, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (k.records().length < n) {
+    if (k.exited() !== null) throw new Error(`kcat exited (${k.exited()}) after ${k.records().length} records: ${k.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`kcat printed ${k.records().length} records of ${n} in ${timeoutMs} ms: ${k.stderr()}`);
+    await sleep(20);
+  }
 }
 
 /** Problems of a kcat read against what was produced: each offset once, in order, with its value. */

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAll, signal } from '../../helpers/faults.js';
+import { readAll } from '../../helpers/faults.js';
 import { sleep, waitFor } from '../../helpers/procs.js';
 import { WireClient } from '../../helpers/wire.js';
 import {
   EARLIEST, EARLIEST_LOCAL, KAFKA_STORAGE_ERROR, OFFSET_OUT_OF_RANGE, RETENTION_CHECK_MS,
   archived, chase, createTopic, fetchAt, fetchMany, filesOf, firstStoredOffset, kcatConsumer, kcatProblems, logKey, offsetOf,
-  later, produceRun, readProblems, recordsFrom, replay, tiered, useTieredLab, waitArchived, waitLocalStart,
+  later, produceRun, waitKcat, readProblems, recordsFrom, replay, tiered, useTieredLab, waitArchived, waitLocalStart,
   type Chase, type FetchedRecord, type Produced,
 } from './fault-support.js';
 
@@ -136,16 +136,17 @@ describe('tiered topics under faults', () => {
       // catches up and then sleeps past a retention pass now and then (it wakes below the Redis log start).
       let failed = false;
       const watch = <T>(p: Promise<T>): Promise<T> => later(p.catch((e: unknown) => { failed = true; throw e; }));
-      const slow = watch(chase(lab.broker.port, topic, 0, { maxBytes: 2000, pauseMs: () => 30, end: () => end }));
-      const jumpy = watch(chase(lab.broker.port, topic, 0, { maxBytes: 1 << 20, pauseMs: () => (Math.random() < 0.2 ? 800 : 5), end: () => end }));
+      // (about one batch a fetch while producing: a quarter of the producer's pace; 64 KiB fetches to catch up after)
+      const slow = watch(chase(lab.broker.port, topic, 0, { maxBytes: () => (end === null ? 300 : 65536), pauseMs: () => (end === null ? 30 : 0), end: () => end }));
+      const jumpy = watch(chase(lab.broker.port, topic, 0, { maxBytes: () => 1 << 20, pauseMs: () => (Math.random() < 0.2 ? 800 : 5), end: () => end }));
       const stopAt = Date.now() + 12_000;
       // librdkafka stopped now and then for longer than local.retention.ms plus a retention pass.
       const pauser = (async () => {
         while (Date.now() < stopAt && !failed) {
           await sleep(700);
-          signal(kcat.proc, 'SIGSTOP');
+          kcat.signal('SIGSTOP');
           await sleep(900);
-          signal(kcat.proc, 'SIGCONT');
+          kcat.signal('SIGCONT');
         }
       })();
       const localStarts = new Set<number>();
@@ -159,7 +160,7 @@ describe('tiered topics under faults', () => {
       let s: Chase, j: Chase;
       try {
         [s, j] = await Promise.all([slow, jumpy]);
-        await waitFor('kcat to read to the end', () => kcat.records().length >= end!, { timeoutMs: 60_000 });
+        await waitKcat(kcat, end, 60_000);
         await sleep(500); // a duplicate would show up now
       } finally {
         await kcat.stop();
@@ -184,44 +185,44 @@ describe('tiered topics under faults', () => {
     expect(await createTopic(c, topic, 1, tiered(100))).toEqual({ errorCode: 0, errorMessage: null });
     const archiver = lab.archiver({ RUNNEL_ARCHIVER_TOPICS: topic });
     try {
-      const produced = await produceRun(c, topic, 0, 300, 10, { pad: 80 });
-      await waitArchived(lab, topic, 0, 2999);
-      await waitLocalStart(c, topic, 0, 2990);
-      // Small fetches: about one batch each, so the replay lasts long enough to be cut.
-      const kcat = kcatConsumer(lab.broker.bootstrap, topic, 0, {
-        'fetch.message.max.bytes': '1500', 'fetch.max.bytes': '1500', 'message.max.bytes': '1000', 'receive.message.max.bytes': '2500',
-      });
+      const produced = await produceRun(c, topic, 0, 600, 10, { pad: 180 });
+      await waitArchived(lab, topic, 0, 5999);
+      await waitLocalStart(c, topic, 0, 5990);
+      // The lake answers batches of up to 256 KiB (about 1200 of these records): kcat is held to 200 KB/s
+      // of output with a small prefetch queue, the wire consumer waits 400 ms after each fetch.
+      const kcat = kcatConsumer(lab.broker.bootstrap, topic, 0, { 'queued.max.messages.kbytes': '300', 'queued.min.messages': '100' }, { bytesPerSec: 200_000 });
       let wireAt = 0;
       let read: FetchedRecord[];
       let atKill: { kcat: number; wire: number };
       try {
-        const wire = later(replay(lab.broker.port, topic, 0, 0, 3000, {
-          maxBytes: 1500, timeoutMs: 120_000, retry: (code) => code !== OFFSET_OUT_OF_RANGE, onFetch: (_a, offset) => { wireAt = offset; },
+        await waitKcat(kcat, 100, 30_000);
+        const wire = later(replay(lab.broker.port, topic, 0, 0, 6000, {
+          maxBytes: 1500, pauseMs: 400, timeoutMs: 120_000, retry: (code) => code !== OFFSET_OUT_OF_RANGE, onFetch: (a, offset) => { if (a.errorCode === 0) wireAt = Math.max(wireAt, offset + recordsFrom(a, offset).length); },
         }));
         let settled = false;
         void wire.finally(() => { settled = true; }).catch(() => {});
-        await waitFor('both consumers inside the lake', () => settled || (kcat.records().length >= 300 && wireAt >= 300), { timeoutMs: 30_000, intervalMs: 20, proc: kcat.proc });
+        await waitFor('both consumers inside the lake', () => settled || (kcat.records().length >= 300 && wireAt > 0), { timeoutMs: 30_000, intervalMs: 20 });
         if (settled) await wire; // it failed (or read everything before the kill): its error says which
         atKill = { kcat: kcat.records().length, wire: wireAt };
         await lab.broker.kill();
-        expect(atKill.kcat, 'kcat read past the lake before the kill').toBeLessThan(2990);
-        expect(atKill.wire, 'the wire consumer read past the lake before the kill').toBeLessThan(2990);
+        expect(atKill.kcat, 'kcat read past the lake before the kill').toBeLessThan(5990);
+        expect(atKill.wire, 'the wire consumer read past the lake before the kill').toBeLessThan(5990);
         await sleep(1000);
         await lab.broker.restart();
         read = await wire;
-        await waitFor('kcat to finish the replay', () => kcat.records().length >= 3000, { timeoutMs: 60_000 });
+        await waitKcat(kcat, 6000, 60_000);
         await sleep(500);
       } finally {
         await kcat.stop();
       }
-      console.log(`broker killed mid-replay: kcat at ${atKill.kcat}, wire consumer at ${atKill.wire} of 3000`);
+      console.log(`broker killed mid-replay: kcat at ${atKill.kcat}, wire consumer at ${atKill.wire} of 6000`);
       expect(readProblems(read, produced).slice(0, 20)).toEqual([]);
       expect(kcatProblems(kcat.records(), produced).slice(0, 20)).toEqual([]);
       // The log starts survived the crash (they are in the partition meta).
       c.close();
       c = await WireClient.connect(lab.broker.port);
       expect(await offsetOf(c, topic, 0, EARLIEST)).toBe(0);
-      expect(await offsetOf(c, topic, 0, EARLIEST_LOCAL)).toBe(2990);
+      expect(await offsetOf(c, topic, 0, EARLIEST_LOCAL)).toBe(5990);
       expect(await lab.client.xlen(logKey(topic, 0))).toBe(1);
     } finally {
       await archiver.kill();
