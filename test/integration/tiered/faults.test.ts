@@ -68,7 +68,7 @@ describe('tiered topics under faults', () => {
     }
   });
 
-  it('(c) a data file removed from the lake: its offsets answer KAFKA_STORAGE_ERROR, the rest is served', async () => {
+  it('(c) a data file removed from the lake, another cut short: their offsets answer KAFKA_STORAGE_ERROR, the rest is served', async () => {
     const topic = 'tf-files';
     const other = 'tf-files-other';
     expect(await createTopic(c, topic, 2, tiered(100))).toEqual({ errorCode: 0, errorMessage: null });
@@ -90,10 +90,15 @@ describe('tiered topics under faults', () => {
       await waitLocalStart(c, other, 0, 40);
 
       const files = filesOf(await lab.delta(topic), 0).filter((f) => f.actual.max_partition === 0);
-      expect(files.length, JSON.stringify(files.map((f) => f.actual))).toBeGreaterThanOrEqual(2);
+      expect(files.length, JSON.stringify(files.map((f) => f.actual))).toBeGreaterThanOrEqual(3);
       const victim = files[1]!;
       expect(victim.actual.max_offset).toBeLessThan(140); // wholly below the Redis log start
       fs.rmSync(path.join(lab.lakeDir, topic, decodeURIComponent(victim.path)));
+      // And a later file cut in half (a torn upload): its footer is gone.
+      const torn = files[2]!;
+      expect(torn.actual.min_offset).toBeLessThan(140);
+      const tornPath = path.join(lab.lakeDir, topic, decodeURIComponent(torn.path));
+      fs.truncateSync(tornPath, Math.floor(fs.statSync(tornPath).size / 2));
 
       const inVictim = victim.actual.min_offset;
       for (let i = 0; i < 3; i++) {
@@ -101,6 +106,9 @@ describe('tiered topics under faults', () => {
         expect({ errorCode: a.errorCode, records: a.batches.length }).toEqual({ errorCode: KAFKA_STORAGE_ERROR, records: 0 });
         expect(a.ms).toBeLessThan(5000);
       }
+      const cut = await fetchAt(c, topic, 0, torn.actual.min_offset, { timeoutMs: 10_000 });
+      expect({ errorCode: cut.errorCode, records: cut.batches.length }).toEqual({ errorCode: KAFKA_STORAGE_ERROR, records: 0 });
+      expect(cut.ms).toBeLessThan(5000);
       // One request naming the broken offsets and healthy ones: only the broken partition fails.
       const [bad, good1, goodOther] = await fetchMany(c, [
         { topic, partition: 0, offset: inVictim }, { topic, partition: 1, offset: 0 }, { topic: other, partition: 0, offset: 0 },
