@@ -76,8 +76,16 @@ export class RecordsWriter {
     }
     this.varint(len);
     this.ensure(len);
-    this.buf.set(src.subarray(start, start + len), this.pos);
-    this.pos += len;
+    const b = this.buf;
+    let at = this.pos;
+    if (len < 64) {
+      // short fields (keys, header names): a loop beats allocating a view to copy from
+      for (let i = start, e = start + len; i < e; i++) b[at++] = src[i]!;
+    } else {
+      b.set(src.subarray(start, start + len), at);
+      at += len;
+    }
+    this.pos = at;
   }
 
   /** Opens a record: everything up to the header count. Headers follow with `field` (key, value) pairs, then `endRecord`. */

@@ -241,7 +241,8 @@ describe('helm chart: Kafka security, external access, names and volumes (issue 
     ]);
     const c = container(docs);
     expect(c.env.map((e: any) => e.name)).toEqual(['POD_NAME', 'RUNNEL_HOST', 'RUNNEL_PORT', 'RUNNEL_ADVERTISED_HOST', 'RUNNEL_ADVERTISED_PORT', 'RUNNEL_HTTP_PORT',
-      'RUNNEL_HTTP_HOST', 'RUNNEL_HTTP_CONSOLE_ENABLE', 'RUNNEL_MIN_INSYNC_REPLICAS', 'RUNNEL_REDIS_ACKS_ALL_WAITAOF', 'RUNNEL_REDIS_URL']);
+      'RUNNEL_HTTP_HOST', 'RUNNEL_HTTP_CONSOLE_ENABLE', 'RUNNEL_MIN_INSYNC_REPLICAS', 'RUNNEL_REDIS_ACKS_ALL_WAITAOF', 'RUNNEL_REDIS_URL',
+      'RUNNEL_LAKE', 'RUNNEL_S3_REGION']); // the archiver's lake, for tiered topics (lake-env.test.ts)
     expect(c.args[0]).toBe('export RUNNEL_NODE_ID=$$(( ${POD_NAME##*-} + 1 )) && exec node /app/dist/cli/runnel.js broker');
     expect(c.ports.map((p: any) => p.name)).toEqual(['kafka', 'http']);
     expect(broker(docs).spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['tmp', 'data']);

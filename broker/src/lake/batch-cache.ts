@@ -1,6 +1,7 @@
 // The remote tier's decoded-file cache: rebuilt batches per (run of files,
 // partition), least recently used out first, bounded by the bytes it holds.
-// An entry larger than the whole limit is not kept.
+// An entry larger than the whole limit is not kept (the reader keeps a window
+// of such a file's batches instead).
 
 export interface Sized {
   /** bytes held */
@@ -38,6 +39,11 @@ export class BatchCache<V extends Sized> {
     this.entries.set(key, v);
     this.bytes += v.size;
     return true;
+  }
+
+  /** The entry, its recency unchanged. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
   }
 
   delete(key: string): void {

@@ -53,9 +53,12 @@ import(entry);
 
 type Spawn = () => Worker;
 
+/** The process's node options, less those about its own entry (`--input-type` would misread the worker's). */
+const execArgv = (): string[] => process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
+
 function spawner(): Spawn | null {
   const js = new URL('./decode-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return () => new Worker(js);
+  if (existsSync(fileURLToPath(js))) return () => new Worker(js, { execArgv: execArgv() });
   const src = new URL('./decode-worker.ts', import.meta.url);
   if (!existsSync(fileURLToPath(src))) return null;
   let tsPath: string;
@@ -64,7 +67,7 @@ function spawner(): Spawn | null {
   } catch {
     return null;
   }
-  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, workerData: { entry: src.href, typescript: tsPath } });
+  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, execArgv: execArgv(), workerData: { entry: src.href, typescript: tsPath } });
 }
 
 export class DecodePool {
@@ -82,7 +85,11 @@ export class DecodePool {
     private readonly jobTimeoutMs: number,
   ) {
     this.spawn = spawner();
-    if (this.spawn) for (let i = 0; i < Math.max(1, size); i++) this.add();
+  }
+
+  /** Workers start with the first job: a broker whose topics are never read from the lake starts none. */
+  private start(): void {
+    while (this.slots.length < Math.max(1, this.size)) this.add();
   }
 
   /** Whether jobs run in worker threads (false: inline). */
@@ -128,6 +135,7 @@ export class DecodePool {
 
   private run<T>(kind: DecodeJobKind, job: unknown, transfer: ArrayBuffer[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('lake decode pool closed'));
+    this.start();
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.nextId++;
     slot.busy++;

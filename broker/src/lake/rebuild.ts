@@ -12,16 +12,14 @@ import * as pq from 'parquet-wasm';
 import { RecordsWriter, writeBatchHeader } from '../../../common/record-batch/encode.js';
 import { writeCrc } from '../../../common/record-batch/header.js';
 import { Attr, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
+import { M } from './batch-meta.js';
 
-/** Per batch in PartBatches.meta: */
-export const META_FIELDS = 7;
-export const M = { BASE: 0, LAST: 1, START: 2, SIZE: 3, COUNT: 4, MIN_TS: 5, MAX_TS: 6 } as const;
 
 /** The rebuilt batches of one partition, back to back in `bytes`. */
 export interface PartBatches {
   partition: number;
   bytes: Uint8Array;
-  /** META_FIELDS numbers per batch (M) */
+  /** META_FIELDS numbers per batch (batch-meta.ts) */
   meta: Float64Array;
   records: number;
   minOffset: number;
@@ -40,7 +38,7 @@ export interface RebuildJob {
 }
 
 interface BinCol {
-  offs: Int32Array | BigInt64Array;
+  offs: Int32Array | Float64Array;
   values: Uint8Array;
   bitmap: Uint8Array | null;
   bitBase: number;
@@ -60,12 +58,14 @@ interface Chunk {
 }
 
 function binCol(d: arrow.Data): BinCol {
-  const offs = d.valueOffsets as Int32Array | BigInt64Array;
+  const o = d.valueOffsets as Int32Array | BigInt64Array;
+  // 64-bit offsets (LargeBinary, from other writers): as doubles, exact below 2^53
+  const offs = o instanceof BigInt64Array ? Float64Array.from(o, Number) : o;
   return { offs, values: d.values as Uint8Array, bitmap: d.nullCount > 0 ? d.nullBitmap ?? null : null, bitBase: d.offset };
 }
 
 const isNull = (c: BinCol, i: number): boolean => c.bitmap !== null && ((c.bitmap[(c.bitBase + i) >> 3]! >> ((c.bitBase + i) & 7)) & 1) === 0;
-const at = (o: Int32Array | BigInt64Array, i: number): number => (o instanceof Int32Array ? o[i]! : Number(o[i]!));
+const at = (o: Int32Array | Float64Array, i: number): number => o[i]!;
 const words = (a: BigInt64Array): Int32Array => new Int32Array(a.buffer, a.byteOffset, a.length * 2);
 
 /** 1 where the row's timestamp_type is LogAppendTime (a Utf8 column, or a dictionary of it). */

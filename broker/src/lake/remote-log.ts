@@ -2,7 +2,10 @@
 // archiver's Delta tables: one table per topic at `<lake>/<topic>`. The
 // table view (table-view.ts) places an offset in a file without opening one;
 // the file's rows become record batches in a worker thread (rebuild.ts), kept
-// per (file, partition) in a cache bounded in bytes (batch-cache.ts).
+// per (file, partition) in a cache bounded in bytes (batch-cache.ts). A
+// partition's batches larger than the whole cache are kept as a window from
+// the offset read on; a reader in the last quarter of a file has the next one
+// decoded ahead of it.
 //
 // Every failure of the lake (unreachable, S3 errors, a listed file missing,
 // corrupt Parquet, a read past readTimeoutMs) is KAFKA_STORAGE_ERROR, logged
@@ -20,7 +23,8 @@ import type { FetchBatch, TopicPartition } from '../storage/log-store.js';
 import type { RemoteExtent, RemoteLog, RemoteSegment } from '../storage/remote-log.js';
 import { BatchCache } from './batch-cache.js';
 import { DecodePool } from './decode-pool.js';
-import { M, META_FIELDS, type PartBatches } from './rebuild.js';
+import { M, META_FIELDS } from './batch-meta.js';
+import type { PartBatches } from './rebuild.js';
 import { sliceBatch } from './slice.js';
 import { firstRunAtOrAfter, TableView, type Run } from './table-view.js';
 
@@ -52,6 +56,8 @@ export interface LakeRemoteLogOptions {
   /** decode worker threads; default half the cores, 1 to 4 */
   workers?: number;
   targetBatchBytes?: number;
+  /** decode the next file of a partition while a reader is in the last quarter of the current one (default true) */
+  readAhead?: boolean;
 }
 
 export interface LakeRemoteLog extends RemoteLog {
@@ -66,6 +72,8 @@ interface Part {
   /** key, value and header bytes of its rows */
   payloadBytes: number;
   size: number;
+  /** false: a window of consecutive batches of the run (windowOf) */
+  complete: boolean;
 }
 
 export function openLakeRemoteLog(opts: LakeRemoteLogOptions): LakeRemoteLog {
@@ -81,12 +89,14 @@ class LakeTier implements LakeRemoteLog {
   private readonly logged = new Map<string, number>();
   private readonly timeoutMs: number;
   private readonly target: number;
+  private readonly readAhead: boolean;
   private closed = false;
 
   constructor(private readonly o: LakeRemoteLogOptions) {
     this.store = openLake(o.lake, { s3Endpoint: o.s3Endpoint, s3ForcePathStyle: o.s3ForcePathStyle, s3Region: o.s3Region });
     this.timeoutMs = o.readTimeoutMs ?? 30_000;
     this.target = o.targetBatchBytes ?? TARGET_BATCH_BYTES;
+    this.readAhead = o.readAhead ?? true;
     this.pool = new DecodePool(o.workers ?? Math.max(1, Math.min(4, availableParallelism() >> 1)), this.timeoutMs);
     this.cache = new BatchCache<Part>(o.cacheBytes);
   }
@@ -116,31 +126,47 @@ class LakeTier implements LakeRemoteLog {
     let i = firstRunAtOrAfter(runs, offset);
     if (i >= runs.length || runs[i]!.minOffset >= endOffset) {
       // newer commits may hold it
-      await this.refresh(v);
+      await this.refresh(v, true);
       runs = v.partition(tp.partition)?.runs ?? [];
       i = firstRunAtOrAfter(runs, offset);
     }
     const out: FetchBatch[] = [];
     let total = 0;
     let from = offset;
-    for (; i < runs.length; i++) {
+    let done = false;
+    for (; i < runs.length && !done; i++) {
       const run = runs[i]!;
       if (run.minOffset >= endOffset || (out.length > 0 && total >= maxBytes)) break;
-      const part = await this.part(v, run, tp.partition, hits);
+      const part = await this.part(v, run, tp.partition, hits, from);
       const n = part.meta.length / META_FIELDS;
-      for (let j = firstBatchAtOrAfter(part.meta, from); j < n; j++) {
+      let j = firstBatchAtOrAfter(part.meta, from);
+      for (; j < n; j++) {
         const m = j * META_FIELDS;
         const base = part.meta[m + M.BASE]!;
         const last = part.meta[m + M.LAST]!;
-        if (base >= endOffset) return out;
+        if (base >= endOffset) {
+          done = true;
+          break;
+        }
         let bytes: Buffer | null = part.bytes.subarray(part.meta[m + M.START]!, part.meta[m + M.START]! + part.meta[m + M.SIZE]!);
         if (base < from || last >= endOffset) bytes = sliceBatch(bytes, from, endOffset);
         if (!bytes) continue;
-        if (out.length > 0 && total + bytes.length > maxBytes) return out;
+        if (out.length > 0 && total + bytes.length > maxBytes) {
+          done = true;
+          break;
+        }
         out.push({ baseOffset: readInt64(bytes, At.BASE_OFFSET), lastOffsetDelta: bytes.readInt32BE(At.LAST_OFFSET_DELTA), size: bytes.length, pieces: [bytes] });
         total += bytes.length;
         from = last + 1;
       }
+      // a sequential reader in the last quarter of a run: decode the next runs while it reads this one,
+      // as many at once as the other workers and half the cache (counted in runs of this one's size) allow
+      if (this.readAhead && part.complete && j * 4 >= n * 3) {
+        const depth = Math.max(1, Math.min(this.pool.size - 1, Math.floor(this.cache.limit / (2 * Math.max(1, part.size)))));
+        for (let k = i + 1; k <= i + depth && k < runs.length && runs[k]!.minOffset < endOffset; k++) this.prefetch(v, runs[k]!, tp.partition);
+      }
+      // a window of the run's batches: the rest of the run is the next read's
+      if (!part.complete) break;
     }
     return out;
   }
@@ -178,7 +204,7 @@ class LakeTier implements LakeRemoteLog {
       for (const run of runs) {
         if (run.minOffset >= endOffset) break;
         if (run.maxTimestampMs < timestampMs) continue;
-        const part = await this.part(v, run, tp.partition, { all: true });
+        const part = await this.part(v, run, tp.partition, { all: true }, null);
         const n = part.meta.length / META_FIELDS;
         for (let j = 0; j < n; j++) {
           const m = j * META_FIELDS;
@@ -221,7 +247,7 @@ class LakeTier implements LakeRemoteLog {
       return await fn(v);
     } catch (e) {
       if (!(e instanceof MissingFile)) throw e;
-      await this.refresh(v);
+      await this.refresh(v, true);
       if (v.isLive(e.path)) throw e;
       return fn(v);
     }
@@ -236,10 +262,15 @@ class LakeTier implements LakeRemoteLog {
         topic,
         { write: () => Promise.reject(new Error('the broker writes no checkpoint')), read: (b) => this.pool.readCheckpoint(own(b)) },
         (view, f) => this.derive(view, f),
+        this.pool.size,
       );
       this.views.set(topic, v);
     }
-    if (!v.loaded || Date.now() - v.lastRefreshMs >= this.o.refreshIntervalMs) await this.refresh(v);
+    if (!v.loaded) await this.refresh(v);
+    else if (Date.now() - v.lastRefreshMs >= this.o.refreshIntervalMs) {
+      // the view it has still serves what was committed: a failed periodic refresh only delays new commits
+      await this.refresh(v).catch((e: unknown) => this.logOnce(`${topic}:refresh`, 'lake table refresh failed; reading the last view', { topic, err: (e as Error).message }));
+    }
     const id = v.topicId;
     if (id !== undefined && id !== topicId) {
       this.logOnce(`${topic}:topicId`, 'lake table belongs to another topic id: it holds nothing for this topic', { topic, topicId, tableTopicId: id });
@@ -248,9 +279,9 @@ class LakeTier implements LakeRemoteLog {
     return v;
   }
 
-  /** Brings the view up to date and drops the cached batches of files no longer in the table. */
-  private async refresh(v: TableView): Promise<void> {
-    await v.refresh();
+  /** Brings the view up to date (with a refresh begun after the call: `startAfterNow`) and drops the cached batches of files no longer in the table. */
+  private async refresh(v: TableView, startAfterNow = false): Promise<void> {
+    await (startAfterNow ? v.refreshNow() : v.refresh());
     const prefix = `${v.topic}\0`;
     this.cache.prune((k) => k.startsWith(prefix) && k.slice(prefix.length, k.lastIndexOf('#')).split('\n').some((p) => !v.isLive(p)));
   }
@@ -259,19 +290,29 @@ class LakeTier implements LakeRemoteLog {
     return `${v.topic}\0${runKey}#${p}`;
   }
 
-  /** Partition `p`'s batches from `run`: from the cache, a decode under way, or a new decode. */
-  private async part(v: TableView, run: Run, p: number, hits: { all: boolean }): Promise<Part> {
+  /** Starts decoding the run a sequential reader reaches next, unless cached or under way. */
+  private prefetch(v: TableView, run: Run, p: number): void {
+    const key = this.cacheKey(v, run.key, p);
+    if (this.cache.peek(key) || this.inflight.has(key) || this.inflight.has(this.cacheKey(v, run.key, '*'))) return;
+    this.part(v, run, p, { all: true }, run.minOffset).catch(() => {});
+  }
+
+  /**
+   * Partition `p`'s batches from `run` that hold `from` (null: the whole run):
+   * from the cache, a decode under way, or a new decode.
+   */
+  private async part(v: TableView, run: Run, p: number, hits: { all: boolean }, from: number | null): Promise<Part> {
     const key = this.cacheKey(v, run.key, p);
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached && covers(cached, from)) return cached;
     hits.all = false;
     const allKey = this.cacheKey(v, run.key, '*');
     const shared = this.inflight.get(allKey) ?? this.inflight.get(key);
     if (shared) {
       const got = (await shared).get(p);
-      if (got) return got;
+      if (got && covers(got, from)) return got;
     }
-    // one file of few partitions, or one the cache can hold whole: rebuild all its partitions at once
+    // one file the cache can likely hold whole: rebuild all its partitions at once (their readers come next)
     const f = run.paths.length === 1 ? v.table.state.files.get(run.paths[0]!) : undefined;
     const all = f !== undefined && f.size * 4 <= this.cache.limit;
     const jobKey = all ? allKey : key;
@@ -280,14 +321,15 @@ class LakeTier implements LakeRemoteLog {
         const m = new Map<number, Part>();
         for (const part of parts) {
           m.set(part.partition, part);
-          if (part.partition === p) this.cache.set(key, part);
+          // larger than the whole cache: keep the window a sequential reader needs next
+          if (part.partition === p) this.cache.set(key, part.size > this.cache.limit ? windowOf(part, from ?? run.minOffset, this.cache.limit >> 1) : part);
           else if (sameRun(v, part.partition, run.key)) this.cache.set(this.cacheKey(v, run.key, part.partition), part);
         }
         return m;
       })
       .finally(() => this.inflight.delete(jobKey));
     this.inflight.set(jobKey, job);
-    return (await job).get(p) ?? { partition: p, bytes: Buffer.alloc(0), meta: new Float64Array(0), payloadBytes: 0, size: 0 };
+    return (await job).get(p) ?? { partition: p, bytes: Buffer.alloc(0), meta: new Float64Array(0), payloadBytes: 0, size: 0, complete: true };
   }
 
   /** Reads data files and rebuilds their batches in a worker. */
@@ -400,9 +442,30 @@ function firstBatchAtOrAfter(meta: Float64Array, offset: number): number {
   return lo;
 }
 
+/** Whether `part` holds the batches a read from `from` needs (null: all of them). */
+function covers(part: Part, from: number | null): boolean {
+  if (part.complete) return true;
+  const n = part.meta.length / META_FIELDS;
+  return from !== null && n > 0 && from >= part.meta[M.BASE]! && from <= part.meta[(n - 1) * META_FIELDS + M.LAST]!;
+}
+
+/** The batches of `part` from the one holding `from` on, within `bytes` (at least one), copied out of the whole. */
+function windowOf(part: Part, from: number, bytes: number): Part {
+  const n = part.meta.length / META_FIELDS;
+  const j0 = Math.min(firstBatchAtOrAfter(part.meta, from), Math.max(0, n - 1));
+  let j1 = j0;
+  const start = part.meta[j0 * META_FIELDS + M.START] ?? 0;
+  while (j1 < n && (j1 === j0 || part.meta[j1 * META_FIELDS + M.START]! + part.meta[j1 * META_FIELDS + M.SIZE]! - start <= bytes)) j1++;
+  const meta = part.meta.slice(j0 * META_FIELDS, j1 * META_FIELDS);
+  for (let j = 0; j < j1 - j0; j++) meta[j * META_FIELDS + M.START]! -= start;
+  const end = j1 > j0 ? part.meta[(j1 - 1) * META_FIELDS + M.START]! + part.meta[(j1 - 1) * META_FIELDS + M.SIZE]! : start;
+  const win = Buffer.from(part.bytes.subarray(start, end));
+  return { partition: part.partition, bytes: win, meta, payloadBytes: 0, size: win.length + meta.byteLength, complete: j0 === 0 && j1 === n };
+}
+
 function toPart(p: PartBatches): Part {
   const bytes = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
-  return { partition: p.partition, bytes, meta: p.meta, payloadBytes: p.payloadBytes, size: bytes.length + p.meta.byteLength };
+  return { partition: p.partition, bytes, meta: p.meta, payloadBytes: p.payloadBytes, size: bytes.length + p.meta.byteLength, complete: true };
 }
 
 function partPayload(p: Part): number {

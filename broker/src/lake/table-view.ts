@@ -47,6 +47,7 @@ export class TableView {
   lastRefreshMs = 0;
   private refreshing: Promise<void> | null = null;
   private index = new Map<number, PartitionIndex>();
+  private indexedVersion = -2;
   /** derived ranges by path, kept while the file is live */
   private readonly derived = new Map<string, PartitionRange[]>();
 
@@ -55,6 +56,8 @@ export class TableView {
     readonly topic: string,
     codec: ConstructorParameters<typeof DeltaTable>[2],
     private readonly derive: Derive,
+    /** files decoded at once to index them */
+    private readonly deriveConcurrency = 1,
   ) {
     this.table = new DeltaTable(store, topic, codec);
   }
@@ -84,29 +87,49 @@ export class TableView {
     }));
   }
 
+  /**
+   * A refresh that starts after this call: one under way may have listed the
+   * log before the commit the caller is looking for. Callers meanwhile share it.
+   */
+  async refreshNow(): Promise<void> {
+    const running = this.refreshing;
+    if (running) await running.catch(() => {});
+    return this.refresh();
+  }
+
   private async doRefresh(): Promise<void> {
-    let changed: boolean;
     if (!this.loaded) {
       await this.table.load();
       this.loaded = true;
-      changed = true;
     } else {
-      changed = (await this.table.update()) > 0;
+      // a failed update is retried at the next interval, not at every read
+      this.lastRefreshMs = Date.now();
+      await this.table.update();
     }
     this.lastRefreshMs = Date.now();
-    if (changed || this.index.size === 0) await this.reindex();
+    // (an update that failed half-way applied some commits: the next one indexes them)
+    if (this.table.state.version !== this.indexedVersion) {
+      await this.reindex();
+      this.indexedVersion = this.table.state.version;
+    }
   }
 
   private async reindex(): Promise<void> {
     const files = [...this.table.state.files.values()];
     for (const path of this.derived.keys()) if (!this.table.state.files.has(path)) this.derived.delete(path);
+    const unknown = files.filter((f) => !rangesOf(f) && !this.derived.has(f.path));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(this.deriveConcurrency, unknown.length) }, async () => {
+        while (next < unknown.length) {
+          const f = unknown[next++]!;
+          this.derived.set(f.path, await this.derive(this, f));
+        }
+      }),
+    );
     const by = new Map<number, FileRange[]>();
     for (const f of files) {
-      let ranges = rangesOf(f) ?? this.derived.get(f.path);
-      if (!ranges) {
-        ranges = await this.derive(this, f);
-        this.derived.set(f.path, ranges);
-      }
+      const ranges = rangesOf(f) ?? this.derived.get(f.path)!;
       for (const r of ranges) {
         let arr = by.get(r.partition);
         if (!arr) by.set(r.partition, (arr = []));

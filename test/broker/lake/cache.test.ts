@@ -4,7 +4,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openLakeRemoteLog, type LakeObservation, type LakeRemoteLog } from '../../../broker/src/lake/remote-log.js';
 import { createLogger } from '../../../common/logger/logger.js';
-import { commitFiles, records, removeLakes, table, tmpLake, writeDataFiles } from './fixture.js';
+import { commitFiles, fetched, records, removeLakes, table, tmpLake, writeDataFiles, type Rec } from './fixture.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10);
 const ID = 'c0c0c0c0-0000-4000-8000-000000000002';
@@ -15,8 +15,8 @@ afterEach(async () => {
 });
 afterAll(removeLakes);
 
-function reader(lake: string, cacheBytes: number, seen: LakeObservation[]) {
-  const r = openLakeRemoteLog({ lake, cacheBytes, refreshIntervalMs: 60_000, logger: quiet, observe: (e) => seen.push(e), workers: 1 });
+function reader(lake: string, cacheBytes: number, seen: LakeObservation[], o: { readAhead?: boolean; targetBatchBytes?: number } = {}) {
+  const r = openLakeRemoteLog({ lake, cacheBytes, refreshIntervalMs: 60_000, logger: quiet, observe: (e) => seen.push(e), workers: 1, readAhead: o.readAhead ?? false, targetBatchBytes: o.targetBatchBytes });
   open.push(r);
   return r;
 }
@@ -80,5 +80,40 @@ describe('lake reader: cache', () => {
     for (const p of [0, 1, 2, 3]) expect((await r.read({ topic: 'm', partition: p }, ID, 0, 100, 1 << 20)).length).toBeGreaterThan(0);
     expect(seen.filter((e) => e.op === 'decode')).toHaveLength(1);
     expect(r.stats().cacheEntries).toBe(4);
+  });
+
+  it('read-ahead: a reader in the last quarter of a file has the next one decoded for it', async () => {
+    const lake = await lake3();
+    const seen: LakeObservation[] = [];
+    const r = reader(lake, 1 << 24, seen, { readAhead: true, targetBatchBytes: 8192 });
+    await r.read(tp, ID, 10, 1_000, 1);
+    expect(seen.filter((e) => e.op === 'decode')).toHaveLength(1);
+    await r.read(tp, ID, 90, 1_000, 1);
+    await expect.poll(() => seen.filter((e) => e.op === 'decode').length).toBe(2);
+    seen.length = 0;
+    await r.read(tp, ID, 100, 1_000, 1);
+    expect(seen.find((e) => e.op === 'read')).toMatchObject({ cacheHit: true });
+  });
+
+  it('a partition larger than the cache: a window of its batches is kept, so a sequential replay decodes it a few times, not once per read', async () => {
+    const lake = tmpLake();
+    const t = await table(lake, 'big', ID);
+    const files = await writeDataFiles(lake, 'big', [{ partition: 0, baseOffset: 0, records: records(300, T0, { valueBytes: 1000 }) }]);
+    await commitFiles(t, files);
+    const seen: LakeObservation[] = [];
+    const r = reader(lake, 100_000, seen, { targetBatchBytes: 8192 });
+    const got: Rec[] = [];
+    let reads = 0;
+    for (let from = 0; ; reads++) {
+      const b = fetched(await r.read({ topic: 'big', partition: 0 }, ID, from, 1_000, 8192), 0);
+      if (!b.length) break;
+      got.push(...b);
+      from = b.at(-1)!.offset + 1;
+    }
+    expect(got).toEqual(files[0]!.records);
+    const decodes = seen.filter((e) => e.op === 'decode').length;
+    expect(reads).toBeGreaterThan(25);
+    expect(decodes).toBeLessThanOrEqual(8);
+    expect(r.stats().cacheBytes).toBeLessThanOrEqual(100_000);
   });
 });

@@ -2,7 +2,7 @@
 // bootstrap), a failed or crashed job rejects, and a dead worker is replaced.
 import { afterAll, describe, expect, it } from 'vitest';
 import { DecodePool } from '../../../broker/src/lake/decode-pool.js';
-import { M, META_FIELDS } from '../../../broker/src/lake/rebuild.js';
+import { M, META_FIELDS } from '../../../broker/src/lake/batch-meta.js';
 import { encodeDataFiles } from '../../../archiver/src/parquet/jobs.js';
 import { batchBytes, records, recordsOf } from './fixture.js';
 
@@ -40,5 +40,24 @@ describe('lake decode pool', () => {
     pools.push(pool);
     await expect(pool.rebuild({ files: [dataFile(20_000)], partition: -1, targetBatchBytes: 1 << 20 })).rejects.toThrow(/ran past 1 ms/);
     expect(pool.replaced).toBe(1);
+  });
+
+  it('the event loop keeps turning while a file decodes', async () => {
+    const pool = new DecodePool(1, 30_000);
+    pools.push(pool);
+    const file = dataFile(10_000);
+    await pool.rebuild({ files: [dataFile(10)], partition: -1, targetBatchBytes: 1 << 20 });
+    let ticks = 0;
+    let running = true;
+    const spin = () => {
+      ticks++;
+      if (running) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const parts = await pool.rebuild({ files: [file], partition: -1, targetBatchBytes: 1 << 20 });
+    running = false;
+    expect(parts[0]!.records).toBe(10_000);
+    // inline, the decode would run in one turn of the loop
+    expect(ticks).toBeGreaterThan(10);
   });
 });

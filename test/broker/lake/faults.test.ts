@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { unlink, writeFile } from 'node:fs/promises';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { openLakeRemoteLog, type LakeRemoteLog } from '../../../broker/src/lake/remote-log.js';
@@ -31,9 +31,9 @@ afterAll(async () => {
   for (const s of servers) s.close();
 });
 
-function reader(lake: string, o: { lines?: string[]; readTimeoutMs?: number; s3Endpoint?: string } = {}) {
+function reader(lake: string, o: { lines?: string[]; readTimeoutMs?: number; s3Endpoint?: string; refreshIntervalMs?: number } = {}) {
   const logger = createLogger('warn', 'broker', { stream: { write: (l: string) => o.lines?.push(l) ?? true } });
-  const r = openLakeRemoteLog({ lake, cacheBytes: 1 << 24, refreshIntervalMs: 60_000, logger, workers: 1, readTimeoutMs: o.readTimeoutMs, s3Endpoint: o.s3Endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1' });
+  const r = openLakeRemoteLog({ lake, cacheBytes: 1 << 24, refreshIntervalMs: o.refreshIntervalMs ?? 60_000, logger, workers: 1, readAhead: false, readTimeoutMs: o.readTimeoutMs, s3Endpoint: o.s3Endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1' });
   open.push(r);
   return r;
 }
@@ -153,5 +153,18 @@ describe('lake reader: faults', () => {
     const port = (s.address() as { port: number }).port;
     const r = reader('s3://bucket/lake', { readTimeoutMs: 1_500, s3Endpoint: `http://127.0.0.1:${port}` });
     await storageError(r.extent(tp, ID));
+  });
+
+  it('a periodic refresh that fails (an unreadable commit) leaves the last view serving reads, logged once', async () => {
+    const lake = tmpLake();
+    const { t, want } = await twoFiles(lake);
+    const lines: string[] = [];
+    const r = reader(lake, { lines, refreshIntervalMs: 0 });
+    expect(fetched(await r.read(tp, ID, 0, 100, 1 << 20), 0)).toEqual(want.filter((x) => x.offset < 40));
+    // the next commit's name taken by a directory: reading it fails (EISDIR)
+    await mkdir(path.join(lake, 't', '_delta_log', `${String(t.state.version + 1).padStart(20, '0')}.json`));
+    expect(fetched(await r.read(tp, ID, 0, 100, 1 << 20), 0)).toHaveLength(40);
+    expect(fetched(await r.read(tp, ID, 30, 100, 1 << 20), 0)).toHaveLength(10);
+    expect(lines.filter((l) => l.includes('refresh failed'))).toHaveLength(1);
   });
 });

@@ -283,3 +283,55 @@ shell ($$ is a literal $ for Kubernetes): used in the args line only.
   value: {{ $k.acls.allowEveryoneIfNoAclFound | quote }}
 {{- end }}
 {{- end -}}
+
+{{/*
+The lake (archiver.lake, s3.*): written by the archiver, read by the brokers for
+tiered topics (remote.storage.enable=true, docs/lake.md). Both pods get this one
+block, so they cannot name different lakes.
+*/}}
+{{- define "runnel.lakeEnv" -}}
+- name: RUNNEL_LAKE
+  value: {{ required "archiver.lake is needed" .Values.archiver.lake | quote }}
+- name: RUNNEL_S3_REGION
+  value: {{ .Values.s3.region | quote }}
+{{- with .Values.s3.endpoint }}
+- name: RUNNEL_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+{{- if ne (toString .Values.s3.forcePathStyle) "" }}
+- name: RUNNEL_S3_FORCE_PATH_STYLE
+  value: {{ .Values.s3.forcePathStyle | toString | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The lake's S3 keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) from the chart's Secret or s3.existingSecret; without keys the SDK's chain (IRSA / workload identity on the ServiceAccount). */}}
+{{- define "runnel.lakeEnvFrom" -}}
+{{- if or .Values.s3.existingSecret .Values.s3.accessKeyId -}}
+envFrom:
+  - secretRef:
+      name: {{ include "runnel.s3Secret" . }}
+{{- end }}
+{{- end -}}
+
+{{/* Refuses lake settings given a second way (broker.config, extraEnv, archiver.config): they would let the brokers and the archiver name different lakes. */}}
+{{- define "runnel.lakeGuard" -}}
+{{- if .Values.archiver.enabled -}}
+{{- range $key := list "lake" "s3.endpoint" "s3.force.path.style" "s3.region" -}}
+{{- if hasKey $.Values.broker.config $key -}}{{- fail (printf "broker.config sets %s: the chart gives the brokers the archiver's lake (archiver.lake, s3.*)" $key) -}}{{- end -}}
+{{- end -}}
+{{- $names := list "RUNNEL_LAKE" "RUNNEL_S3_ENDPOINT" "RUNNEL_S3_FORCE_PATH_STYLE" "RUNNEL_S3_REGION" -}}
+{{- range $k, $_ := .Values.archiver.config -}}
+{{- if has $k $names -}}{{- fail (printf "archiver.config sets %s: use archiver.lake and s3.*, which the brokers read too" $k) -}}{{- end -}}
+{{- end -}}
+{{- range $where, $list := dict "broker.extraEnv" .Values.broker.extraEnv "archiver.extraEnv" .Values.archiver.extraEnv -}}
+{{- range $list -}}
+{{- if has (get . "name" | default "") $names -}}{{- fail (printf "%s sets %s: use archiver.lake and s3.*, which the brokers and the archiver both read" $where (get . "name")) -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Rolls the pods that read the lake's S3 keys when the chart's Secret of them changes. */}}
+{{- define "runnel.s3Checksum" -}}
+{{- pick .Values.s3 "accessKeyId" "secretAccessKey" "existingSecret" | toJson | sha256sum -}}
+{{- end -}}
