@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i,j,k (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j,k,l (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; `cluster` = the cluster-scale family),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -19,6 +19,7 @@ import { profileRunnel, profileRunnelConsume, type ProfileResult } from './lib/p
 import { runCompaction } from './lib/compaction.js';
 import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
+import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
@@ -130,6 +131,7 @@ function summaryLine(r: Row): string {
     );
   }
   if (r.workload[0] === 'k') return secureSummary(m);
+  if (r.workload === 'l-tiered') return tieredSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -179,14 +181,20 @@ function secureReadmeWanted(r: BenchResult): boolean {
   return r.mode === 'full' && r.systems.includes('kafka') && r.systems.includes('runnel') && r.rows.some((x) => x.workload[0] === 'k');
 }
 
+/** A full-mode run of workload l on Kafka and Runnel replaces the README's tiered-storage section. */
+function tieredReadmeWanted(r: BenchResult): boolean {
+  return r.mode === 'full' && r.systems.includes('kafka') && r.systems.includes('runnel') && r.rows.some((x) => x.workload === 'l-tiered' && !x.error);
+}
+
 /** `--report <results.json>`: re-renders the Markdown, charts and README section of a finished run. */
 function rerender(file: string): number {
   const r = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResult;
   const full = r.mode === 'full' && r.systems.length === SYSTEM_ORDER.length && r.rows.length > 0;
   const secure = secureReadmeWanted(r);
+  const tiered = tieredReadmeWanted(r);
   const readme = path.join(REPO_ROOT, 'bench', 'README.md');
-  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? readme : null, r.clusterDefault ? readme : null, secure ? readme : null);
-  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full || r.clusterDefault || secure ? ' and bench/README.md' : ''}`);
+  const out = writeOutputs(r, path.dirname(path.resolve(file)), full ? readme : null, r.clusterDefault ? readme : null, secure ? readme : null, tiered ? readme : null);
+  log(`re-rendered ${path.relative(REPO_ROOT, out.md)}${full || r.clusterDefault || secure || tiered ? ' and bench/README.md' : ''}`);
   return 0;
 }
 
@@ -286,6 +294,14 @@ async function main(): Promise<number> {
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }
       }
+      if (want('l-tiered')) {
+        // Kafka and Runnel only; Runnel runs on a stack of its own with a lake and an archiver (tiered.ts).
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runTiered(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
       if (secure) {
         // Kafka and Runnel only: raw Redis has no Kafka listener to secure.
         for (const s of order.filter((x) => x !== 'raw')) {
@@ -299,6 +315,7 @@ async function main(): Promise<number> {
   } finally {
     log('stopping systems');
     for (const s of systems.values()) await s.stop().catch((e) => log(`stop ${s.name}: ${errText(e)}`));
+    await stopTiered().catch((e) => log(`stop the tiered stack: ${errText(e)}`));
     secure?.cleanup();
   }
 
@@ -391,6 +408,7 @@ async function main(): Promise<number> {
   // The cluster section is replaced by any full run of the cluster family with its default configurations (--only cluster too).
   const updateClusterReadme = args.readme && !!result.clusterDefault;
   const updateSecureReadme = args.readme && secureReadmeWanted(result);
+  const updateTieredReadme = args.readme && tieredReadmeWanted(result);
   const readmePath = path.join(REPO_ROOT, 'bench', 'README.md');
   const out = writeOutputs(
     result,
@@ -398,10 +416,11 @@ async function main(): Promise<number> {
     updateReadme ? readmePath : null,
     updateClusterReadme ? readmePath : null,
     updateSecureReadme ? readmePath : null,
+    updateTieredReadme ? readmePath : null,
   );
   if (anyStandard) process.stdout.write(`\n${markdown(result, path.basename(out.md, '.md'))}\n`);
   if (cluster) process.stdout.write(`\n## Cluster scale\n\n${clusterSection(result)}\n`);
-  const readmeNote = [updateReadme ? 'its results' : '', updateClusterReadme ? 'its cluster section' : '', updateSecureReadme ? 'its TLS and SASL_SSL section' : ''].filter(Boolean).join(' and ');
+  const readmeNote = [updateReadme ? 'its results' : '', updateClusterReadme ? 'its cluster section' : '', updateSecureReadme ? 'its TLS and SASL_SSL section' : '', updateTieredReadme ? 'its tiered-storage section' : ''].filter(Boolean).join(' and ');
   log(`wrote ${path.relative(REPO_ROOT, out.json)} and ${path.relative(REPO_ROOT, out.md)}${readmeNote ? ` and bench/README.md (${readmeNote})` : ''}`);
   if (failures.length) {
     log(`FAILED: ${failures.length} workload(s) produced no number:\n  ${failures.join('\n  ')}`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { compactionMarkdown } from './compaction.js';
 import { transactionsMarkdown } from './transactions.js';
 import { secureMarkdown } from './secure.js';
+import { tieredMarkdown } from './tiered.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -134,6 +135,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (txn) L.push('', txn);
   const sec = secureMarkdown(r.medians, r.counts);
   if (sec) L.push('', sec);
+  const tiered = tieredMarkdown(r.medians['l-tiered'], r.counts);
+  if (tiered) L.push('', tiered);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');
   L.push('');
@@ -260,6 +263,8 @@ export const PROFILE_START = '<!-- bench:profile:start -->';
 export const PROFILE_END = '<!-- bench:profile:end -->';
 export const SECURE_START = '<!-- bench:secure:start -->';
 export const SECURE_END = '<!-- bench:secure:end -->';
+export const TIERED_START = '<!-- bench:tiered:start -->';
+export const TIERED_END = '<!-- bench:tiered:end -->';
 
 /** Replaces the text between two markers in README.md (appends the section if the markers are missing). */
 export function replaceBetween(text: string, start: string, end: string, body: string): string {
@@ -279,9 +284,16 @@ export function clusterSection(r: BenchResult): string {
  * profile sections (a full run of every system and workload). `clusterReadme`:
  * replace its cluster section, and keep that family's own results as
  * <dir>/cluster-<stamp>.{json,md} (not git-ignored: the README links to them).
- * `secureReadme`: replace its TLS and SASL_SSL (k) section.
+ * `secureReadme`: replace its TLS and SASL_SSL (k) section. `tieredReadme`: its tiered-storage (l) section.
  */
-export function writeOutputs(r: BenchResult, dir: string, readme: string | null, clusterReadme: string | null = null, secureReadme: string | null = null): { json: string; md: string } {
+export function writeOutputs(
+  r: BenchResult,
+  dir: string,
+  readme: string | null,
+  clusterReadme: string | null = null,
+  secureReadme: string | null = null,
+  tieredReadme: string | null = null,
+): { json: string; md: string } {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = r.timestamp.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
   const partial = r.mode === 'full' && (r.systems.length !== SYSTEM_ORDER.length || WORKLOADS.some((w) => !r.rows.some((x) => x.workload === w.id)));
@@ -322,6 +334,14 @@ export function writeOutputs(r: BenchResult, dir: string, readme: string | null,
       `Run ${r.timestamp} (${r.mode}, median of ${r.runs} run${r.runs > 1 ? 's' : ''}), Runnel ${r.software.runnelCommit}, Apache Kafka ${r.software.kafkaJars} (jars), ${r.software.java}, Node ${r.software.node}, ` +
       `redis-server ${r.software.redisServer}; ${r.machine.cores} cores (${r.machine.cpuModel}), load average at start ${r.machine.loadAvgAtStart.join(' / ')}.`;
     fs.writeFileSync(secureReadme, replaceBetween(text, SECURE_START, SECURE_END, `${source}\n\n${sec}`));
+  }
+  const tiered = tieredMarkdown(r.medians['l-tiered'], r.counts);
+  if (tieredReadme && tiered) {
+    const text = fs.readFileSync(tieredReadme, 'utf8');
+    const source =
+      `Run ${r.timestamp} (${r.mode}, median of ${r.runs} run${r.runs > 1 ? 's' : ''}), Runnel ${r.software.runnelCommit}, Apache Kafka ${r.software.kafkaJars} (jars), ${r.software.java}, Node ${r.software.node}, ` +
+      `redis-server ${r.software.redisServer}; ${r.machine.cores} cores (${r.machine.cpuModel}), load average at start ${r.machine.loadAvgAtStart.join(' / ')}.`;
+    fs.writeFileSync(tieredReadme, replaceBetween(text, TIERED_START, TIERED_END, `${source}\n\n${tiered}`));
   }
   return { json, md };
 }

@@ -49,6 +49,8 @@ export interface Counts {
   txnLatencyRecords: number;
   /** k: 1 KiB records produced (acks=all) and consumed over each of PLAINTEXT, SSL and SASL_SSL */
   secure: number;
+  /** l: 1 KiB records produced to a tiered topic (and to Kafka), then read from offset 0 */
+  tiered: number;
 }
 
 export const FULL: Counts = {
@@ -73,6 +75,7 @@ export const FULL: Counts = {
   txnLatencyRate: 1_000,
   txnLatencyRecords: 10_000,
   secure: 400_000,
+  tiered: 200_000,
 };
 
 // Quick mode is CI's smoke test (every workload must yield a number): each
@@ -99,6 +102,7 @@ export const QUICK: Counts = {
   txnLatencyRate: 500,
   txnLatencyRecords: 1_000,
   secure: 10_000,
+  tiered: 20_000,
 };
 
 export type WorkloadId =
@@ -115,12 +119,13 @@ export type WorkloadId =
   | 'j-transactions'
   | 'k-plaintext'
   | 'k-ssl'
-  | 'k-sasl-ssl';
+  | 'k-sasl-ssl'
+  | 'l-tiered';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -165,6 +170,13 @@ export const WORKLOADS: WorkloadInfo[] = [
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   })),
+  {
+    id: 'l-tiered',
+    title: 'l) tiered storage: catch-up read from offset 0 of 1 KiB records (Runnel: from the lake), Redis memory of the hot tail',
+    kind: 'tiered',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
 ];
 
 export type Metrics = Record<string, number | null>;

@@ -53,12 +53,22 @@ import(entry);
 
 type Spawn = () => Worker;
 
-/** The process's node options, less those about its own entry (`--input-type` would misread the worker's). */
-const execArgv = (): string[] => process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
+/**
+ * The worker's node options: inherited as Node does by default (which drops
+ * the V8 heap flags `runnel broker` re-executes itself with: given explicitly,
+ * `--initial-old-space-size` makes `new Worker` throw ERR_WORKER_INVALID_EXEC_ARGV),
+ * except where the process runs with `--input-type`, which would misread the
+ * worker's entry: then only the other options are given.
+ */
+const workerOptions = (): { execArgv?: string[] } => {
+  if (!process.execArgv.some((a) => a.startsWith('--input-type'))) return {};
+  return { execArgv: process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type' && !V8_HEAP_FLAG.test(a)) };
+};
+const V8_HEAP_FLAG = /^--(initial|max)-(old|semi|young)-space-size|^--(initial|max)-heap-size/;
 
 function spawner(): Spawn | null {
   const js = new URL('./decode-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return () => new Worker(js, { execArgv: execArgv() });
+  if (existsSync(fileURLToPath(js))) return () => new Worker(js, workerOptions());
   const src = new URL('./decode-worker.ts', import.meta.url);
   if (!existsSync(fileURLToPath(src))) return null;
   let tsPath: string;
@@ -67,7 +77,7 @@ function spawner(): Spawn | null {
   } catch {
     return null;
   }
-  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, execArgv: execArgv(), workerData: { entry: src.href, typescript: tsPath } });
+  return () => new Worker(SOURCE_BOOTSTRAP, { eval: true, ...workerOptions(), workerData: { entry: src.href, typescript: tsPath } });
 }
 
 export class DecodePool {
