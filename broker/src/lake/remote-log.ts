@@ -4,7 +4,7 @@
 // the file's rows become record batches in a worker thread (rebuild.ts), kept
 // per (file, partition) in a cache bounded in bytes (batch-cache.ts). A
 // partition's batches larger than the whole cache are kept as a window from
-// the offset read on; a reader in the last quarter of a file has the next one
+// the offset read on; a reader of a file has the next one
 // decoded ahead of it.
 //
 // Every failure of the lake (unreachable, S3 errors, a listed file missing,
@@ -56,7 +56,7 @@ export interface LakeRemoteLogOptions {
   /** decode worker threads; default half the cores, 1 to 4 */
   workers?: number;
   targetBatchBytes?: number;
-  /** decode the next file of a partition while a reader is in the last quarter of the current one (default true) */
+  /** decode the next file of a partition while a reader reads the current one (default true) */
   readAhead?: boolean;
 }
 
@@ -159,9 +159,10 @@ class LakeTier implements LakeRemoteLog {
         total += bytes.length;
         from = last + 1;
       }
-      // a sequential reader in the last quarter of a run: decode the next runs while it reads this one,
-      // as many at once as the other workers and half the cache (counted in runs of this one's size) allow
-      if (this.readAhead && part.complete && j * 4 >= n * 3) {
+      // a reader of a run: decode the next runs while it reads this one (decoding a run takes about five
+      // times as long as serving it from the cache, so the decode starts as early as it can), as many at
+      // once as the other workers and half the cache (counted in runs of this one's size) allow
+      if (this.readAhead && part.complete) {
         const depth = Math.max(1, Math.min(this.pool.size - 1, Math.floor(this.cache.limit / (2 * Math.max(1, part.size)))));
         for (let k = i + 1; k <= i + depth && k < runs.length && runs[k]!.minOffset < endOffset; k++) this.prefetch(v, runs[k]!, tp.partition);
       }

@@ -82,13 +82,11 @@ describe('lake reader: cache', () => {
     expect(r.stats().cacheEntries).toBe(4);
   });
 
-  it('read-ahead: a reader in the last quarter of a file has the next one decoded for it', async () => {
+  it('read-ahead: a reader of a file has the next one decoded for it while it reads this one', async () => {
     const lake = await lake3();
     const seen: LakeObservation[] = [];
     const r = reader(lake, 1 << 24, seen, { readAhead: true, targetBatchBytes: 8192 });
     await r.read(tp, ID, 10, 1_000, 1);
-    expect(seen.filter((e) => e.op === 'decode')).toHaveLength(1);
-    await r.read(tp, ID, 90, 1_000, 1);
     await expect.poll(() => seen.filter((e) => e.op === 'decode').length).toBe(2);
     seen.length = 0;
     await r.read(tp, ID, 100, 1_000, 1);

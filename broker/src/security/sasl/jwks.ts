@@ -9,12 +9,12 @@
 //   per MISSING_KID_REFETCH_MS, and such fetches are MISSING_KID_MIN_GAP_MS
 //   apart, so made-up kids cannot turn tokens into a stream of fetches).
 //   A failed fetch keeps the keys already known; with none known, tokens are refused.
-// Keys are public RSA and EC keys turned into KeyObjects by node:crypto;
-// keys of another kind, or for encryption (use=enc), are skipped.
-import { createPublicKey } from 'node:crypto';
+// Keys are public RSA and EC signature keys, imported by jose; keys of another
+// kind, for encryption (use=enc), or that do not import, are skipped.
+import { createLocalJWKSet, importJWK, type JWK } from 'jose';
 import { promises as fsp } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { VerificationKey } from './jwt.js';
+import { JWS_ALGORITHMS, type VerificationKeys } from './jwt.js';
 
 /** How soon the same unknown kid may cause another fetch of an HTTP JWKS. */
 export const MISSING_KID_REFETCH_MS = 10_000;
@@ -26,47 +26,59 @@ const MISSING_KID_MAX_ENTRIES = 64;
 /** The verification keys a token may be checked against. */
 export interface VerificationKeySource {
   /** The current keys; `missingKid`: a token named a kid not among the keys last returned. */
-  keys(missingKid?: string): Promise<readonly VerificationKey[]>;
+  keys(missingKid?: string): Promise<VerificationKeys>;
+}
+
+/** A set of keys (already checked to import). */
+export function verificationKeys(keys: readonly JWK[]): VerificationKeys {
+  return { keys, select: createLocalJWKSet({ keys: [...keys] }) };
+}
+
+const NO_KEYS = verificationKeys([]);
+/** An algorithm the key is imported with to check it: its own, else one its kty and crv allow. */
+const PROBE_ALG: ReadonlyMap<string, string> = new Map([['RSA', 'RS256'], ['P-256', 'ES256'], ['P-384', 'ES384'], ['P-521', 'ES512']]);
+
+/** The public members of a JWK usable for signatures, or null when it is none. */
+async function usableKey(jwk: unknown): Promise<JWK | null> {
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return null;
+  const j = jwk as Record<string, unknown>;
+  if ((j.kty !== 'RSA' && j.kty !== 'EC') || (j.use !== undefined && j.use !== 'sig')) return null;
+  const named = { ...(typeof j.kid === 'string' ? { kid: j.kid } : {}), ...(typeof j.alg === 'string' ? { alg: j.alg } : {}) };
+  // Only the public members: a JWKS that (wrongly) publishes a private key still yields the public one.
+  const pub = (j.kty === 'RSA' ? { kty: 'RSA', n: j.n, e: j.e, ...named } : { kty: 'EC', crv: j.crv, x: j.x, y: j.y, ...named }) as JWK;
+  if (pub.alg !== undefined && !JWS_ALGORITHMS.includes(pub.alg)) return null;
+  const alg = pub.alg ?? PROBE_ALG.get(pub.kty === 'RSA' ? 'RSA' : String(pub.crv));
+  if (alg === undefined) return null;
+  try {
+    await importJWK(pub, alg);
+    return pub;
+  } catch {
+    // A malformed key is skipped, as jose4j does; the others stay usable.
+    return null;
+  }
 }
 
 /** The usable keys of a JWKS document; throws when it is not one. */
-export function parseJwks(text: string): VerificationKey[] {
+export async function parseJwks(text: string): Promise<VerificationKeys> {
   const doc = JSON.parse(text) as unknown;
   const list = (doc as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(list)) throw new Error('not a JWKS: no "keys" array');
-  const out: VerificationKey[] = [];
-  for (const jwk of list as Array<Record<string, unknown>>) {
-    if (typeof jwk !== 'object' || jwk === null || (jwk.kty !== 'RSA' && jwk.kty !== 'EC') || (jwk.use !== undefined && jwk.use !== 'sig')) continue;
-    try {
-      // Only the public members: a JWKS that (wrongly) publishes a private key still yields the public one.
-      const pub = jwk.kty === 'RSA' ? { kty: 'RSA', n: jwk.n, e: jwk.e } : { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y };
-      const key = createPublicKey({ key: pub as import('node:crypto').webcrypto.JsonWebKey, format: 'jwk' });
-      out.push({
-        kid: typeof jwk.kid === 'string' ? jwk.kid : undefined,
-        kty: jwk.kty,
-        crv: typeof jwk.crv === 'string' ? jwk.crv : undefined,
-        alg: typeof jwk.alg === 'string' ? jwk.alg : undefined,
-        key,
-      });
-    } catch {
-      // A malformed key is skipped, as jose4j does; the others stay usable.
-    }
-  }
-  return out;
+  const keys = await Promise.all(list.map(usableKey));
+  return verificationKeys(keys.filter((k): k is JWK => k !== null));
 }
 
 /** A JWKS file, read again when it changes. */
 export class FileJwks implements VerificationKeySource {
-  private cached: readonly VerificationKey[] = [];
+  private cached = NO_KEYS;
   private mtimeMs = -1;
 
   constructor(readonly path: string) {}
 
-  async keys(): Promise<readonly VerificationKey[]> {
+  async keys(): Promise<VerificationKeys> {
     try {
       const st = await fsp.stat(this.path);
       if (st.mtimeMs !== this.mtimeMs) {
-        this.cached = parseJwks(await fsp.readFile(this.path, 'utf8'));
+        this.cached = await parseJwks(await fsp.readFile(this.path, 'utf8'));
         this.mtimeMs = st.mtimeMs;
       }
     } catch {
@@ -78,7 +90,7 @@ export class FileJwks implements VerificationKeySource {
 
 /** A JWKS endpoint, cached for refreshMs. */
 export class HttpJwks implements VerificationKeySource {
-  private cached: readonly VerificationKey[] = [];
+  private cached = NO_KEYS;
   private fetchedAt = -Infinity;
   private inFlight: Promise<void> | null = null;
   /** Unknown kids that caused a fetch, and when. */
@@ -92,7 +104,7 @@ export class HttpJwks implements VerificationKeySource {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  async keys(missingKid?: string): Promise<readonly VerificationKey[]> {
+  async keys(missingKid?: string): Promise<VerificationKeys> {
     const now = this.clock();
     if (now - this.fetchedAt >= this.refreshMs || (missingKid !== undefined && this.mayFetchFor(missingKid, now))) await this.refresh();
     return this.cached;
@@ -114,7 +126,7 @@ export class HttpJwks implements VerificationKeySource {
       try {
         const res = await fetch(this.url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        this.cached = parseJwks(await res.text());
+        this.cached = await parseJwks(await res.text());
         this.fetchedAt = this.clock();
       } catch {
         // Keep the keys known; try again MISSING_KID_REFETCH_MS later rather than after a whole refresh period.

@@ -3,23 +3,19 @@
 // signature with a key of the JWKS, alg "none" (and anything but RSA/EC
 // signatures) refused, exp and iat required, exp, nbf and iat judged with
 // the allowed clock skew, iss and aud against the expected values, the
-// subject (claim name configurable) a non-empty string. Pure: keys and the
-// clock come from the caller; node:crypto does the signature check.
-import { verify, constants, type KeyObject } from 'node:crypto';
+// subject (claim name configurable) a non-empty string. jose selects the key
+// and checks the signature and the registered claims; its errors are told
+// in our words (JwtRejected). Pure: keys and the clock come from the caller.
+import { errors, jwtVerify, type createLocalJWKSet, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
 
 /** Why a token was refused; the client is only told invalid_token (RFC 7628). */
 export class JwtRejected extends Error {}
 
-/** A verification key of the JWKS. */
-export interface VerificationKey {
-  kid: string | undefined;
-  /** The JWK's kty: RSA or EC. */
-  kty: string;
-  /** The JWK's crv for EC keys (P-256, P-384, P-521). */
-  crv: string | undefined;
-  /** The JWK's alg, when it names one: the key is used for that algorithm only. */
-  alg: string | undefined;
-  key: KeyObject;
+/** The usable keys of a JWKS document and jose's choice among them (by the token's alg and kid, the key's kty, crv, alg and use). */
+export interface VerificationKeys {
+  /** The public members of each usable key. */
+  readonly keys: readonly JWK[];
+  readonly select: ReturnType<typeof createLocalJWKSet>;
 }
 
 export interface JwtValidation {
@@ -46,24 +42,10 @@ export interface ValidatedToken {
 export interface DecodedJwt {
   header: Record<string, unknown>;
   claims: Record<string, unknown>;
-  signingInput: Buffer;
-  signature: Buffer;
 }
 
-interface Algorithm { hash: 'sha256' | 'sha384' | 'sha512'; kty: 'RSA' | 'EC'; pss?: boolean; crv?: string }
-
-/** The JWS algorithms accepted (asymmetric signatures only; "none" and HMAC are refused). */
-export const JWS_ALGORITHMS: Readonly<Record<string, Algorithm>> = {
-  RS256: { hash: 'sha256', kty: 'RSA' },
-  RS384: { hash: 'sha384', kty: 'RSA' },
-  RS512: { hash: 'sha512', kty: 'RSA' },
-  PS256: { hash: 'sha256', kty: 'RSA', pss: true },
-  PS384: { hash: 'sha384', kty: 'RSA', pss: true },
-  PS512: { hash: 'sha512', kty: 'RSA', pss: true },
-  ES256: { hash: 'sha256', kty: 'EC', crv: 'P-256' },
-  ES384: { hash: 'sha384', kty: 'EC', crv: 'P-384' },
-  ES512: { hash: 'sha512', kty: 'EC', crv: 'P-521' },
-};
+/** The JWS algorithms accepted (asymmetric signatures only; "none", HMAC and EdDSA are refused, as Kafka's validator does). */
+export const JWS_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -79,81 +61,110 @@ function jsonPart(part: string, what: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-/** Splits a compact JWS (header.payload.signature) without checking anything but its form. */
+/** Reads a compact JWS (header.payload.signature) without verifying it: the form, for precise refusals. */
 export function decodeJwt(token: string): DecodedJwt {
   const parts = token.split('.');
   if (parts.length !== 3) throw new JwtRejected(`malformed JWT: ${parts.length} parts, expected 3 (header.payload.signature)`);
   const [h, p, s] = parts as [string, string, string];
   if (!B64URL.test(s)) throw new JwtRejected('malformed JWT: the signature is not base64url');
-  return { header: jsonPart(h, 'header'), claims: jsonPart(p, 'payload'), signingInput: Buffer.from(`${h}.${p}`, 'ascii'), signature: Buffer.from(s, 'base64url') };
-}
-
-/** The keys that may have signed a token with this alg and kid. */
-export function candidateKeys(keys: readonly VerificationKey[], alg: string, kid: string | undefined): VerificationKey[] {
-  const a = JWS_ALGORITHMS[alg];
-  if (!a) return [];
-  return keys.filter((k) => (kid === undefined || k.kid === kid) && k.kty === a.kty && (a.crv === undefined || k.crv === a.crv) && (k.alg === undefined || k.alg === alg));
-}
-
-/** Checks the signature of a decoded token against one key. */
-export function signatureValid(jwt: DecodedJwt, alg: string, key: KeyObject): boolean {
-  const a = JWS_ALGORITHMS[alg];
-  if (!a) return false;
-  try {
-    if (a.kty === 'EC') return verify(a.hash, jwt.signingInput, { key, dsaEncoding: 'ieee-p1363' }, jwt.signature);
-    if (a.pss) return verify(a.hash, jwt.signingInput, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, jwt.signature);
-    return verify(a.hash, jwt.signingInput, key, jwt.signature);
-  } catch {
-    return false;
-  }
-}
-
-/** The header's alg and kid, refusing what cannot be verified with a public key. */
-export function headerAlgorithm(jwt: DecodedJwt): { alg: string; kid: string | undefined } {
-  const { alg, kid } = jwt.header;
-  if (typeof alg !== 'string') throw new JwtRejected('the JWT header has no alg');
-  if (alg === 'none') throw new JwtRejected('alg "none" is not allowed (unsigned JWT)');
-  if (!JWS_ALGORITHMS[alg]) throw new JwtRejected(`alg "${alg}" is not supported (supported: ${Object.keys(JWS_ALGORITHMS).join(', ')})`);
-  if (kid !== undefined && typeof kid !== 'string') throw new JwtRejected('the JWT header kid is not a string');
-  return { alg, kid };
+  return { header: jsonPart(h, 'header'), claims: jsonPart(p, 'payload') };
 }
 
 /** The largest NumericDate taken, in seconds: ECMAScript's time range (8.64e15 ms, the year 275760), well inside int64 ms. */
 export const MAX_NUMERIC_DATE_S = 8_640_000_000_000;
 
-function numericDate(claims: Record<string, unknown>, name: string, required: boolean): number | null {
-  const v = claims[name];
-  if (v === undefined) {
-    if (required) throw new JwtRejected(`no '${name}' claim`);
-    return null;
+/**
+ * Refuses an exp, iat or nbf past a time value's range: such an expiry could
+ * neither be printed nor sent as SaslAuthenticate's int64 session_lifetime_ms
+ * (a RangeError that closed the connection); jose4j, under Kafka, cannot turn
+ * such seconds into long ms either. Judged before any other claim.
+ */
+function checkNumericDateRange(claims: Record<string, unknown>): void {
+  for (const name of ['exp', 'iat', 'nbf']) {
+    const v = claims[name];
+    if (typeof v === 'number' && !(Math.abs(v) <= MAX_NUMERIC_DATE_S)) {
+      throw new JwtRejected(`the '${name}' claim ${v} is out of range (a NumericDate is at most ${MAX_NUMERIC_DATE_S} seconds either side of 1970-01-01)`);
+    }
   }
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new JwtRejected(`the '${name}' claim is not a NumericDate`);
-  // Past a time value's range the expiry could neither be printed nor sent as
-  // SaslAuthenticate's int64 session_lifetime_ms (a RangeError that closed the
-  // connection); jose4j, under Kafka, cannot turn such seconds into long ms either.
-  if (Math.abs(v) > MAX_NUMERIC_DATE_S) throw new JwtRejected(`the '${name}' claim ${v} is out of range (a NumericDate is at most ${MAX_NUMERIC_DATE_S} seconds either side of 1970-01-01)`);
-  return Math.floor(v * 1000);
 }
 
-/** Checks the claims of a token whose signature was verified; `nowMs` is the broker's clock. */
-export function validateClaims(claims: Record<string, unknown>, v: JwtValidation, nowMs: number): ValidatedToken {
-  const skewMs = v.clockSkewSeconds * 1000;
-  const exp = numericDate(claims, 'exp', true)!;
-  const iat = numericDate(claims, 'iat', true)!;
-  const nbf = numericDate(claims, 'nbf', false);
-  if (nowMs >= exp + skewMs) throw new JwtRejected(`the JWT expired at ${new Date(exp).toISOString()} (clock skew ${v.clockSkewSeconds} s)`);
-  if (nbf !== null && nowMs + skewMs < nbf) throw new JwtRejected(`the JWT is not valid before ${new Date(nbf).toISOString()} (clock skew ${v.clockSkewSeconds} s)`);
-  if (nowMs + skewMs < iat) throw new JwtRejected(`the JWT is issued in the future (iat ${new Date(iat).toISOString()}, clock skew ${v.clockSkewSeconds} s)`);
-  if (v.expectedIssuer !== null && claims.iss !== v.expectedIssuer) throw new JwtRejected(`issuer '${String(claims.iss)}' is not the expected '${v.expectedIssuer}'`);
-  if (v.expectedAudience.length) {
-    const aud = claims.aud;
-    const list = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
-    if (!list.some((a) => v.expectedAudience.includes(a))) throw new JwtRejected(`audience ${JSON.stringify(aud ?? null)} is none of the expected ${v.expectedAudience.join(', ')}`);
+const ms = (claims: Record<string, unknown>, name: string): number => Math.floor((claims[name] as number) * 1000);
+const iso = (claims: Record<string, unknown>, name: string): string => new Date(ms(claims, name)).toISOString();
+
+/** jose's refusal of a registered claim, in our words. */
+function claimRefusal(e: errors.JWTClaimValidationFailed | errors.JWTExpired, v: JwtValidation): JwtRejected {
+  const claims = e.payload as Record<string, unknown>;
+  checkNumericDateRange(claims);
+  const skew = `clock skew ${v.clockSkewSeconds} s`;
+  if (e.reason === 'missing' && (e.claim === 'exp' || e.claim === 'iat')) return new JwtRejected(`no '${e.claim}' claim`);
+  if (e.reason === 'invalid') return new JwtRejected(`the '${e.claim}' claim is not a NumericDate`);
+  switch (e.claim) {
+    case 'exp': return new JwtRejected(`the JWT expired at ${iso(claims, 'exp')} (${skew})`);
+    case 'nbf': return new JwtRejected(`the JWT is not valid before ${iso(claims, 'nbf')} (${skew})`);
+    case 'iat': return new JwtRejected(`the JWT is issued in the future (iat ${iso(claims, 'iat')}, ${skew})`);
+    case 'iss': return new JwtRejected(`issuer '${String(claims.iss)}' is not the expected '${v.expectedIssuer ?? ''}'`);
+    case 'aud': return new JwtRejected(`audience ${JSON.stringify(claims.aud ?? null)} is none of the expected ${v.expectedAudience.join(', ')}`);
+    default: return new JwtRejected(`the '${e.claim}' claim: ${e.message}`);
   }
+}
+
+/** Any failure of jose's verification, in our words; the header is the token's, unverified. */
+export function rejection(e: unknown, header: Record<string, unknown>, v: JwtValidation): JwtRejected {
+  if (e instanceof JwtRejected) return e;
+  const { alg, kid } = header;
+  if (e instanceof errors.JWTClaimValidationFailed || e instanceof errors.JWTExpired) return claimRefusal(e, v);
+  if (e instanceof errors.JWSSignatureVerificationFailed) return new JwtRejected('invalid JWT signature');
+  if (e instanceof errors.JOSEAlgNotAllowed || e instanceof errors.JOSENotSupported) {
+    if (alg === 'none') return new JwtRejected('alg "none" is not allowed (unsigned JWT)');
+    return new JwtRejected(`alg "${String(alg)}" is not supported (supported: ${JWS_ALGORITHMS.join(', ')})`);
+  }
+  if (typeof alg !== 'string' || alg === '') return new JwtRejected('the JWT header has no alg');
+  if (kid !== undefined && typeof kid !== 'string') return new JwtRejected('the JWT header kid is not a string');
+  if (e instanceof errors.JWKSNoMatchingKey) return new JwtRejected(kid === undefined ? `no ${alg} key in the JWKS` : `no ${alg} key with kid "${kid}" in the JWKS`);
+  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return new JwtRejected(`malformed JWT: ${e.message}`);
+  // What jose refuses about the key itself (an RSA modulus under 2048 bits, as jose4j; a JWK WebCrypto cannot import).
+  return new JwtRejected(`the JWKS key cannot verify the JWT: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+function options(v: JwtValidation, nowMs: number): JWTVerifyOptions {
+  return {
+    algorithms: [...JWS_ALGORITHMS],
+    ...(v.expectedIssuer !== null ? { issuer: v.expectedIssuer } : {}),
+    ...(v.expectedAudience.length ? { audience: [...v.expectedAudience] } : {}),
+    requiredClaims: ['exp', 'iat'],
+    clockTolerance: v.clockSkewSeconds,
+    currentDate: new Date(nowMs),
+    // jose judges iat against the clock only with a maximum age; Kafka sets none.
+    maxTokenAge: Number.MAX_VALUE,
+  };
+}
+
+/** jwtVerify with the keys' selection; when several keys fit (no kid), each is tried, as jose's documentation does it. */
+async function verifyWithAny(token: string, keys: VerificationKeys, opts: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, keys.select, opts)).payload;
+  } catch (e) {
+    if (!(e instanceof errors.JWKSMultipleMatchingKeys)) throw e;
+    for await (const key of e as AsyncIterable<CryptoKey>) {
+      try {
+        return (await jwtVerify(token, key, opts)).payload;
+      } catch (inner) {
+        // A verified signature with bad claims is the answer; another key's failure is not.
+        if (inner instanceof errors.JWTClaimValidationFailed || inner instanceof errors.JWTExpired || inner instanceof errors.JWTInvalid) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
+}
+
+/** Verifies a token with jose against the keys and checks its claims; `nowMs` is the broker's clock. Throws JwtRejected, or jose's error (see rejection). */
+export async function verifyJwt(token: string, keys: VerificationKeys, v: JwtValidation, nowMs: number): Promise<ValidatedToken> {
+  const claims = (await verifyWithAny(token, keys, options(v, nowMs))) as Record<string, unknown>;
+  checkNumericDateRange(claims);
   const sub = claims[v.subClaimName];
   if (typeof sub !== 'string' || sub.trim() === '') throw new JwtRejected(`no '${v.subClaimName}' claim (a non-empty string) for the principal`);
   const rawScope = claims[v.scopeClaimName];
   // Kafka keeps a string scope as one value and a list as it is.
   const scope = typeof rawScope === 'string' ? [rawScope] : Array.isArray(rawScope) ? rawScope.filter((s): s is string => typeof s === 'string') : [];
-  return { principalName: sub.trim(), scope, expiresAtMs: exp, issuedAtMs: iat };
+  return { principalName: sub.trim(), scope, expiresAtMs: ms(claims, 'exp'), issuedAtMs: ms(claims, 'iat') };
 }

@@ -9,9 +9,10 @@
 //   same JSON text as the error message (SASL_AUTHENTICATION_FAILED);
 // - a valid token authenticates `User:<sub>`; its exp bounds the session
 //   (credentialExpiresAtMs; KIP-368 re-authentication before that).
+import { errors } from 'jose';
 import { scramFailureMessage } from './scram.js';
 import { SaslAuthenticationFailure, type SaslMechanismServer } from './mechanism.js';
-import { candidateKeys, decodeJwt, headerAlgorithm, JwtRejected, signatureValid, validateClaims, type JwtValidation, type ValidatedToken } from './jwt.js';
+import { decodeJwt, JwtRejected, rejection, verifyJwt, type JwtValidation, type ValidatedToken } from './jwt.js';
 import type { VerificationKeySource } from './jwks.js';
 
 export const OAUTHBEARER = 'OAUTHBEARER';
@@ -50,15 +51,21 @@ export function parseClientInitialResponse(message: Buffer): ClientInitialRespon
 }
 
 /** Validates a bearer token: its signature against the JWKS, then its claims. Throws JwtRejected. */
-export async function validateToken(token: string, keys: VerificationKeySource, v: JwtValidation, nowMs: number): Promise<ValidatedToken> {
-  const jwt = decodeJwt(token);
-  const { alg, kid } = headerAlgorithm(jwt);
-  let candidates = candidateKeys(await keys.keys(), alg, kid);
-  // An unknown kid may be a key the provider added since the JWKS was read.
-  if (candidates.length === 0 && kid !== undefined) candidates = candidateKeys(await keys.keys(kid), alg, kid);
-  if (candidates.length === 0) throw new JwtRejected(kid === undefined ? `no ${alg} key in the JWKS` : `no ${alg} key with kid "${kid}" in the JWKS`);
-  if (!candidates.some((k) => signatureValid(jwt, alg, k.key))) throw new JwtRejected('invalid JWT signature');
-  return validateClaims(jwt.claims, v, nowMs);
+export async function validateToken(token: string, source: VerificationKeySource, v: JwtValidation, nowMs: number): Promise<ValidatedToken> {
+  const { header } = decodeJwt(token);
+  const keys = await source.keys();
+  try {
+    return await verifyJwt(token, keys, v, nowMs);
+  } catch (e) {
+    // An unknown kid may be a key the provider added since the JWKS was read.
+    const again = e instanceof errors.JWKSNoMatchingKey && typeof header.kid === 'string' ? await source.keys(header.kid) : keys;
+    if (again === keys) throw rejection(e, header, v);
+    try {
+      return await verifyJwt(token, again, v, nowMs);
+    } catch (e2) {
+      throw rejection(e2, header, v);
+    }
+  }
 }
 
 export class OAuthBearerServer implements SaslMechanismServer {

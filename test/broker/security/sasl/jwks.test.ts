@@ -8,30 +8,40 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileJwks, HttpJwks, jwksSource, MISSING_KID_MIN_GAP_MS, MISSING_KID_REFETCH_MS, parseJwks } from '../../../../broker/src/security/sasl/jwks.js';
+import type { VerificationKeys } from '../../../../broker/src/security/sasl/jwt.js';
 import { jwksOf, makeSigningKey } from '../../../helpers/jwt.js';
 
 const k1 = makeSigningKey('k1', 'RS256');
 const k2 = makeSigningKey('k2', 'ES256');
-const kids = (keys: ReadonlyArray<{ kid: string | undefined }>): Array<string | undefined> => keys.map((k) => k.kid);
+const kids = (set: VerificationKeys): Array<string | undefined> => set.keys.map((k) => k.kid);
 
 describe('parseJwks', () => {
-  it('keeps RSA and EC signature keys with kid, kty, crv, alg; skips encryption, symmetric and malformed keys', () => {
-    const doc = JSON.parse(jwksOf([k1, k2])) as { keys: object[] };
-    doc.keys.push({ kty: 'RSA', kid: 'enc', use: 'enc', n: 'AQAB', e: 'AQAB' }, { kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' }, { kty: 'EC', kid: 'broken', crv: 'P-256', x: 'AA', y: 'AA' });
-    const keys = parseJwks(JSON.stringify(doc));
-    expect(keys.map((k) => [k.kid, k.kty, k.crv, k.alg])).toEqual([['k1', 'RSA', undefined, 'RS256'], ['k2', 'EC', 'P-256', 'ES256']]);
-    expect(keys[0]!.key.type).toBe('public');
+  it('keeps RSA and EC signature keys with kid, kty, crv, alg; skips encryption, symmetric, unknown-alg and malformed keys', async () => {
+    const doc = JSON.parse(jwksOf([k1, k2])) as { keys: unknown[] };
+    const k3 = JSON.parse(jwksOf([makeSigningKey('k3', 'ES384')])) as { keys: Array<Record<string, unknown>> };
+    doc.keys.push(
+      { kty: 'RSA', kid: 'enc', use: 'enc', n: 'AQAB', e: 'AQAB' },
+      { kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' },
+      { kty: 'EC', kid: 'broken', crv: 'P-256', x: 'AA', y: 'AA' },
+      { ...k3.keys[0], kid: 'wrong-curve', alg: 'ES256' },
+      { ...k3.keys[0], kid: 'oaep', alg: 'RSA-OAEP' },
+      'not a key',
+    );
+    const set = await parseJwks(JSON.stringify(doc));
+    expect(set.keys.map((k) => [k.kid, k.kty, k.crv, k.alg])).toEqual([['k1', 'RSA', undefined, 'RS256'], ['k2', 'EC', 'P-256', 'ES256']]);
+    expect(set.select.jwks().keys.map((k) => k.kid)).toEqual(['k1', 'k2']);
   });
 
-  it('uses only the public members of a JWK that also carries private ones', () => {
+  it('uses only the public members of a JWK that also carries private ones', async () => {
     const priv = { ...k1.privateKey.export({ format: 'jwk' }), kid: 'p' };
-    const [key] = parseJwks(JSON.stringify({ keys: [priv] }));
-    expect(key!.key.type).toBe('public');
+    const { keys: [key] } = await parseJwks(JSON.stringify({ keys: [priv] }));
+    expect(Object.keys(key!).sort()).toEqual(['e', 'kid', 'kty', 'n']);
+    expect(key!.n).toBe(priv.n);
   });
 
-  it('refuses a document that is not a JWKS', () => {
-    expect(() => parseJwks('{"kty":"RSA"}')).toThrow('not a JWKS: no "keys" array');
-    expect(() => parseJwks('nope')).toThrow();
+  it('refuses a document that is not a JWKS', async () => {
+    await expect(parseJwks('{"kty":"RSA"}')).rejects.toThrow('not a JWKS: no "keys" array');
+    await expect(parseJwks('nope')).rejects.toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
 // JWT access tokens as Kafka's broker validator (KIP-768) judges them:
 // signatures of every supported alg from JWK keys, and each refusal.
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateToken } from '../../../../broker/src/security/sasl/oauthbearer.js';
 import { decodeJwt, JwtRejected, type JwtValidation } from '../../../../broker/src/security/sasl/jwt.js';
@@ -11,7 +12,7 @@ const V: JwtValidation = { expectedIssuer: 'https://idp.test', expectedAudience:
 const rsa = makeSigningKey('rsa-1', 'RS256');
 const source = (jwks: string): VerificationKeySource => {
   const keys = parseJwks(jwks);
-  return { keys: async () => keys };
+  return { keys: () => keys };
 };
 const SRC = source(jwksOf([rsa]));
 
@@ -21,8 +22,8 @@ async function refusal(token: string, v: JwtValidation = V, src = SRC): Promise<
   return (e as Error).message;
 }
 
-describe('JWT signatures (node:crypto, keys from the JWKS)', () => {
-  for (const alg of ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384']) {
+describe('JWT signatures (jose, keys from the JWKS; tokens signed by node:crypto)', () => {
+  for (const alg of ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512']) {
     it(`${alg}: a token signed by the JWKS key validates; principal from sub, expiry from exp`, async () => {
       const k = alg === 'RS256' ? rsa : makeSigningKey(`k-${alg}`, alg);
       const t = await validateToken(signJwt(k, claimsFor('alice', NOW)), source(jwksOf([k])), V, NOW);
@@ -35,6 +36,35 @@ describe('JWT signatures (node:crypto, keys from the JWKS)', () => {
     expect(t.principalName).toBe('bob');
   });
 
+  it('without a kid, every key that fits the alg is tried; none that verifies is a signature refusal', async () => {
+    const other = makeSigningKey('rsa-2', 'RS256');
+    const both = source(jwksOf([other, rsa], false));
+    expect((await validateToken(signJwt(rsa, claimsFor('carol', NOW), { kid: undefined }), both, V, NOW)).principalName).toBe('carol');
+    expect(await refusal(signJwt(makeSigningKey('x'), claimsFor('carol', NOW), { kid: undefined }), V, both)).toBe('invalid JWT signature');
+    // A key that verifies the signature answers with its claims refusal.
+    expect(await refusal(signJwt(rsa, claimsFor('carol', NOW, { aud: 'billing' }), { kid: undefined }), V, both)).toBe('audience "billing" is none of the expected other, runnel');
+  });
+
+  it('an unknown kid asks the key source once more (missingKid); a key it then has verifies', async () => {
+    const rotated = makeSigningKey('rsa-2', 'RS256');
+    const before = await parseJwks(jwksOf([rsa]));
+    const after = await parseJwks(jwksOf([rsa, rotated]));
+    const asked: Array<string | undefined> = [];
+    const src: VerificationKeySource = { keys: async (kid) => { asked.push(kid); return kid === undefined ? before : after; } };
+    expect((await validateToken(signJwt(rotated, claimsFor('dave', NOW)), src, V, NOW)).principalName).toBe('dave');
+    expect(asked).toEqual([undefined, 'rsa-2']);
+    // Nothing new from the source: one refusal, no further asking.
+    const still: VerificationKeySource = { keys: async (kid) => { asked.push(kid); return before; } };
+    asked.length = 0;
+    expect(await refusal(signJwt(rotated, claimsFor('dave', NOW)), V, still)).toBe('no RS256 key with kid "rsa-2" in the JWKS');
+    expect(asked).toEqual([undefined, 'rsa-2']);
+  });
+
+  it('refuses an RSA key under 2048 bits (jose, as jose4j under Kafka)', async () => {
+    const small = { kid: 'small', alg: 'RS256', ...generateKeyPairSync('rsa', { modulusLength: 1024 }) };
+    expect(await refusal(signJwt(small, claimsFor('alice', NOW)), V, source(jwksOf([small])))).toBe('the JWKS key cannot verify the JWT: RS256 requires key modulusLength to be 2048 bits or larger');
+  });
+
   it('refuses a token signed by another key with the same kid, and an unknown kid', async () => {
     const other = makeSigningKey('rsa-1', 'RS256');
     expect(await refusal(signJwt(other, claimsFor('alice', NOW)))).toBe('invalid JWT signature');
@@ -45,6 +75,16 @@ describe('JWT signatures (node:crypto, keys from the JWKS)', () => {
     expect(await refusal(unsignedJwt(claimsFor('alice', NOW)))).toBe('alg "none" is not allowed (unsigned JWT)');
     expect(await refusal(signJwt(rsa, claimsFor('alice', NOW), { alg: 'HS256' }))).toMatch(/^alg "HS256" is not supported/);
     expect(await refusal(signJwt(rsa, claimsFor('alice', NOW), { alg: 'ES256' }))).toBe('no ES256 key with kid "rsa-1" in the JWKS');
+    expect(await refusal(signJwt(rsa, claimsFor('alice', NOW), { alg: undefined }))).toBe('the JWT header has no alg');
+    expect(await refusal(signJwt(rsa, claimsFor('alice', NOW), { kid: 7 }))).toBe('the JWT header kid is not a string');
+  });
+
+  it('HMAC confusion: an HS256 token whose secret is the RSA public key published in the JWKS is refused', async () => {
+    const secret = rsa.publicKey.export({ format: 'pem', type: 'spki' });
+    const h = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'rsa-1' })).toString('base64url');
+    const p = Buffer.from(JSON.stringify(claimsFor('admin', NOW))).toString('base64url');
+    const mac = createHmac('sha256', secret).update(`${h}.${p}`).digest('base64url');
+    expect(await refusal(`${h}.${p}.${mac}`)).toMatch(/^alg "HS256" is not supported/);
   });
 
   it('refuses a tampered payload', async () => {

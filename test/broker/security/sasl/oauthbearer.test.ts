@@ -16,7 +16,7 @@ import { claimsFor, clientInitialResponse, jwksOf, makeSigningKey, signJwt } fro
 const NOW = 1_800_000_000_000;
 const V: JwtValidation = { expectedIssuer: 'https://idp.test', expectedAudience: ['runnel'], subClaimName: 'sub', scopeClaimName: 'scope', clockSkewSeconds: 30 };
 const key = makeSigningKey('k1');
-const KEYS = parseJwks(jwksOf([key]));
+const KEYS = await parseJwks(jwksOf([key]));
 const SRC: VerificationKeySource = { keys: async () => KEYS };
 const GENERIC = 'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER';
 
