@@ -49,7 +49,7 @@ export interface LakeRemoteLogOptions {
   cacheBytes: number;
   /** how often a table's view is brought up to date with its new commits */
   refreshIntervalMs: number;
-  /** a read (or lookup) that takes longer fails with KAFKA_STORAGE_ERROR; default 30 s */
+  /** a read (or lookup) that takes longer fails with KAFKA_STORAGE_ERROR; default 15 s */
   readTimeoutMs?: number;
   logger: Logger;
   observe?: (e: LakeObservation) => void;
