@@ -56,7 +56,8 @@ export const describeLogDirsHandler: HandlerOf<typeof DescribeLogDirs> = {
       errorCode: ErrorCode.NONE,
       results: [
         { errorCode: ErrorCode.NONE, logDir: `redis:${b.config.keyPrefix}`, topics, totalBytes: -1, usableBytes: -1 },
-        ...(b.remoteLog ? [{ errorCode: ErrorCode.NONE, logDir: `lake:${lakeUrl(b.config.lake, b.config.dataDir)}`, topics: remote, totalBytes: -1, usableBytes: -1 }] : []),
+        // the lake only where a tiered topic's partitions are asked for (kafka-log-dirs lists dirs in no fixed order)
+        ...(remote.length > 0 ? [{ errorCode: ErrorCode.NONE, logDir: `lake:${lakeUrl(b.config.lake, b.config.dataDir)}`, topics: remote, totalBytes: -1, usableBytes: -1 }] : []),
       ],
     };
   },
