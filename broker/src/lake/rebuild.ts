@@ -323,7 +323,9 @@ function copy(b: Uint8Array, at: number, src: Uint8Array, s: number, len: number
 }
 
 function buildPartition(partition: number, chunks: Chunk[], refs: number[], target: number, estimate: number): PartBatches {
-  let buf = Buffer.allocUnsafeSlow(Math.ceil(estimate * 1.01) + BATCH_HEADER_SIZE * (2 + Math.ceil(estimate / Math.max(1, target))) + 64);
+  // records, and a header for every `target` bytes (type and timestamp changes add more: grown then)
+  const headers = Math.min(refs.length, 1 + Math.ceil(estimate / Math.max(1, target)));
+  let buf = Buffer.allocUnsafeSlow(Math.ceil(estimate * 1.01) + BATCH_HEADER_SIZE * headers + 64);
   let pos = 0;
   const meta: number[] = [];
   let payloadBytes = 0;
