@@ -4,8 +4,9 @@
 //
 // parquet-wasm decodes a file into Arrow arrays in its wasm memory and hands
 // them over by the Arrow C data interface (its FFI export): the columns are
-// read in place there, and each record is written once, straight from the
-// columns' offsets and value buffers into the output batches.
+// read there (no IPC round trip, no Arrow JS), and each record is written
+// once, at its exact length, from the columns' offsets and value buffers into
+// one output buffer per partition.
 //
 // Per partition, rows are taken in offset order (a file holds the rows of
 // several partitions, interleaved) and cut into uncompressed batches of about
@@ -160,7 +161,7 @@ function binCol(w: Wasm, s: CSchema, a: CArray, skip = 0): BinCol {
   const n = a.length - skip;
   const offs = large ? w.int64sAsDoubles(a.buffers[1]! + 8 * base, n + 1) : w.int32s(a.buffers[1]! + 4 * base, n + 1);
   const end = n >= 0 ? offs[n]! : 0;
-  const bitmap = a.nullCount !== 0 && a.buffers[0] !== 0 ? w.u8.subarray(a.buffers[0]!) : null;
+  const bitmap = a.nullCount !== 0 && a.buffers[0] !== 0 ? w.u8.subarray(a.buffers[0]!, a.buffers[0]! + ((base + n + 7) >> 3)) : null;
   return { offs, values: a.buffers[2] === 0 ? new Uint8Array(0) : w.u8.subarray(a.buffers[2]!, a.buffers[2]! + end), bitmap, bitBase: base };
 }
 
@@ -238,25 +239,36 @@ function chunkOf(w: Wasm, s: CSchema, a: CArray): Chunk {
   };
 }
 
-/** The Arrow record batches of each file, read in parquet-wasm's memory; `use` must finish before it returns (they are freed then). */
+/** `c` with its arrays copied out of wasm memory. */
+function owned(c: Chunk): Chunk {
+  const bin = (b: BinCol): BinCol => ({ offs: b.offs.slice(), values: b.values.slice(), bitmap: b.bitmap && b.bitmap.slice(), bitBase: b.bitBase });
+  return { ...c, part: c.part.slice(), off: c.off.slice(), ts: c.ts.slice(), key: bin(c.key), value: bin(c.value), hOffs: c.hOffs.slice(), hKey: bin(c.hKey), hVal: bin(c.hVal) };
+}
+
+/**
+ * The Arrow record batches of each file; `use` must finish before it returns.
+ * One file is read in place in parquet-wasm's memory (freed at the end);
+ * several are copied out one by one, so that its memory, which never
+ * shrinks, holds one decoded file at a time.
+ */
 function withChunks<T>(files: Uint8Array[], use: (chunks: Chunk[]) => T): T {
   const streams: pq.FFIStream[] = [];
+  const copy = files.length > 1;
   try {
-    const found: { schema: number; arrays: Uint32Array }[] = [];
+    const chunks: Chunk[] = [];
     for (const f of files) {
       const s = pq.readParquet(f, { batchSize: READ_BATCH_ROWS }).intoFFI();
       streams.push(s);
-      found.push({ schema: s.schemaAddr(), arrays: s.arrayAddrs() });
-    }
-    // no wasm calls from here to the end of `use`: growing its memory would detach these views
-    const w = new Wasm(pq.wasmMemory().buffer);
-    const chunks: Chunk[] = [];
-    for (const f of found) {
-      const s = w.schema(f.schema);
-      for (const at of f.arrays) {
+      const schemaAt = s.schemaAddr();
+      const arrays = s.arrayAddrs();
+      // no wasm calls while its memory is viewed: growing it would detach the views
+      const w = new Wasm(pq.wasmMemory().buffer);
+      const schema = w.schema(schemaAt);
+      for (const at of arrays) {
         const a = w.array(at);
-        if (a.length > 0) chunks.push(chunkOf(w, s, a));
+        if (a.length > 0) chunks.push(copy ? owned(chunkOf(w, schema, a)) : chunkOf(w, schema, a));
       }
+      if (copy) streams.pop()!.free();
     }
     return use(chunks);
   } finally {

@@ -5,6 +5,7 @@
 // before its rewrite (digests below, produced by commit f0af225's rebuild).
 import { createHash } from 'node:crypto';
 import * as arrow from 'apache-arrow';
+import * as pq from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
 import { encodeDataFiles, writeParquet } from '../../../archiver/src/parquet/jobs.js';
 import { M, META_FIELDS } from '../../../broker/src/lake/batch-meta.js';
@@ -131,6 +132,18 @@ describe('lake batch rebuild', () => {
     expect(got.map((x) => x.offset)).toEqual(Array.from({ length: 40 }, (_, i) => 10 + i * 2));
     expectCanonical(parts[0]!);
     expect(rebuild({ files, partition: 3, targetBatchBytes: 4096 }).map((p) => p.partition)).toEqual([3]);
+  });
+
+  it("frees parquet-wasm's decoded arrays after each rebuild, a failed one included", () => {
+    const big = archiverFiles([{ partition: 1, baseOffset: 0, records: recs(0, 3000, T0 - 10_000, 1) }]);
+    const corrupt = new Uint8Array(Buffer.from('PAR1 not a parquet file PAR1'));
+    const sizes: number[] = [];
+    for (let k = 0; k < 6; k++) {
+      expect(rebuild({ files: big, partition: -1, targetBatchBytes: 1 << 16 })[0]!.records).toBe(3000);
+      expect(() => rebuild({ files: [...big, corrupt], partition: -1, targetBatchBytes: 1 << 16 })).toThrow();
+      sizes.push(pq.wasmMemory().buffer.byteLength);
+    }
+    expect(sizes.slice(2)).toEqual(sizes.slice(1, -1));
   });
 
   it('writes the same bytes as the rebuild it replaced', () => {
