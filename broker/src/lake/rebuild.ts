@@ -168,17 +168,16 @@ function binCol(w: Wasm, s: CSchema, a: CArray, skip = 0): BinCol {
 const isNull = (c: BinCol, i: number): boolean => c.bitmap !== null && ((c.bitmap[(c.bitBase + i) >> 3]! >> ((c.bitBase + i) & 7)) & 1) === 0;
 
 /** The little-endian int32 words of an int64 column ('l' or a timestamp). */
-function int64Words(w: Wasm, s: CSchema, a: CArray): Int32Array {
+function int64Words(w: Wasm, s: CSchema, a: CArray, n: number): Int32Array {
   if (s.format !== 'l' && !s.format.startsWith('ts')) fail(`column ${s.name} has Arrow format ${s.format}, not int64`);
-  return w.int32s(a.buffers[1]! + 8 * a.offset, 2 * a.length);
+  return w.int32s(a.buffers[1]! + 8 * a.offset, 2 * n);
 }
 
 const LAT = Buffer.from('LogAppendTime');
 const isLat = (v: Uint8Array, s: number, e: number): boolean => e - s === LAT.length && LAT.equals(v.subarray(s, e));
 
 /** 1 where the row's timestamp_type is LogAppendTime: a Utf8 column (its first letter), or a LargeUtf8 or dictionary of either (the whole name). */
-function latFlags(w: Wasm, s: CSchema, a: CArray): Uint8Array {
-  const n = a.length;
+function latFlags(w: Wasm, s: CSchema, a: CArray, n: number): Uint8Array {
   const out = new Uint8Array(n);
   if (s.dictionary === null) {
     const c = binCol(w, s, a);
@@ -199,43 +198,41 @@ function latFlags(w: Wasm, s: CSchema, a: CArray): Uint8Array {
   return out;
 }
 
-const COLUMNS = ['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers'] as const;
+type Column = 'partition' | 'offset' | 'timestamp' | 'timestamp_type' | 'key' | 'value' | 'headers';
 
 function chunkOf(w: Wasm, s: CSchema, a: CArray): Chunk {
-  const ix = COLUMNS.map((name) => {
+  const n = a.length;
+  /** Column `name`: its schema, and its array from the record batch's offset on (struct elements map to children at struct offset + i). */
+  const col = (name: Column): [CSchema, CArray] => {
     const i = s.children.findIndex((f) => f.name === name);
     if (i < 0) fail(`has no column ${name}`);
-    return i;
-  });
-  const col = (k: number): [CSchema, CArray] => [s.children[ix[k]!]!, a.children[ix[k]!]!];
-  // a child of the top struct: its elements from the struct's offset on
-  const [ps, pa] = col(0);
+    const x = a.children[i]!;
+    return [s.children[i]!, { ...x, offset: x.offset + a.offset, length: x.length - a.offset }];
+  };
+  const [ps, pa] = col('partition');
   if (ps.format !== 'i') fail(`column partition has Arrow format ${ps.format}, not int32`);
-  const n = a.length;
-  const sub = (x: CArray): CArray => ({ ...x, offset: x.offset + a.offset, length: x.length - a.offset });
-  const [hs, ha0] = col(6);
-  const ha = sub(ha0);
+  const [hs, ha] = col('headers');
   if (hs.format !== '+l' && hs.format !== '+L') fail(`column headers has Arrow format ${hs.format}, not a list`);
   const hOffs = hs.format === '+L' ? w.int64sAsDoubles(ha.buffers[1]! + 8 * ha.offset, n + 1) : w.int32s(ha.buffers[1]! + 4 * ha.offset, n + 1);
+  // list offsets index the header structs, whose fields start at the struct's offset
   const [ss, sa] = [hs.children[0]!, ha.children[0]!];
   const hKey = binCol(w, ss.children[0]!, sa.children[0]!, sa.offset);
   const hVal = binCol(w, ss.children[1]!, sa.children[1]!, sa.offset);
-  const key = binCol(w, col(4)[0], sub(col(4)[1]));
-  const value = binCol(w, col(5)[0], sub(col(5)[1]));
+  const key = binCol(w, ...col('key'));
+  const value = binCol(w, ...col('value'));
   const span = (c: BinCol, from: number, to: number) => c.offs[to]! - c.offs[from]!;
-  const headers = hOffs[n]! - hOffs[0]!;
   return {
     n,
-    part: w.int32s(pa.buffers[1]! + 4 * (pa.offset + a.offset), n),
-    off: int64Words(w, ...col(1)).subarray(2 * a.offset, 2 * (a.offset + n)),
-    ts: int64Words(w, ...col(2)).subarray(2 * a.offset, 2 * (a.offset + n)),
-    tsLat: latFlags(w, col(3)[0], sub(col(3)[1])),
+    part: w.int32s(pa.buffers[1]! + 4 * pa.offset, n),
+    off: int64Words(w, ...col('offset'), n),
+    ts: int64Words(w, ...col('timestamp'), n),
+    tsLat: latFlags(w, ...col('timestamp_type'), n),
     key,
     value,
     hOffs,
     hKey,
     hVal,
-    bytes: span(key, 0, n) + span(value, 0, n) + span(hKey, hOffs[0]!, hOffs[n]!) + span(hVal, hOffs[0]!, hOffs[n]!) + 12 * n + 4 * headers,
+    bytes: span(key, 0, n) + span(value, 0, n) + span(hKey, hOffs[0]!, hOffs[n]!) + span(hVal, hOffs[0]!, hOffs[n]!) + 12 * n + 4 * (hOffs[n]! - hOffs[0]!),
   };
 }
 
