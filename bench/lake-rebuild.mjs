@@ -2,7 +2,7 @@
 // decision the tiered-storage issue asks for: rebuild batches from the
 // Parquet columns, or keep the original batch bytes in the lake too.
 //
-//   npm run build && node bench/lake-rebuild.mjs [--records 100000] [--value 1024] [--batch 100] [--files 4] [--workers W] [--payload text|random] [--no-read-ahead]
+//   npm run build && node bench/lake-rebuild.mjs [--records 100000] [--value 1024] [--batch 100] [--files 4] [--workers W] [--payload text|random] [--no-read-ahead] [--inline 5]
 //
 // Writes one topic partition of N records (1 KiB values by default) as
 // producer batches of --batch records, into --files ZSTD Parquet data files with
@@ -10,9 +10,12 @@
 // replays it with the broker's lake reader (Fetch-sized reads of 1 MiB from
 // offset 0): a cold pass (read the file, decode Parquet and rebuild the
 // batches in the worker) and a pass served from the decoded-file cache.
-// Prints records/s and MB/s of record bytes for both, and the bytes the lake
+// Prints records/s, MB/s of record bytes and the process's CPU per record
+// (all threads: user + system) for both, and the bytes the lake
 // holds for the records vs the bytes of the producer batches (uncompressed
 // and zstd), which keeping the original batches in the lake would add.
+// --inline R: also R rebuilds of each data file on this thread (rebuild.ts
+// alone, no reader, worker or cache), median us per record.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +45,7 @@ const { values: a } = parseArgs({
     'max-bytes': { type: 'string', default: String(1 << 20) },
     files: { type: 'string', default: '4' },
     workers: { type: 'string' },
+    inline: { type: 'string', default: '0' },
   },
 });
 const N = Number(a.records);
@@ -129,6 +133,7 @@ try {
   const tp = { topic: 'bench', partition: 0 };
   async function pass(reader) {
     const start = performance.now();
+    const cpu0 = process.cpuUsage();
     let from = 0;
     let records = 0;
     let bytes = 0;
@@ -143,7 +148,8 @@ try {
       from = last.baseOffset + last.lastOffsetDelta + 1;
     }
     if (records !== N) throw new Error(`replayed ${records} of ${N} records`);
-    return { ms: performance.now() - start, records, bytes };
+    const cpu = process.cpuUsage(cpu0);
+    return { ms: performance.now() - start, cpuUs: cpu.user + cpu.system, records, bytes };
   }
   // three rounds, each on a fresh reader (empty cache) whose worker has started
   const rounds = [];
@@ -170,12 +176,26 @@ try {
   const best = median(rounds.map((r) => r.hot));
   const decodes = rounds[1].decodes;
   const mb = (b) => (b / 1e6).toFixed(1);
-  const rate = (p) => `${Math.round(p.records / (p.ms / 1000)).toLocaleString('en-US')} records/s, ${(recordBytes / 1e6 / (p.ms / 1000)).toFixed(0)} MB/s of records (${p.ms.toFixed(0)} ms)`;
+  const rate = (p) => `${Math.round(p.records / (p.ms / 1000)).toLocaleString('en-US')} records/s, ${(recordBytes / 1e6 / (p.ms / 1000)).toFixed(0)} MB/s of records (${p.ms.toFixed(0)} ms), CPU ${(p.cpuUs / p.records).toFixed(2)} us/record`;
   console.log(`lake-rebuild: ${N} records in ${adds.length} files, ${VALUE} B values (${a.payload}), ${PER_BATCH} records per producer batch, reads of ${MAX_BYTES} B`);
   console.log(`  archiver encode (Parquet ZSTD, inline): ${encodeMs.toFixed(0)} ms`);
   console.log(`  cold read, median of 3 (file read + Parquet decode + rebuild in the worker): ${rate(cold)}`);
-  console.log(`    decode jobs (one round): ${decodes.map((d) => d.ms.toFixed(0)).join(', ')} ms for ${mb(decodes.reduce((s, d) => s + d.bytes, 0))} MB of Parquet`);
+  console.log(`    decode jobs (one round): ${decodes.map((d) => d.ms.toFixed(0)).join(', ')} ms for ${mb(decodes.reduce((s, d) => s + d.bytes, 0))} MB of Parquet (${((1000 * decodes.reduce((s, d) => s + d.ms, 0)) / N).toFixed(2)} us/record)`);
   console.log(`  cache-hit read, median of 3: ${rate(best)}`);
+  if (Number(a.inline) > 0) {
+    const { rebuild } = await dist('broker/src/lake/rebuild.js');
+    const files = await Promise.all(adds.map(({ add }) => store.get(`bench/${add.path}`)));
+    const runs = [];
+    for (let k = 0; k < Number(a.inline); k++) {
+      const start = performance.now();
+      let got = 0;
+      for (const f of files) for (const p of rebuild({ files: [new Uint8Array(f)], partition: -1, targetBatchBytes: 1 << 20 })) got += p.records;
+      if (got !== N) throw new Error(`rebuilt ${got} of ${N} records`);
+      runs.push(performance.now() - start);
+    }
+    const us = runs.map((ms) => (1000 * ms) / N).sort((x, y) => x - y);
+    console.log(`  inline rebuild (this thread, one file at a time), ${us.length} runs: median ${us[us.length >> 1].toFixed(2)} us/record (${us.map((x) => x.toFixed(2)).join(', ')})`);
+  }
   console.log(`  storage: records ${mb(recordBytes)} MB; Parquet file ${mb(parquetBytes)} MB (${((100 * parquetBytes) / recordBytes).toFixed(0)}% of records)`);
   console.log(`           producer batches: uncompressed ${mb(batchBytes)} MB, zstd ${mb(zstdBatchBytes)} MB; rebuilt batches ${mb(cold.bytes)} MB`);
   console.log(`           keeping the original batches too: +${mb(batchBytes)} MB uncompressed (+${((100 * batchBytes) / parquetBytes).toFixed(0)}% of the lake) or +${mb(zstdBatchBytes)} MB zstd (+${((100 * zstdBatchBytes) / parquetBytes).toFixed(0)}%)`);

@@ -13,6 +13,47 @@ import { At, Attr, BATCH_HEADER_SIZE, LOG_OVERHEAD } from './layout.js';
 /** A record's length prefix is a varint of at most 5 bytes: reserved, then closed up. */
 const MAX_VARINT = 5;
 
+/** Bytes of `v` as a zigzag varint/varlong. */
+export function varintSize(v: number): number {
+  const z = v >= 0 ? v * 2 : -v * 2 - 1;
+  if (z < 0x80) return 1;
+  if (z < 0x4000) return 2;
+  if (z < 0x200000) return 3;
+  if (z < 0x10000000) return 4;
+  let n = 5;
+  for (let t = z / 0x800000000; t >= 1; t /= 128) n++;
+  return n;
+}
+
+/** Writes `v` as a zigzag varint/varlong at `b[at]`; returns the position after it. Exact for any integer Number (BigInt above 2^51). */
+export function putVarint(b: Uint8Array, at: number, v: number): number {
+  if (v >= 0 && v < 0x40000000) {
+    let z = v * 2;
+    while (z >= 0x80) {
+      b[at++] = (z & 0x7f) | 0x80;
+      z >>>= 7;
+    }
+    b[at++] = z;
+    return at;
+  }
+  if (v >= 2 ** 51 || v <= -(2 ** 51)) {
+    let z = v >= 0 ? BigInt(v) * 2n : -BigInt(v) * 2n - 1n;
+    while (z >= 0x80n) {
+      b[at++] = Number(z & 0x7fn) | 0x80;
+      z >>= 7n;
+    }
+    b[at++] = Number(z);
+    return at;
+  }
+  let z = v >= 0 ? v * 2 : -v * 2 - 1;
+  while (z >= 0x80) {
+    b[at++] = (z % 128) | 0x80;
+    z = Math.floor(z / 128);
+  }
+  b[at++] = z;
+  return at;
+}
+
 /** The records section of a batch, grown as records are added. */
 export class RecordsWriter {
   buf: Buffer;
@@ -50,22 +91,7 @@ export class RecordsWriter {
   /** Zigzag varint/varlong; exact for any integer Number (BigInt above 2^51, where zigzag leaves 2^53). */
   varint(v: number): void {
     this.ensure(10);
-    const b = this.buf;
-    if (v >= 2 ** 51 || v <= -(2 ** 51)) {
-      let z = v >= 0 ? BigInt(v) * 2n : -BigInt(v) * 2n - 1n;
-      while (z >= 0x80n) {
-        b[this.pos++] = Number(z & 0x7fn) | 0x80;
-        z >>= 7n;
-      }
-      b[this.pos++] = Number(z);
-      return;
-    }
-    let z = v >= 0 ? v * 2 : -v * 2 - 1;
-    while (z >= 0x80) {
-      b[this.pos++] = (z % 128) | 0x80;
-      z = Math.floor(z / 128);
-    }
-    b[this.pos++] = z;
+    this.pos = putVarint(this.buf, this.pos, v);
   }
 
   /** A nullable byte field: `src[start, start + len)`, len -1 = null. */
