@@ -134,7 +134,7 @@ export async function consumeCommand(args: string[]): Promise<void> {
     if (s.maxMessages !== undefined && count >= s.maxMessages) finish();
   };
   const flush = async (): Promise<void> => {
-    if (output.bytes === 0 && output.parts.length === 0) return;
+    if (output.empty) return;
     const b = output.take();
     if (b.length > 0) await new Promise<void>((resolve) => process.stdout.write(b, () => resolve()));
   };
@@ -142,7 +142,8 @@ export async function consumeCommand(args: string[]): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   process.stdout.on('error', finish); // EPIPE: the reader went away (| head)
-  const idle = s.timeoutMs === undefined ? null : setInterval(() => { if (Date.now() - lastRecordAt >= s.timeoutMs!) finish(); }, Math.min(100, s.timeoutMs));
+  // --timeout-ms counts while records are fetched (not while joining a group)
+  const idle = s.timeoutMs === undefined ? null : setInterval(() => { if (fetcher && Date.now() - lastRecordAt >= s.timeoutMs!) finish(); }, Math.min(100, s.timeoutMs));
   try {
     await withClient(values, async (client) => {
       const topic = await client.topic(s.topic);
@@ -150,11 +151,12 @@ export async function consumeCommand(args: string[]): Promise<void> {
       if (s.group === undefined) {
         const parts = s.partition !== undefined ? [s.partition] : topic.partitions.map((p) => p.partition);
         fetcher = new Fetcher(client, topic, new Map(parts.map((p) => [p, s.start])), fetchOptions);
+        lastRecordAt = Date.now();
         if (!done) await fetcher.run(deliver, flush);
         await flush();
         return;
       }
-      await consumeInGroup(client, s, s.group, fetchOptions, deliver, flush, (f) => { fetcher = f; if (done) f.stop(); }, () => done);
+      await consumeInGroup(client, s, s.group, fetchOptions, deliver, flush, (f) => { fetcher = f; lastRecordAt = Date.now(); if (done) f.stop(); }, () => done);
     });
   } finally {
     if (idle) clearInterval(idle);

@@ -30,7 +30,7 @@ options:
   --headers-key-separator S between a header's key and value (default :)
   --partition P             every record to partition P
   --compression C           none | gzip | snappy | lz4 | zstd (default none)
-  --batch-size BYTES        records per batch and partition, uncompressed (default 1048576)
+  --batch-size BYTES        records per batch and partition, uncompressed (default 1000000)
   --linger-ms MS            how long a batch waits to fill (default 5)
   --request-timeout-ms MS   Produce timeout (default 30000)
 ${CONNECTION_USAGE}`;
@@ -86,7 +86,7 @@ export function produceSettings(args: string[]): { settings: ProduceSettings; va
       extraHeaders: pairs(list(v, 'header'), 'header').map(([k, val]) => [Buffer.from(k, 'utf8'), Buffer.from(val, 'utf8')]),
       partition: int(v, 'partition', 0, 2 ** 31 - 1),
       codec,
-      batchBytes: int(v, 'batch-size', 1, 64 << 20) ?? 1 << 20,
+      batchBytes: int(v, 'batch-size', 1, 64 << 20) ?? 1_000_000,
       lingerMs: int(v, 'linger-ms', 0, 60_000) ?? 5,
       timeoutMs: int(v, 'request-timeout-ms', 1, 2 ** 31 - 1) ?? 30_000,
     },

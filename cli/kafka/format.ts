@@ -62,6 +62,10 @@ export class Output {
     this.bytes += b.length;
   }
 
+  get empty(): boolean {
+    return this.parts.length === 0 && this.scratch === '';
+  }
+
   take(): Buffer {
     this.flushText();
     const b = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);

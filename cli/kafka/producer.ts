@@ -88,6 +88,14 @@ export class Producer {
    */
   add(partition: number, ts: number, src: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, headers: readonly number[], extra: readonly [Buffer, Buffer][]): void {
     if (this.failure) throw this.failure;
+    // a record that would take the open batch past batchBytes goes into the next one
+    let size = 32 + Math.max(0, keyEnd - keyStart) + Math.max(0, valueEnd - valueStart) + this.extraBytes(extra);
+    for (let i = 0; i < headers.length; i += 4) size += 10 + headers[i + 1]! - headers[i]! + headers[i + 3]! - headers[i + 2]!;
+    const open = this.open[partition];
+    if (open && open.w.count > 0 && open.w.pos + size > this.o.batchBytes) {
+      this.seal(partition);
+      this.pump(this.leader(partition));
+    }
     const b = this.batch(partition, ts);
     const w = b.w;
     if (ts > b.maxTs) b.maxTs = ts;
@@ -105,6 +113,12 @@ export class Producer {
       this.seal(partition);
       this.pump(this.leader(partition));
     }
+  }
+
+  private extraBytes(extra: readonly [Buffer, Buffer][]): number {
+    let n = 0;
+    for (const [k, v] of extra) n += 10 + k.length + v.length;
+    return n;
   }
 
   private seal(partition: number): void {
