@@ -31,12 +31,12 @@ options:
   --to-earliest             reset-offsets: to the log start
   --to-latest               reset-offsets: to the log end
   --to-offset N             reset-offsets: to offset N
-  --shift-by N              reset-offsets: the committed offset plus N (negative: back)
+  --shift-by N              reset-offsets: the committed offset plus N (back: --shift-by=-N)
   --execute                 reset-offsets: commit the new offsets (default: print the plan only)
   --json                    JSON instead of a table
 ${CONNECTION_USAGE}`;
 
-const OPTIONS = {
+export const GROUP_OPTIONS = {
   topic: { type: 'string', multiple: true },
   'all-topics': { type: 'boolean' },
   'to-earliest': { type: 'boolean' },
@@ -51,7 +51,7 @@ const OPTIONS = {
 const SUBCOMMANDS = ['list', 'describe', 'reset-offsets', 'delete'] as const;
 
 export async function groupCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, OPTIONS);
+  const { values, positionals } = parse(args, GROUP_OPTIONS);
   const sub = subcommand(positionals, SUBCOMMANDS, 'group');
   if (sub === 'list') {
     if (positionals.length > 1) throw new CliUsageError(`unexpected argument ${positionals[1]}`);
