@@ -102,36 +102,26 @@ export async function produceCommand(args: string[], input: AsyncIterable<Buffer
       codec: s.codec, batchBytes: s.batchBytes, lingerMs: s.lingerMs, timeoutMs: s.timeoutMs,
       bufferBytes: 32 << 20, maxInFlight: 5, retries: 5,
     });
-    const n = producer.partitions;
-    let sticky = Math.floor(Math.random() * n);
-    let ts = Date.now();
-    const splitter = new LineSplitter();
     const line = (buf: Buffer, start: number, end: number): void => {
-      let rec;
-      try {
-        rec = parseLine(buf, start, end, s.format, splitter.lineNo);
-      } catch (e) {
-        if (e instanceof LineError) throw new Error(e.message);
-        throw e;
-      }
-      let p = s.partition;
-      if (p === undefined) {
-        if (rec.keyStart >= 0) p = partitionForKey(buf, rec.keyStart, rec.keyEnd, n);
-        else {
-          p = sticky;
-          producer.add(p, ts, buf, rec.keyStart, rec.keyEnd, rec.valueStart, rec.valueEnd, rec.headers, s.extraHeaders);
-          if (!producer.hasOpen(p)) sticky = (sticky + 1) % n;
-          return;
-        }
-      }
+      const rec = parseLine(buf, start, end, s.format, splitter.lineNo);
+      const p = s.partition ?? (rec.keyStart >= 0 ? partitionForKey(buf, rec.keyStart, rec.keyEnd, producer.partitions) : producer.sticky);
       producer.add(p, ts, buf, rec.keyStart, rec.keyEnd, rec.valueStart, rec.valueEnd, rec.headers, s.extraHeaders);
     };
-    for await (const chunk of input) {
-      ts = Date.now();
-      splitter.push(chunk, line);
-      await producer.room();
+    let ts = Date.now();
+    const splitter = new LineSplitter();
+    try {
+      for await (const chunk of input) {
+        ts = Date.now();
+        splitter.push(chunk, line);
+        await producer.room();
+      }
+      splitter.end(line);
+    } catch (e) {
+      // the lines before a malformed one are sent, then the command fails
+      if (e instanceof LineError) await producer.flush();
+      producer.abort(e as Error);
+      throw e;
     }
-    splitter.end(line);
     await producer.flush();
   });
 }

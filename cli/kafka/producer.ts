@@ -51,12 +51,15 @@ export class Producer {
   private spare: RecordsWriter[] = [];
   /** records acknowledged by the brokers */
   acked = 0;
+  /** where records without a key go: the next partition once its batch is sealed (sticky partitioning) */
+  sticky: number;
 
   constructor(private readonly client: KafkaClient, private topic: TopicInfo, private readonly o: ProducerOptions) {
     const n = topic.partitions.length;
     this.open = new Array<Open | null>(n).fill(null);
     this.queues = Array.from({ length: n }, () => []);
     this.busy = new Array<boolean>(n).fill(false);
+    this.sticky = Math.floor(Math.random() * n);
   }
 
   get partitions(): number {
@@ -74,11 +77,6 @@ export class Producer {
       if (!this.timer) this.timer = setTimeout(() => { this.timer = null; this.pumpAll(); }, this.o.lingerMs);
     }
     return b;
-  }
-
-  /** Whether `partition` has an open batch (the sticky partitioner moves on once it is sealed). */
-  hasOpen(partition: number): boolean {
-    return this.open[partition] != null;
   }
 
   /**
@@ -125,6 +123,7 @@ export class Producer {
     const b = this.open[partition];
     if (!b) return;
     this.open[partition] = null;
+    if (partition === this.sticky) this.sticky = (this.sticky + 1) % this.open.length;
     const payload = compress(this.o.codec, b.w.view());
     const batch = assembleBatch({
       baseOffset: 0, lastOffsetDelta: b.w.count - 1, baseTimestamp: b.baseTs, maxTimestamp: b.maxTs,
@@ -168,7 +167,7 @@ export class Producer {
         this.notify();
       });
     }
-    if (!this.timer && this.open.some((b) => b !== null)) this.timer = setTimeout(() => { this.timer = null; this.pumpAll(); }, this.o.lingerMs);
+    if (!this.timer && !this.failure && this.open.some((b) => b !== null)) this.timer = setTimeout(() => { this.timer = null; this.pumpAll(); }, this.o.lingerMs);
   }
 
   private async send(node: number, batches: Sealed[]): Promise<void> {
@@ -227,6 +226,13 @@ export class Producer {
   async room(): Promise<void> {
     while (!this.failure && this.queuedBytes >= this.o.bufferBytes) await new Promise<void>((r) => this.idle.push(r));
     if (this.failure) throw this.failure;
+  }
+
+  /** Stops: nothing more is sent, no timer keeps the process alive. */
+  abort(e: Error): void {
+    this.fail(e);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** Sends everything and waits for every acknowledgement; rejects with the first failure. */
