@@ -12,6 +12,8 @@ import { parseVersions, type VersionRange } from '../../broker/src/protocol/vers
 import type { ApiDef } from '../../broker/src/protocol/schema.js';
 import type { Decoded, Encodable } from '../../broker/src/protocol/typed.js';
 import { ApiVersions } from '../../broker/src/protocol/messages/api-versions.js';
+import { SaslHandshake } from '../../broker/src/protocol/messages/sasl-handshake.js';
+import { SaslAuthenticate } from '../../broker/src/protocol/messages/sasl-authenticate.js';
 import { ErrorCode } from '../../common/errors.js';
 import { check, KafkaResponseError } from './errors.js';
 import type { ClientConfig } from './config.js';
@@ -63,7 +65,12 @@ export class Connection {
     const c = new Connection(sock, address, cfg.clientId, cfg.timeoutMs);
     try {
       await c.negotiate();
-      if (cfg.sasl) await authenticate(c, cfg.sasl);
+      if (cfg.sasl) {
+        await authenticate({
+          handshake: (mechanism) => c.request(SaslHandshake, { mechanism }),
+          authenticate: (authBytes) => c.request(SaslAuthenticate, { authBytes }),
+        }, cfg.sasl);
+      }
     } catch (e) {
       c.close();
       throw e;

@@ -37,40 +37,48 @@ const COLON = Buffer.from(':');
 const COMMA = Buffer.from(',');
 const NEWLINE = Buffer.from('\n');
 
-/** Appends output to a list of buffers (written to stdout in one go per fetch). */
+/** Output bytes gathered in one growing buffer (written to stdout in one go per fetch response). */
 export class Output {
-  parts: Buffer[] = [];
-  bytes = 0;
-  private scratch = '';
+  private buf = Buffer.allocUnsafe(1 << 16);
+  private pos = 0;
 
-  push(b: Buffer): void {
-    this.flushText();
-    this.parts.push(b);
-    this.bytes += b.length;
-  }
-
-  text(s: string): void {
-    this.scratch += s;
-    if (this.scratch.length > 4096) this.flushText();
-  }
-
-  private flushText(): void {
-    if (this.scratch === '') return;
-    const b = Buffer.from(this.scratch, 'utf8');
-    this.scratch = '';
-    this.parts.push(b);
-    this.bytes += b.length;
+  get bytes(): number {
+    return this.pos;
   }
 
   get empty(): boolean {
-    return this.parts.length === 0 && this.scratch === '';
+    return this.pos === 0;
   }
 
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  push(b: Buffer): void {
+    this.ensure(b.length);
+    if (b.length < 32) {
+      const d = this.buf;
+      let at = this.pos;
+      for (let i = 0; i < b.length; i++) d[at++] = b[i]!;
+    } else b.copy(this.buf, this.pos);
+    this.pos += b.length;
+  }
+
+  text(s: string): void {
+    this.ensure(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** The bytes so far, a view valid until the next push (write it out and wait for the write first). */
   take(): Buffer {
-    this.flushText();
-    const b = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
-    this.parts = [];
-    this.bytes = 0;
+    const b = this.buf.subarray(0, this.pos);
+    this.pos = 0;
+    if (this.buf.length > 64 << 20) this.buf = Buffer.allocUnsafe(1 << 16);
     return b;
   }
 }

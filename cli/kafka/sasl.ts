@@ -4,17 +4,20 @@
 // client-final with the proof, and server-final with the signature the client
 // checks.
 import crypto from 'node:crypto';
-import { SaslHandshake } from '../../broker/src/protocol/messages/sasl-handshake.js';
-import { SaslAuthenticate } from '../../broker/src/protocol/messages/sasl-authenticate.js';
 import { check } from './errors.js';
 import type { SaslSettings } from './config.js';
-import type { Connection } from './connection.js';
 
-export async function authenticate(c: Connection, s: SaslSettings): Promise<void> {
-  const hs = await c.request(SaslHandshake, { mechanism: s.mechanism });
+/** The two requests SASL needs, sent by the connection being authenticated. */
+export interface SaslRequests {
+  handshake(mechanism: string): Promise<{ errorCode: number; mechanisms: string[] }>;
+  authenticate(authBytes: Buffer): Promise<{ errorCode: number; errorMessage: string | null; authBytes: Buffer }>;
+}
+
+export async function authenticate(c: SaslRequests, s: SaslSettings): Promise<void> {
+  const hs = await c.handshake(s.mechanism);
   check(hs.errorCode, `SASL handshake (${s.mechanism})`, hs.mechanisms.length ? `enabled: ${hs.mechanisms.join(', ')}` : null);
   const step = async (bytes: Buffer): Promise<Buffer> => {
-    const r = await c.request(SaslAuthenticate, { authBytes: bytes });
+    const r = await c.authenticate(bytes);
     check(r.errorCode, `SASL ${s.mechanism} authentication`, r.errorMessage);
     return r.authBytes;
   };
