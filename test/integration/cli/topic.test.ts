@@ -4,6 +4,7 @@
 // exit codes 1 (a refused request) and 2 (bad arguments).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTarget, type Target } from '../../helpers/target.js';
+import { waitFor } from '../../helpers/procs.js';
 import { ok, runnel } from './support.js';
 
 let target: Target;
@@ -35,7 +36,9 @@ describe('runnel topic', () => {
     expect(listed.some((t) => t.name.startsWith('__'))).toBe(false);
     expect(ok(await cli(['list']))).toMatch(/^cli-orders\s+3\s+no$/m);
 
+    // a new partition's leader may take a leadership tick to appear (leader -1 until then)
     let d = await describeJson('cli-orders');
+    await waitFor('every partition led', async () => (d = await describeJson('cli-orders')).partitions.every((p) => p.leader >= 0), { timeoutMs: 20_000, intervalMs: 200 });
     expect(d.topicId).toMatch(/^[0-9a-f-]{36}$/);
     expect(d.partitions.map((p) => p.partition)).toEqual([0, 1, 2]);
     for (const p of d.partitions) {
