@@ -15,6 +15,9 @@ import { check, KafkaResponseError, RETRIABLE } from './errors.js';
 import { KafkaClient, sleep, type TopicInfo } from './client.js';
 import type { RecordView } from './format.js';
 
+/** connection failures in a row before a fetch gives up */
+const MAX_RECONNECTS = 10;
+
 export const EARLIEST = -2;
 export const LATEST = -1;
 
@@ -105,18 +108,33 @@ export class Fetcher {
       this.positions.set(r.partition, r.offset + 1);
       deliver(r);
     });
+    let failures = 0;
     while (!this.stopped) {
       const gen = this.generation;
       const leaders = KafkaClient.byLeader(this.topic, [...this.positions.keys()]);
-      try {
-        await Promise.all([...leaders].map(([node, ps]) => this.leaderLoop(node, ps, sink, afterResponse, gen)));
-      } catch (e) {
-        this.stopped = true;
+      // a failing loop ends the others (a new generation), and all have ended before any starts again
+      const settled = await Promise.allSettled([...leaders].map(([node, ps]) => this.leaderLoop(node, ps, sink, afterResponse, gen).catch((e: unknown) => {
+        this.generation++;
         throw e;
+      })));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (!failed) failures = 0;
+      else {
+        const e: unknown = failed.reason;
+        // a lost connection (a broker restarting): reconnect after a pause, a few times; a Kafka error ends the run
+        if (e instanceof KafkaResponseError || ++failures > MAX_RECONNECTS) {
+          this.stopped = true;
+          throw e;
+        }
+        process.stderr.write(`runnel consume: ${(e as Error).message}; reconnecting\n`);
+        await sleep(500 * failures);
       }
       if (this.stopped) break;
       await sleep(200);
-      this.topic = await this.client.topic(this.topic.name);
+      this.topic = await this.client.topic(this.topic.name).catch((e: unknown) => {
+        if (e instanceof KafkaResponseError) throw e;
+        return this.topic; // the broker is still away: try the known leaders again
+      });
     }
   }
 
