@@ -11,6 +11,7 @@ import { redactSecrets, setLogFormat } from '../common/logger/logger.js';
 import { connectFailureReason } from '../common/redis/connect-retry.js';
 import { EMBEDDED_REDIS_URL_FILE, readEmbeddedRedisUrl } from '../broker/src/redis/embedded-redis.js';
 import { ARCHIVER_OPTIONS, archiverEnv, archiverFlagsUsage } from './archiver-flags.js';
+import { CLIENT_COMMANDS, clientCommandsUsage, runClientCommand } from './commands/index.js';
 
 const USAGE = `usage: runnel <command> [options]
        runnel --version | --help
@@ -22,7 +23,7 @@ commands:
   apis       print the supported Kafka APIs and versions (from the handler registry)
   placement  per Redis primary: the partitions it holds and their bytes
   status     brokers, partition leaders and log ends, lake lag, group lag, Redis memory
-`;
+${clientCommandsUsage()}`;
 
 const COMMAND_USAGE: Record<string, () => string> = {
   broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see docs/configuration.md.\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
@@ -70,6 +71,10 @@ async function main(): Promise<void> {
   }
   if (command === '--version' || command === '-v' || command === 'version') {
     process.stdout.write(`runnel ${version()}\n`);
+    return;
+  }
+  if (Object.hasOwn(CLIENT_COMMANDS, command)) {
+    process.exitCode = await runClientCommand(command, rest);
     return;
   }
   const usage = COMMAND_USAGE[command];
