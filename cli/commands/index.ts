@@ -1,4 +1,4 @@
-// The commands that speak the Kafka protocol (topic, produce, consume, group):
+// The commands that speak the Kafka protocol (topic, produce, consume, group, acl, user):
 // their usage and how each runs. runClientCommand prints --help, turns a usage
 // error into the usage and exit code 2, and a failure (a Kafka error by its
 // name, a refused connection) into one line on stderr and exit code 1.
@@ -7,6 +7,8 @@ import { TOPIC_USAGE } from './topic.js';
 import { PRODUCE_USAGE } from './produce.js';
 import { CONSUME_USAGE } from './consume.js';
 import { GROUP_USAGE } from './group.js';
+import { ACL_USAGE } from './acl.js';
+import { USER_USAGE } from './user.js';
 
 interface ClientCommand {
   summary: string;
@@ -19,6 +21,8 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   produce: { summary: 'produce records from stdin, one per line', usage: PRODUCE_USAGE, run: async (a) => (await import('./produce.js')).produceCommand(a) },
   consume: { summary: 'print records of a topic, by partition or in a consumer group', usage: CONSUME_USAGE, run: async (a) => (await import('./consume.js')).consumeCommand(a) },
   group: { summary: 'list, describe (lag), reset offsets of and delete consumer groups', usage: GROUP_USAGE, run: async (a) => (await import('./group.js')).groupCommand(a) },
+  acl: { summary: 'list, create and delete ACLs', usage: ACL_USAGE, run: async (a) => (await import('./acl.js')).aclCommand(a) },
+  user: { summary: 'create, list and delete SCRAM credentials of users', usage: USER_USAGE, run: async (a) => (await import('./user.js')).userCommand(a) },
 };
 
 /** Lines for the top-level usage, aligned like its other commands. */
