@@ -151,7 +151,7 @@ export async function aclCommand(args: string[]): Promise<void> {
     const creations = aclCreations(values);
     return withClient(values, (c) => createAcls(c, creations));
   }
-  const filters = aclFilters(values, sub);
+  const filters = aclFilters(values, sub === 'list' ? 'list' : 'delete');
   return withClient(values, (c) => (sub === 'list' ? listAcls(c, filters, values) : deleteAcls(c, filters, values)));
 }
 
