@@ -79,9 +79,11 @@ describe('record batch encoder', () => {
   it('RecordsWriter.skip reserves room that stays in place as the buffer grows', () => {
     const w = new RecordsWriter(64);
     const at = w.skip(61);
+    w.buf.fill(0xab, at, at + 61); // a header written into the reserved room before the buffer grows
     w.beginRecord(0, 0, null, 0, -1, Buffer.alloc(5000, 1), 0, 5000, 0);
     w.endRecord();
     expect(at).toBe(0);
+    expect(w.buf.subarray(at, at + 61).every((x) => x === 0xab)).toBe(true);
     expect(w.count).toBe(1);
     expect(w.pos).toBeGreaterThan(5061);
   });
