@@ -1,4 +1,4 @@
-// `runnel <command>`: broker | archiver | apis | placement | status | topic | produce | consume | group | acl | user (the last six are Kafka clients: cli/commands/). Arguments are
+// `runnel <command>`: dev | broker | archiver | apis | placement | status | topic | produce | consume | group | acl | user (the last six are Kafka clients: cli/commands/). Arguments are
 // parsed with node:util parseArgs (strict): an unknown flag exits 2 with the
 // usage; --help and --version exit 0. Loaded by cli/runnel.ts once the Node.js
 // version is known to be new enough.
@@ -18,6 +18,7 @@ const USAGE = `usage: runnel <command> [options]
        runnel <command> --help
 
 commands:
+  dev        a playground: broker, embedded Redis, archiver and web console in one command
   broker     run a Kafka-compatible broker
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
@@ -26,6 +27,7 @@ commands:
 ${clientCommandsUsage()}`;
 
 const COMMAND_USAGE: Record<string, () => string> = {
+  dev: () => `usage: runnel dev [broker options]\n\nStarts a broker (with an embedded Redis unless --redis is given) on 127.0.0.1:9092, its web console\nand /metrics on http://127.0.0.1:8080, and the archiver into <data-dir>/lake; prints where each\nlistens. Ctrl-C stops the archiver, then the broker. The broker options and RUNNEL_* variables\noverride these defaults (for example --set http.port=9080).\n\noptions:\n${brokerFlagsUsage()}`,
   broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see docs/configuration.md.\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',
@@ -82,6 +84,11 @@ async function main(): Promise<void> {
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(usage());
     return;
+  }
+  if (command === 'dev') {
+    parse(rest, BROKER_OPTIONS);
+    const { devCommand } = await import('./dev.js');
+    process.exit(await devCommand(rest));
   }
   if (command === 'broker') {
     parse(rest, BROKER_OPTIONS);

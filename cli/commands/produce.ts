@@ -15,6 +15,7 @@ Produces one record per input line (stdin), acks=all, in batches per partition. 
 line are sent as they are (no character decoding); a newline ends the record, a line may be empty.
 Without --partition a keyed record goes to murmur2(key) % partitions (the Java client's default
 partitioner), records without a key fill one partition's batch after another (sticky).
+A missing topic is created on first use where the broker's auto.create.topics.enable allows it.
 
 Line format: [HEADERS <headers-delimiter>] [KEY <key-separator>] VALUE
   with --parse-headers, HEADERS is k:v,k2:v2 (kafka-console-producer's parse.headers format).
@@ -96,7 +97,8 @@ export function produceSettings(args: string[]): { settings: ProduceSettings; va
 export async function produceCommand(args: string[], input: AsyncIterable<Buffer> = process.stdin): Promise<void> {
   const { settings: s, values } = produceSettings(args);
   await withClient(values, async (client) => {
-    const topic = await client.topic(s.topic);
+    // A missing topic is created where the broker allows it (auto.create.topics.enable), as kafka-console-producer and kcat do.
+    const topic = await client.topic(s.topic, 10_000, true);
     if (s.partition !== undefined && s.partition >= topic.partitions.length) throw new CliUsageError(`--partition ${s.partition}: topic ${s.topic} has ${topic.partitions.length} partitions`);
     const producer = new Producer(client, topic, {
       codec: s.codec, batchBytes: s.batchBytes, lingerMs: s.lingerMs, timeoutMs: s.timeoutMs,

@@ -69,12 +69,16 @@ export class KafkaClient {
     return this.bootstrapConn;
   }
 
-  /** Metadata for `topics` (null: every topic), never creating one. */
-  async metadata(topics: string[] | null): Promise<ClusterInfo> {
+  /**
+   * Metadata for `topics` (null: every topic). `autoCreate` asks the broker to
+   * create a missing topic, as Kafka's producer does; the broker's
+   * auto.create.topics.enable decides.
+   */
+  async metadata(topics: string[] | null, autoCreate = false): Promise<ClusterInfo> {
     const c = await this.any();
     const r = await c.request(Metadata, (v) => ({
       topics: topics === null ? (v >= 1 ? null : []) : topics.map((name) => ({ name, topicId: null })),
-      allowAutoTopicCreation: false,
+      allowAutoTopicCreation: autoCreate && topics !== null,
       includeTopicAuthorizedOperations: false,
     }));
     this.brokers = new Map(r.brokers.map((b) => [b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }]));
@@ -94,11 +98,15 @@ export class KafkaClient {
     };
   }
 
-  /** One topic's metadata, retried while its leaders are elected; UNKNOWN_TOPIC_OR_PARTITION when it does not exist. */
-  async topic(name: string, waitMs = 10_000): Promise<TopicInfo> {
+  /**
+   * One topic's metadata, retried while its leaders are elected;
+   * UNKNOWN_TOPIC_OR_PARTITION when it does not exist (and, with `autoCreate`,
+   * the broker did not create it).
+   */
+  async topic(name: string, waitMs = 10_000, autoCreate = false): Promise<TopicInfo> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const t = (await this.metadata([name])).topics.find((x) => x.name === name);
+      const t = (await this.metadata([name], autoCreate)).topics.find((x) => x.name === name);
       const code = !t ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : t.errorCode !== ErrorCode.NONE ? t.errorCode : t.partitions.find((p) => p.leader < 0)?.errorCode ?? ErrorCode.NONE;
       const leaderless = t !== undefined && t.errorCode === ErrorCode.NONE && t.partitions.some((p) => p.leader < 0);
       if (t && code === ErrorCode.NONE && !leaderless) return t;

@@ -197,31 +197,49 @@ describe('README and docs blocks', () => {
 });
 
 describe('README quick start (and the blocks of the docs it continues into)', () => {
-  it('the four steps (broker, kcat, archiver, the Polars SQL query) and teardown, with status, redis-cli, delta-rs, DuckDB and the console of the docs, block by block', async () => {
+  it('runnel dev, runnel produce/consume, kcat and the Polars SQL query, then teardown, with status, redis-cli, delta-rs, DuckDB, the console and the broker and archiver run separately, block by block', async () => {
     const cwd = tmp('quickstart');
     fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(cwd, 'runnel'));
     fs.mkdirSync(HOME, { recursive: true });
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}` };
+    const http = await freePort();
+    // Fixed ports move through the variables runnel dev and the broker read (the blocks name none but kcat's).
+    const env: NodeJS.ProcessEnv = {
+      ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(http), RUNNEL_BOOTSTRAP_SERVER: `127.0.0.1:${port}`,
+    };
     const kafka = (text: string) => text.replaceAll('127.0.0.1:9092', `127.0.0.1:${port}`);
-
-    // ./runnel broker
     const start = (name: string, script: string) => {
       const p = spawnManaged(name, 'bash', ['-c', `exec ${script}`], { cwd, env: { ...env, HOME } });
       procs.push(p);
       return p;
     };
-    let broker = start('quickstart-broker', block('broker'));
-    await waitForPort(port, { proc: broker, timeoutMs: 120_000 });
-    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
+
+    // ./runnel dev: broker, embedded Redis, HTTP endpoint and archiver, and where each listens
+    const devBlock = block('dev');
+    const dev = start('quickstart-dev', devBlock);
+    await waitForPort(port, { proc: dev, timeoutMs: 120_000 });
+    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: dev, timeoutMs: 30_000 });
+    await waitFor('the banner', () => fs.readFileSync(dev.logFile, 'utf8').includes('Try, in another terminal:'), { proc: dev, timeoutMs: 30_000 });
     const redisUrl = fs.readFileSync(path.join(cwd, 'data', 'redis.url'), 'utf8');
     expect(redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+\n$/);
+    const banner = fs.readFileSync(dev.logFile, 'utf8');
+    expect(banner).toContain(`  Kafka        127.0.0.1:${port}\n`);
+    expect(banner).toContain(`  web console  http://127.0.0.1:${http}/console\n`);
+    expect(banner).toContain(`  Redis        ${redisUrl.trim()}\n`);
+    expect(banner).toContain(`  lake         file://${fs.realpathSync(cwd)}/data/lake\n`);
+    // the prose's fixed ports are runnel dev's defaults
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('<http://127.0.0.1:8080/console>');
 
-    // kcat: metadata, produce 'hello', consume it
-    const clients = await sh(kafka(block('clients')), cwd, env);
+    // runnel produce (the topic is created on first use) and consume
+    const clients = await sh(block('clients'), cwd, env);
     expect(clients.code, clients.stderr).toBe(0);
-    expect(clients.stdout).toContain(`1 brokers:\n  broker 1 at 127.0.0.1:${port}`);
-    expect(clients.stdout.trim().split('\n').at(-1)).toBe('hello');
+    expect(clients.stdout).toBe('hello\n');
+    // kcat: metadata, and the record runnel produced
+    const kcat = await sh(kafka(block('kcat')), cwd, env);
+    expect(kcat.code, kcat.stderr).toBe(0);
+    expect(kcat.stdout).toContain(`1 brokers:\n  broker 1 at 127.0.0.1:${port}`);
+    expect(kcat.stdout.trim().split('\n').at(-1)).toBe('hello');
     // 200 keyed records more (the test's own), so the archive checks below see a batch of many records
     const n = 200;
     const lines = Array.from({ length: n }, (_, i) => `k${i}:v${i}`).join('\n') + '\n';
@@ -248,22 +266,21 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     expect(cliOut.stdout).toMatch(/\n\d+-1\nb\n/); // the newest batch's id <baseOffset>-1 and its field
     expect(cliOut.stdout.endsWith(`\n${total}\n`)).toBe(true); // HGET next: the log end offset
 
-    // ./runnel archiver: every record in the Delta table within 20 s
-    const started = Date.now();
-    const archiver = start('quickstart-archiver', block('archiver'));
+    // runnel dev's archiver: every record in the Delta table within 20 s
     const table = path.join(cwd, 'data', 'lake', 'demo');
-    let rows: string[] = [];
-    await waitFor('all records in the Delta table', async () => {
-      if (!fs.existsSync(path.join(table, '_delta_log'))) return false;
-      const read = await readDelta(table, { appIds: ['runnel/demo/0'] }).catch(() => null);
-      rows = (read?.rows ?? []).map((row) => `${row[1]}:${Buffer.from(row[4] ?? '', 'base64').toString()}:${Buffer.from(row[5] ?? '', 'base64').toString()}`);
-      return rows.length >= total;
-    }, { proc: archiver, timeoutMs: 20_000, intervalMs: 250 });
-    expect(Date.now() - started).toBeLessThan(20_000);
-    expect(rows.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]))).toEqual(['0::hello', ...Array.from({ length: n }, (_, i) => `${i + 1}:k${i}:v${i}`)]);
-    const log = fs.readFileSync(archiver.logFile, 'utf8');
-    expect(log).toMatch(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*"msg":"using the embedded redis of the broker in the data folder"/);
-    expect(log).toMatch(/"level":"info",.*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":\d+,"msg":"committed"/);
+    const archived = async (want: number): Promise<string[]> => {
+      let rows: string[] = [];
+      await waitFor(`${want} records in the Delta table`, async () => {
+        if (!fs.existsSync(path.join(table, '_delta_log'))) return false;
+        const read = await readDelta(table, { appIds: ['runnel/demo/0'] }).catch(() => null);
+        rows = (read?.rows ?? []).map((row) => `${row[1]}:${Buffer.from(row[4] ?? '', 'base64').toString()}:${Buffer.from(row[5] ?? '', 'base64').toString()}`);
+        return rows.length >= want;
+      }, { timeoutMs: 20_000, intervalMs: 250 });
+      return rows.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]));
+    };
+    expect(await archived(total)).toEqual(['0::hello', ...Array.from({ length: n }, (_, i) => `${i + 1}:k${i}:v${i}`)]);
+    const log = fs.readFileSync(dev.logFile, 'utf8');
+    expect(log).toMatch(/archiver \| \{"level":"info",.*"table":"file:\/\/[^"]*\/data\/lake\/demo".*"version":0,"files":1,"records":\d+,"msg":"committed"/);
 
     // python3 -m venv ~/.venvs/runnel && pip install 'deltalake[pyarrow]' polars duckdb (PyPI; once per HOME)
     const venv = await sh(block('venv'), cwd, env, 600_000);
@@ -304,27 +321,49 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     expect(py.stdout.split('\n')[0]).toBe(`${total} ${n}`);
     expect(py.stdout).toContain(`shape: (${total}, 2)`);
 
-    // Ctrl-C, then the console block: the broker again, with http.port
-    await archiver.stop(15_000);
-    await broker.stop(15_000);
-    expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
-    const http = await freePort();
-    const consoleBlock = block('console');
-    expect(consoleBlock).toContain('http.port=8080');
-    broker = start('quickstart-console', consoleBlock.replaceAll('8080', String(http)));
-    await waitForPort(http, { proc: broker, timeoutMs: 60_000 });
-    const prose = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
-    expect(prose).toContain('<http://127.0.0.1:8080/console>');
+    // runnel dev's web console
     const page = await fetch(`http://127.0.0.1:${http}/console`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(`127.0.0.1:${port}`);
     await waitFor('demo on the topics page with its log end', async () => {
       const topics = await (await fetch(`http://127.0.0.1:${http}/console/topics`)).text();
       return topics.includes('demo') && topics.includes(String(total));
-    }, { proc: broker, timeoutMs: 15_000, intervalMs: 300 });
-    await broker.stop(15_000);
+    }, { proc: dev, timeoutMs: 15_000, intervalMs: 300 });
 
-    // teardown: with the broker stopped, the data folder (embedded Redis files, lake) goes
+    // Ctrl-C: the archiver, then the broker and its embedded Redis stop, and runnel dev exits 0
+    const devExit = dev.exited;
+    process.kill(dev.pid, 'SIGINT');
+    expect((await devExit).code).toBe(0);
+    expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
+    expect(await portOpen(port)).toBe(false);
+    expect(await portOpen(Number(redisUrl.trim().split(':').at(-1)))).toBe(false);
+    expect(fs.readFileSync(dev.logFile, 'utf8')).toMatch(/archiver \| .*"msg":"archiver stopped"[^]*broker +\| /);
+
+    // the broker and the archiver as separate processes (docs/configuration.md), on the same data folder
+    const broker = start('quickstart-broker', block('broker'));
+    await waitForPort(port, { proc: broker, timeoutMs: 60_000 });
+    await waitFor('ApiVersions', async () => (await apiVersionsProbe(port)).errorCode === 0, { proc: broker, timeoutMs: 30_000 });
+    const again = await runCommand('kcat', ['-b', `127.0.0.1:${port}`, '-P', '-t', 'demo'], { input: 'again\n', timeoutMs: 30_000 });
+    expect(again.code, again.stderr).toBe(0);
+    const archiver = start('quickstart-archiver', block('archiver'));
+    expect((await archived(total + 1)).at(-1)).toBe(`${total}::again`);
+    expect(fs.readFileSync(archiver.logFile, 'utf8')).toMatch(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*"msg":"using the embedded redis of the broker in the data folder"/);
+    await archiver.stop(15_000);
+    await broker.stop(15_000);
+    expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
+
+    // the console block: a broker by itself with http.port
+    const consoleBlock = block('console');
+    expect(consoleBlock).toContain('http.port=8080');
+    const http2 = await freePort();
+    const withConsole = start('quickstart-console', consoleBlock.replaceAll('8080', String(http2)));
+    await waitForPort(http2, { proc: withConsole, timeoutMs: 60_000 });
+    const prose = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+    expect(prose).toContain('<http://127.0.0.1:8080/console>');
+    expect((await fetch(`http://127.0.0.1:${http2}/console`)).status).toBe(200);
+    await withConsole.stop(15_000);
+
+    // teardown: with everything stopped, the data folder (embedded Redis files, lake) goes
     expect(fs.existsSync(path.join(cwd, 'data', 'redis.url'))).toBe(false);
     const down = await sh(block('teardown'), cwd, env);
     expect(down.code, down.stderr).toBe(0);

@@ -145,10 +145,18 @@ describe('runnel produce and consume', () => {
     expect(got.find((g) => g.key === 'x')).toMatchObject({ value: '9', headers: [{ key: 'from', value: 'kcat' }] });
   });
 
+  it('creates a missing topic on first use, as kafka-console-producer does (auto.create.topics.enable)', async () => {
+    ok(await runnel(target.bootstrap, ['produce', 'cli-auto'], { input: 'first\n' }));
+    expect(ok(await runnel(target.bootstrap, ['consume', 'cli-auto', '--from-beginning', '--max-messages', '1']))).toBe('first\n');
+  });
+
   it('exits 1 naming the error when the topic does not exist or a line lacks its key', async () => {
-    const r = await runnel(target.bootstrap, ['produce', 'cli-nope'], { input: 'x\n' });
+    const r = await runnel(target.bootstrap, ['consume', 'cli-nope', '--from-beginning', '--max-messages', '1'], { input: 'x\n' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('UNKNOWN_TOPIC_OR_PARTITION');
+    const invalid = await runnel(target.bootstrap, ['produce', 'bad/name'], { input: 'x\n' });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('INVALID_TOPIC_EXCEPTION');
     await createTopic('cli-nokey', 1);
     const bad = await runnel(target.bootstrap, ['produce', 'cli-nokey', '--parse-key'], { input: 'k\tv\nnokey\n' });
     expect(bad.code).toBe(1);
