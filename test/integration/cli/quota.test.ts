@@ -1,11 +1,11 @@
 // `runnel quota` against a broker (RUNNEL_TEST_TARGET=kafka: Apache Kafka):
-// quotas of a user, the default user and a user + client id are set,
+// quotas of a user, the default user, a user + client id and an IP are set,
 // described (table and JSON, every quota and exactly one entity) and removed;
-// --validate-only changes nothing; an unknown key is the broker's
-// INVALID_REQUEST. Then a producer_byte_rate on client id "slow" holds back
-// `runnel produce` with client.id=slow (the broker stops reading a throttled
-// connection, KIP-219) while client id "fast" is not held back, and after
-// --delete-config "slow" is not held back either.
+// --validate-only changes nothing; an unknown key, and a user's key on an IP,
+// are the broker's INVALID_REQUEST. Then a producer_byte_rate on client id
+// "slow" holds back `runnel produce` with client.id=slow (the broker stops
+// reading a throttled connection, KIP-219) while client id "fast" is not held
+// back, and after --delete-config "slow" is not held back either.
 //
 // quota.window.num=2 (as test/integration/quotas/): the rate is measured over
 // about a second, so a client may burst about one second's quota before the
@@ -56,15 +56,17 @@ afterAll(async () => {
 });
 
 describe(`runnel quota against ${KIND}`, () => {
-  it('sets, describes and deletes quotas of a user, the default user and a user + client id', async () => {
+  it('sets, describes and deletes quotas of a user, the default user, a user + client id and an IP', async () => {
     expect(ok(await quota(['alter', '--user', 'alice', '--add-config', 'producer_byte_rate=1048576,consumer_byte_rate=2097152']))).toBe('Altered quotas of user alice.\n');
     expect(ok(await quota(['alter', '--user-default', '--add-config', 'producer_byte_rate=524288']))).toBe('Altered quotas of user <default>.\n');
     ok(await quota(['alter', '--user', 'alice', '--client-id', 'app', '--add-config', 'request_percentage=12.5']));
+    ok(await quota(['alter', '--ip', '10.1.2.3', '--add-config', 'connection_creation_rate=50']));
 
     await described([], [
       { entity: { user: null }, quotas: { producer_byte_rate: 524288 } },
       { entity: { user: 'alice' }, quotas: { consumer_byte_rate: 2097152, producer_byte_rate: 1048576 } },
       { entity: { user: 'alice', 'client-id': 'app' }, quotas: { request_percentage: 12.5 } },
+      { entity: { ip: '10.1.2.3' }, quotas: { connection_creation_rate: 50 } },
     ]);
     // Exactly the entity named, as kafka-configs --describe: not alice's per-client quota, not the default's.
     expect(ok(await quota(['describe', '--user', 'alice']))).toMatch(/^user\s+client-id\s+ip\s+quota\s+value\nalice\s+consumer_byte_rate\s+2097152\nalice\s+producer_byte_rate\s+1048576\n$/);
@@ -77,6 +79,10 @@ describe(`runnel quota against ${KIND}`, () => {
     const unknown = await quota(['alter', '--user', 'alice', '--add-config', 'producer_rate=1024']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^runnel quota: alter quotas of user alice: INVALID_REQUEST \(.*producer_rate.*\)\n$/);
+    // A user's key on an IP entity: Kafka keeps connection_creation_rate apart.
+    const ipKey = await quota(['alter', '--ip-default', '--add-config', 'producer_byte_rate=1024']);
+    expect(ipKey.code).toBe(1);
+    expect(ipKey.stderr).toContain('alter quotas of ip <default>: INVALID_REQUEST');
     const usage = await quota(['alter', '--user', 'alice']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('usage: runnel quota');
@@ -86,6 +92,7 @@ describe(`runnel quota against ${KIND}`, () => {
     ok(await quota(['alter', '--user', 'alice', '--delete-config', 'producer_byte_rate']));
     ok(await quota(['alter', '--user-default', '--delete-config', 'producer_byte_rate']));
     ok(await quota(['alter', '--user', 'alice', '--client-id', 'app', '--delete-config', 'request_percentage']));
+    ok(await quota(['alter', '--ip', '10.1.2.3', '--delete-config', 'connection_creation_rate']));
     await described([], []);
   });
 
