@@ -108,7 +108,7 @@ SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'te
 # file starts its own cluster on free ports. The files below measure
 # time, memory or CPU, or load the machine themselves; they run alone, one at a
 # time, before the others (SERIAL_FILES, excluded from the parallel part).
-SERIAL_FILES=(test/integration/limits test/integration/quotas test/integration/storage/redis-tls.test.ts test/archiver/integration/redis-tls.test.ts test/integration/cluster/stale-leader.test.ts test/integration/cluster/partition-burst.test.ts)
+SERIAL_FILES=(test/integration/limits test/integration/quotas test/integration/cli/quota.test.ts test/integration/storage/redis-tls.test.ts test/archiver/integration/redis-tls.test.ts test/integration/cluster/stale-leader.test.ts test/integration/cluster/partition-burst.test.ts)
 SERIAL_EXCLUDE=()
 for f in "${SERIAL_FILES[@]}"; do
   if [ -d "$f" ]; then SERIAL_EXCLUDE+=(--exclude "$f/**"); else SERIAL_EXCLUDE+=(--exclude "$f"); fi

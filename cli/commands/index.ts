@@ -1,4 +1,4 @@
-// The commands that speak the Kafka protocol (topic, produce, consume, group, acl, user):
+// The commands that speak the Kafka protocol (topic, produce, consume, group, acl, user, quota):
 // their usage and how each runs. runClientCommand prints --help, turns a usage
 // error into the usage and exit code 2, and a failure (a Kafka error by its
 // name, a refused connection) into one line on stderr and exit code 1.
@@ -9,6 +9,7 @@ import { CONSUME_USAGE } from './consume.js';
 import { GROUP_USAGE } from './group.js';
 import { ACL_USAGE } from './acl.js';
 import { USER_USAGE } from './user.js';
+import { QUOTA_USAGE } from './quota.js';
 
 interface ClientCommand {
   summary: string;
@@ -23,6 +24,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   group: { summary: 'list, describe (lag), reset offsets of and delete consumer groups', usage: GROUP_USAGE, run: async (a) => (await import('./group.js')).groupCommand(a) },
   acl: { summary: 'list, create and delete ACLs', usage: ACL_USAGE, run: async (a) => (await import('./acl.js')).aclCommand(a) },
   user: { summary: 'create, list and delete SCRAM credentials of users', usage: USER_USAGE, run: async (a) => (await import('./user.js')).userCommand(a) },
+  quota: { summary: 'describe and alter client quotas of users, client ids and IPs', usage: QUOTA_USAGE, run: async (a) => (await import('./quota.js')).quotaCommand(a) },
 };
 
 /** Lines for the top-level usage, aligned like its other commands. */
