@@ -95,9 +95,6 @@ const NOT_RUN: Record<string, Record<string, string>> = {
     './runnel broker --redis redis://10.0.0.5:6379     # or RUNNEL_REDIS_URL=...': 'the reader\'s own Redis (10.0.0.5, a TLS redis.internal with its certificates); --redis is run by every integration test, rediss:// by test/integration/security',
     './runnel broker --redis redis://10.0.0.5:6379 --node-id 1 --host 0.0.0.0 --advertised-host broker1 --port 9092': 'two machines (broker1, broker2) on the reader\'s Redis; several brokers on one Redis are run by status.test.ts and test/integration/cluster',
   },
-  'docs/security-quickstart.md': {
-    'mkdir -p ~/.local && curl -fsSL https://archive.apache.org/dist/kafka/4.4.0/kafka_2.13-4.4.0.tgz | tar -xz -C ~/.local': 'downloads Apache Kafka; secure-quickstart.test.ts runs the same tool classes from the Kafka 4.4.0 jars in .cache/java/lib',
-  },
   'docs/redis-cluster.md': {
     './runnel broker --redis redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000': 'placeholder seed addresses (and a TLS cluster with its CA); quickstart/cluster runs a local cluster, the broker and archiver on seed lists, rediss:// and runnel status/placement --redis are run by test/integration/redis-cluster, status.test.ts and test/integration/security',
   },
