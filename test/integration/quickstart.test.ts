@@ -194,7 +194,7 @@ describe('README and docs blocks', () => {
 });
 
 describe('README quick start (and the blocks of the docs it continues into)', () => {
-  it('runnel dev, runnel produce/consume, kcat and the Polars SQL query, then teardown, with status, redis-cli, delta-rs, DuckDB, the console and the broker and archiver run separately, block by block', async () => {
+  it('runnel dev, runnel produce/consume, kcat and the Polars SQL query, then teardown, with status, redis-cli, delta-rs, DuckDB, the day-2 round, the console and the broker and archiver run separately, block by block', async () => {
     const cwd = tmp('quickstart');
     fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(cwd, 'runnel'));
     fs.mkdirSync(HOME, { recursive: true });
@@ -317,6 +317,21 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     expect(py.code, py.stderr).toBe(0);
     expect(py.stdout.split('\n')[0]).toBe(`${total} ${n}`);
     expect(py.stdout).toContain(`shape: (${total}, 2)`);
+
+    // the day-2 round of docs/operations.md with runnel alone
+    const day2 = await sh(block('day2'), cwd, env, 120_000);
+    expect(day2.code, day2.stderr).toBe(0);
+    const out = day2.stdout;
+    expect(out).toMatch(/^Created topic orders\.\n/);
+    expect(out.match(/^k\d\t\w+$/gm)?.sort()).toEqual(['k1\tfirst', 'k2\tsecond', 'k3\tthird']);
+    expect(out).toMatch(/^group billing +state Empty .* lag 0$/m);
+    for (const p of [0, 1, 2]) expect(out).toMatch(new RegExp(`^orders +${p} +1 +1 +0 `, 'm'));
+    for (const p of [0, 1, 2]) expect(out).toMatch(new RegExp(`^billing +orders +${p} +0$`, 'm'));
+    expect(out).toContain('Topic orders has 6 partitions.\n');
+    expect(out).toMatch(/^topic orders +id \S+ +partitions 6$/m);
+    expect(out).toMatch(/^retention\.ms +86400000 +DYNAMIC_TOPIC_CONFIG$/m);
+    expect(out).toMatch(/^ +batch-loader +producer_byte_rate +1048576$/m);
+    expect(out.endsWith('Deleted topic orders.\n')).toBe(true);
 
     // runnel dev's web console
     const page = await fetch(`http://127.0.0.1:${http}/console`);
