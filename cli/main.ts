@@ -1,4 +1,4 @@
-// `runnel <command>`: dev | broker | archiver | apis | placement | status | topic | produce | consume | group | acl | user | quota (the last seven are Kafka clients: cli/commands/). Arguments are
+// `runnel <command>`: dev | broker | archiver | apis | placement | status | topic | produce | consume | group | acl | user | quota | schema (the last eight are clients: cli/commands/). Arguments are
 // parsed with node:util parseArgs (strict): an unknown flag exits 2 with the
 // usage; --help and --version exit 0. Loaded by cli/runnel.ts once the Node.js
 // version is known to be new enough.

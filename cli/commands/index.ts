@@ -1,4 +1,5 @@
-// The commands that speak the Kafka protocol (topic, produce, consume, group, acl, user, quota):
+// The client commands: those that speak the Kafka protocol (topic, produce, consume, group, acl,
+// user, quota) and the Schema Registry's REST API (schema):
 // their usage and how each runs. runClientCommand prints --help, turns a usage
 // error into the usage and exit code 2, and a failure (a Kafka error by its
 // name, a refused connection) into one line on stderr and exit code 1.
@@ -8,6 +9,7 @@ import { PRODUCE_USAGE } from './produce.js';
 import { CONSUME_USAGE } from './consume.js';
 import { GROUP_USAGE } from './group.js';
 import { ACL_USAGE } from './acl.js';
+import { SCHEMA_USAGE } from './schema.js';
 import { USER_USAGE } from './user.js';
 import { QUOTA_USAGE } from './quota.js';
 
@@ -25,6 +27,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   acl: { summary: 'list, create and delete ACLs', usage: ACL_USAGE, run: async (a) => (await import('./acl.js')).aclCommand(a) },
   user: { summary: 'create, list and delete SCRAM credentials of users', usage: USER_USAGE, run: async (a) => (await import('./user.js')).userCommand(a) },
   quota: { summary: 'describe and alter client quotas of users, client ids and IPs', usage: QUOTA_USAGE, run: async (a) => (await import('./quota.js')).quotaCommand(a) },
+  schema: { summary: 'subjects, schemas and compatibility in a Schema Registry (Confluent\'s REST API)', usage: SCHEMA_USAGE, run: async (a) => (await import('./schema.js')).schemaCommand(a) },
 };
 
 /** Lines for the top-level usage, aligned like its other commands. */
