@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i,j,k,l (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j,k,l,m (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; m = runnel produce/consume vs kcat; `cluster` = the cluster-scale family),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -20,6 +20,7 @@ import { runCompaction } from './lib/compaction.js';
 import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
 import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
+import { cliSummary, runCli } from './lib/cli.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
@@ -132,6 +133,7 @@ function summaryLine(r: Row): string {
   }
   if (r.workload[0] === 'k') return secureSummary(m);
   if (r.workload === 'l-tiered') return tieredSummary(m);
+  if (r.workload === 'm-cli') return cliSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -298,6 +300,14 @@ async function main(): Promise<number> {
         // Kafka and Runnel only; Runnel runs on a stack of its own with a lake and an archiver (tiered.ts).
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runTiered(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('m-cli')) {
+        // Kafka and Runnel only: the clients need a Kafka listener.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runCli(systems.get(s)!, ctx);
           rows.push(r);
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }

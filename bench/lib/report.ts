@@ -5,6 +5,7 @@ import { compactionMarkdown } from './compaction.js';
 import { transactionsMarkdown } from './transactions.js';
 import { secureMarkdown } from './secure.js';
 import { tieredMarkdown } from './tiered.js';
+import { cliMarkdown } from './cli.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -137,6 +138,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (sec) L.push('', sec);
   const tiered = tieredMarkdown(r.medians['l-tiered'], r.counts);
   if (tiered) L.push('', tiered);
+  const cli = cliMarkdown(r.medians['m-cli'], r.counts);
+  if (cli) L.push('', cli);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');
   L.push('');

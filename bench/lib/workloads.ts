@@ -51,6 +51,8 @@ export interface Counts {
   secure: number;
   /** l: 1 KiB records produced to a tiered topic (and to Kafka), then read from offset 0 */
   tiered: number;
+  /** m: keyed 100 B records produced and consumed by runnel produce/consume and by kcat */
+  cli: number;
 }
 
 export const FULL: Counts = {
@@ -76,6 +78,7 @@ export const FULL: Counts = {
   txnLatencyRecords: 10_000,
   secure: 400_000,
   tiered: 200_000,
+  cli: 1_000_000,
 };
 
 // Quick mode is CI's smoke test (every workload must yield a number): each
@@ -103,6 +106,7 @@ export const QUICK: Counts = {
   txnLatencyRecords: 1_000,
   secure: 10_000,
   tiered: 20_000,
+  cli: 20_000,
 };
 
 export type WorkloadId =
@@ -120,12 +124,13 @@ export type WorkloadId =
   | 'k-plaintext'
   | 'k-ssl'
   | 'k-sasl-ssl'
-  | 'l-tiered';
+  | 'l-tiered'
+  | 'm-cli';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -174,6 +179,14 @@ export const WORKLOADS: WorkloadInfo[] = [
     id: 'l-tiered',
     title: 'l) tiered storage: catch-up read from offset 0 of 1 KiB records (Runnel: from the lake), Redis memory of the hot tail',
     kind: 'tiered',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
+  // m: one row per broker with the four commands' rates and CPU; recordsPerSec is runnel produce's (cli.ts).
+  {
+    id: 'm-cli',
+    title: 'm) command-line clients: runnel produce/consume vs kcat -P/-C, keyed 100 B records, 4 partitions',
+    kind: 'cli',
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
