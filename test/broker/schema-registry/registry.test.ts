@@ -46,7 +46,7 @@ describe('registration', () => {
   it('refuses an incompatible schema with 409 under the default BACKWARD, and takes it under NONE', async () => {
     await r.register('s', avro(V1));
     await r.register('s', avro(V2));
-    const e = await r.register('s', avro(V3)).catch((x: unknown) => x as RegistryError);
+    const e = (await r.register('s', avro(V3)).catch((x: unknown) => x)) as RegistryError;
     expect([e.status, e.errorCode]).toEqual([409, 409]);
     expect(e.message).toMatch(/^Schema being registered is incompatible with an earlier schema for subject "s", details: \[.*age/);
     await r.setCompatibility('s', { compatibility: 'none' });
