@@ -2,7 +2,7 @@
 // global ids, subjects holding numbered versions of them, compatibility
 // levels and modes, global or per subject.
 
-export const SCHEMA_TYPES = ['AVRO'] as const;
+export const SCHEMA_TYPES = ['JSON', 'AVRO'] as const;
 export type SchemaType = 'AVRO' | 'JSON' | 'PROTOBUF';
 
 /** Confluent's compatibility levels; BACKWARD is the default. */

@@ -8,7 +8,7 @@ import {
   DEFAULT_COMPATIBILITY, DEFAULT_MODE, MAX_VERSION, SCHEMA_TYPES, isCompatibility, isMode,
   type Compatibility, type Mode, type Reference, type SchemaRecord, type SchemaType, type VersionEntry,
 } from './model.js';
-import { isSupportedType, parseSchema, type ParsedSchema } from './schema-types.js';
+import { isSupportedType, parseSchema, type ParsedSchema, type ReferencedSchema } from './schema-types.js';
 import type { RegistryStore } from './store.js';
 
 /** A subject's version as the API shows it. */
@@ -378,8 +378,8 @@ export class SchemaRegistry {
     return p;
   }
 
-  /** The texts of the schemas `refs` name, each after those it references itself (once each; a cycle ends). */
-  private async referencedTexts(refs: readonly Reference[], seen = new Set<string>(), out: string[] = []): Promise<string[]> {
+  /** The schemas `refs` name (with the name each is referenced by), each after those it references itself (once each; a cycle ends). */
+  private async referencedTexts(refs: readonly Reference[], seen = new Set<string>(), out: ReferencedSchema[] = []): Promise<ReferencedSchema[]> {
     for (const r of refs) {
       const key = `${r.subject}\u0000${r.version}`;
       if (seen.has(key)) continue;
@@ -389,7 +389,7 @@ export class SchemaRegistry {
       if (!e) throw E.invalidSchema(`Invalid schema: reference '${r.name}' names subject '${r.subject}' version ${r.version}, which does not exist`);
       const rec = await this.record(e.id);
       await this.referencedTexts(rec.references, seen, out);
-      out.push(rec.schema);
+      out.push({ name: r.name, schema: rec.schema });
     }
     return out;
   }

@@ -3,6 +3,7 @@
 // written with another parsed schema of its type (schema resolution).
 import { avroCanonical, avroIncompatibility, AvroSchemaError, parseAvro, type AvroType } from './avro.js';
 import { invalidSchema } from './errors.js';
+import { jsonIncompatibility, JsonSchemaError, parseJsonSchema, type ParsedJsonSchema } from './json-schema.js';
 import { SCHEMA_TYPES, type SchemaType } from './model.js';
 
 export interface ParsedSchema {
@@ -22,20 +23,37 @@ class ParsedAvro implements ParsedSchema {
   }
 }
 
+class ParsedJson implements ParsedSchema {
+  readonly schemaType = 'JSON' as const;
+  readonly canonical: string;
+  constructor(readonly parsed: ParsedJsonSchema) { this.canonical = parsed.canonical; }
+  cannotRead(writer: ParsedSchema): string | null {
+    if (!(writer instanceof ParsedJson)) return `cannot read a ${writer.schemaType} schema as JSON`;
+    return jsonIncompatibility(this.parsed.schema, writer.parsed.schema);
+  }
+}
+
+/** A schema a parsed one references: the name it is referenced by, and its text. */
+export interface ReferencedSchema {
+  name: string;
+  schema: string;
+}
+
 export function isSupportedType(t: unknown): t is SchemaType {
   return typeof t === 'string' && (SCHEMA_TYPES as readonly string[]).includes(t);
 }
 
 /**
- * Parses a schema of a supported type after the texts of the schemas it
- * references (dependencies first). A schema that does not parse is 42201.
+ * Parses a schema of a supported type after the schemas it references
+ * (dependencies first). A schema that does not parse is 42201.
  */
-export function parseSchema(schemaType: SchemaType, text: string, refs: readonly string[]): ParsedSchema {
-  if (schemaType !== 'AVRO') throw invalidSchema(`Invalid schema type ${schemaType}`);
+export function parseSchema(schemaType: SchemaType, text: string, refs: readonly ReferencedSchema[]): ParsedSchema {
   try {
-    return new ParsedAvro(avroCanonical(text), parseAvro(text, refs));
+    if (schemaType === 'AVRO') return new ParsedAvro(avroCanonical(text), parseAvro(text, refs.map((r) => r.schema)));
+    if (schemaType === 'JSON') return new ParsedJson(parseJsonSchema(text, refs));
   } catch (e) {
-    if (e instanceof AvroSchemaError) throw invalidSchema(e.message);
+    if (e instanceof AvroSchemaError || e instanceof JsonSchemaError) throw invalidSchema(e.message);
     throw e;
   }
+  throw invalidSchema(`Invalid schema type ${schemaType}`);
 }

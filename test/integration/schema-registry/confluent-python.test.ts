@@ -78,6 +78,21 @@ describe('schema registry with confluent-kafka (Python)', () => {
     console.log(`[schema-registry/python] ids ${id1},${id2}; v3 refused; 4 records round-tripped; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   });
 
+  it('JSON Schema: the JSONSerializer registers v1 and v2, an incompatible v3 is refused, the JSONDeserializer reads every record', async () => {
+    const r = await runCommand(PY, [path.join(REPO_ROOT, 'test/integration/schema-registry/json_serde.py'), urlA, a.bootstrap, 'payments-json'], { timeoutMs: 90_000, logName: 'sr-json' });
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { versions: number[]; types: string[]; ids: number[]; v3: unknown; malformed: unknown; records: Array<{ schema_id: number; value: unknown }> };
+    expect(out.versions).toEqual([1, 2]);
+    expect(out.types).toEqual(['JSON', 'JSON']);
+    expect(out.v3).toEqual({ status: 409, error_code: 409 });
+    expect(out.malformed).toEqual({ status: 422, error_code: 42201 });
+    const [j1, j2] = out.ids;
+    expect(out.records).toEqual([
+      { schema_id: j1, value: { id: 1, amount: 1.5 } }, { schema_id: j1, value: { id: 2, amount: 2 } }, { schema_id: j2, value: { id: 3, amount: 3.25, note: 'hi' } },
+    ]);
+    expect(await getJson(`${urlA}/schemas/ids/${j2}`)).toMatchObject({ schemaType: 'JSON' });
+  });
+
   it('keeps subjects and ids across a broker restart', async () => {
     const [id1, id2] = produced.ids!;
     const before = await getJson(`${urlA}/schemas/ids/${id1}`);
@@ -95,7 +110,7 @@ describe('schema registry with confluent-kafka (Python)', () => {
     b = started.broker;
     const urlB = started.url;
     // B serves what A registered
-    expect(await getJson(`${urlB}/subjects`)).toEqual([`${TOPIC}-value`]);
+    expect(await getJson(`${urlB}/subjects`)).toEqual([`${TOPIC}-json-value`, `${TOPIC}-value`]);
     const register = async (url: string, subject: string, schema: string): Promise<number> => {
       const res = await fetch(`${url}/subjects/${subject}/versions`, {
         method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schema }),
