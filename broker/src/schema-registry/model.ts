@@ -2,7 +2,8 @@
 // global ids, subjects holding numbered versions of them, compatibility
 // levels and modes, global or per subject.
 
-export const SCHEMA_TYPES = ['JSON', 'AVRO'] as const;
+/** The types served, in the order Confluent's GET /schemas/types lists them. */
+export const SCHEMA_TYPES = ['JSON', 'PROTOBUF', 'AVRO'] as const;
 export type SchemaType = 'AVRO' | 'JSON' | 'PROTOBUF';
 
 /** Confluent's compatibility levels; BACKWARD is the default. */

@@ -3,6 +3,7 @@
 // written with another parsed schema of its type (schema resolution).
 import { avroCanonical, avroIncompatibility, AvroSchemaError, parseAvro, type AvroType } from './avro.js';
 import { invalidSchema } from './errors.js';
+import { parseProtobuf, protobufIncompatibility, ProtobufSchemaError, type ParsedProtobuf } from './protobuf.js';
 import { jsonIncompatibility, JsonSchemaError, parseJsonSchema, type ParsedJsonSchema } from './json-schema.js';
 import { SCHEMA_TYPES, type SchemaType } from './model.js';
 
@@ -33,6 +34,16 @@ class ParsedJson implements ParsedSchema {
   }
 }
 
+class ParsedProto implements ParsedSchema {
+  readonly schemaType = 'PROTOBUF' as const;
+  readonly canonical: string;
+  constructor(readonly parsed: ParsedProtobuf) { this.canonical = parsed.canonical; }
+  cannotRead(writer: ParsedSchema): string | null {
+    if (!(writer instanceof ParsedProto)) return `cannot read a ${writer.schemaType} schema as PROTOBUF`;
+    return protobufIncompatibility(this.parsed, writer.parsed);
+  }
+}
+
 /** A schema a parsed one references: the name it is referenced by, and its text. */
 export interface ReferencedSchema {
   name: string;
@@ -51,8 +62,9 @@ export function parseSchema(schemaType: SchemaType, text: string, refs: readonly
   try {
     if (schemaType === 'AVRO') return new ParsedAvro(avroCanonical(text), parseAvro(text, refs.map((r) => r.schema)));
     if (schemaType === 'JSON') return new ParsedJson(parseJsonSchema(text, refs));
+    if (schemaType === 'PROTOBUF') return new ParsedProto(parseProtobuf(text, refs));
   } catch (e) {
-    if (e instanceof AvroSchemaError || e instanceof JsonSchemaError) throw invalidSchema(e.message);
+    if (e instanceof AvroSchemaError || e instanceof JsonSchemaError || e instanceof ProtobufSchemaError) throw invalidSchema(e.message);
     throw e;
   }
   throw invalidSchema(`Invalid schema type ${schemaType}`);

@@ -38,7 +38,7 @@ describe('schema registry REST API', () => {
     expect((await call('GET', '/schemas/ids/1')).json).toEqual({ schema: V1 });
     expect((await call('GET', '/schemas/ids/2/versions')).json).toEqual([{ subject: 'orders-value', version: 2 }]);
     expect((await call('GET', '/schemas/ids/2/subjects')).json).toEqual(['orders-value']);
-    expect((await call('GET', '/schemas/types')).json).toEqual(['JSON', 'AVRO']);
+    expect((await call('GET', '/schemas/types')).json).toEqual(['JSON', 'PROTOBUF', 'AVRO']);
     expect((await call('POST', '/subjects/orders-value', { schema: V1 })).json).toEqual({ subject: 'orders-value', version: 1, id: 1, schema: V1 });
   });
 

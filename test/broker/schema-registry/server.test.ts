@@ -49,6 +49,6 @@ describe('schema registry listener', () => {
     const basic = await fetch(`${url}/subjects`, { headers: { authorization: `Basic ${Buffer.from('sr:pw').toString('base64')}` } });
     expect([basic.status, await basic.json()]).toEqual([200, []]);
     const bearer = await fetch(`${url}/schemas/types`, { headers: { authorization: 'Bearer tok' } });
-    expect([bearer.status, await bearer.json()]).toEqual([200, ['JSON', 'AVRO']]);
+    expect([bearer.status, await bearer.json()]).toEqual([200, ['JSON', 'PROTOBUF', 'AVRO']]);
   });
 });

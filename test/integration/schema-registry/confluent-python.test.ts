@@ -93,6 +93,20 @@ describe('schema registry with confluent-kafka (Python)', () => {
     expect(await getJson(`${urlA}/schemas/ids/${j2}`)).toMatchObject({ schemaType: 'JSON' });
   });
 
+  it('Protobuf: the ProtobufSerializer registers v1 and v2 (base64 descriptors), an incompatible v3 is refused, the ProtobufDeserializer reads every record', async () => {
+    const r = await runCommand(PY, [path.join(REPO_ROOT, 'test/integration/schema-registry/protobuf_serde.py'), urlA, a.bootstrap, 'payments-proto'], { timeoutMs: 90_000, logName: 'sr-protobuf' });
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { versions: number[]; types: string[]; ids: number[]; v3: unknown; records: Array<{ schema_id: number; value: unknown }> };
+    expect(out.versions).toEqual([1, 2]);
+    expect(out.types).toEqual(['PROTOBUF', 'PROTOBUF']);
+    expect(out.v3).toMatchObject({ status: 409, error_code: 409, message: expect.stringMatching(/field 2 changed from singular double to singular string/) });
+    const [p1, p2] = out.ids;
+    // int64 is a string in protobuf's JSON mapping
+    expect(out.records).toEqual([
+      { schema_id: p1, value: { id: '1', amount: 1.5 } }, { schema_id: p1, value: { id: '2', amount: 2.25 } }, { schema_id: p2, value: { id: '3', amount: 3, note: 'hi' } },
+    ]);
+  });
+
   it('keeps subjects and ids across a broker restart', async () => {
     const [id1, id2] = produced.ids!;
     const before = await getJson(`${urlA}/schemas/ids/${id1}`);
@@ -110,7 +124,7 @@ describe('schema registry with confluent-kafka (Python)', () => {
     b = started.broker;
     const urlB = started.url;
     // B serves what A registered
-    expect(await getJson(`${urlB}/subjects`)).toEqual([`${TOPIC}-json-value`, `${TOPIC}-value`]);
+    expect(await getJson(`${urlB}/subjects`)).toEqual([`${TOPIC}-json-value`, `${TOPIC}-proto-value`, `${TOPIC}-value`]);
     const register = async (url: string, subject: string, schema: string): Promise<number> => {
       const res = await fetch(`${url}/subjects/${subject}/versions`, {
         method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schema }),
