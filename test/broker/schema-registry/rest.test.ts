@@ -93,6 +93,31 @@ describe('schema registry REST API', () => {
   });
 });
 
+describe('schema registry REST API, the rest of it', () => {
+  it('schema text by id, subject prefixes, IMPORT with force, an invalid subject', async () => {
+    await call('POST', '/subjects/a-value/versions', { schema: V1 });
+    await call('POST', '/subjects/b-value/versions', { schema: V2 });
+    expect((await call('GET', '/schemas/ids/2/schema')).json).toEqual(JSON.parse(V2));
+    expect((await call('GET', '/subjects?subjectPrefix=b')).json).toEqual(['b-value']);
+    expect(await call('PUT', '/mode', { mode: 'IMPORT' })).toMatchObject({ status: 422, json: { error_code: 42205 } });
+    expect(await call('PUT', '/mode?force=true', { mode: 'IMPORT' })).toMatchObject({ status: 200, json: { mode: 'IMPORT' } });
+    expect(await call('POST', '/subjects/c-value/versions', { schema: V3, id: 7, version: 3 })).toMatchObject({ status: 200, json: { id: 7 } });
+    expect((await call('GET', '/subjects/c-value/versions')).json).toEqual([3]);
+    expect(await call('POST', '/subjects/%20/versions', { schema: V1 })).toMatchObject({ status: 200 });
+    expect(await call('POST', '/subjects//versions', { schema: V1 })).toMatchObject({ status: 422, json: { error_code: 42208 } });
+  });
+
+  it('a store that fails is 500 50001', async () => {
+    const broken = Fastify();
+    const store = new MemoryStore();
+    store.versions = async () => { throw new Error('connection lost'); };
+    registryRoutes(broken, { registry: new SchemaRegistry(store), access: () => OPEN_ACCESS });
+    const res = await broken.inject({ method: 'GET', url: '/subjects/s/versions' });
+    expect([res.statusCode, JSON.parse(res.body)]).toEqual([500, { error_code: 50001, message: 'Error in the backend data store: connection lost' }]);
+    await broken.close();
+  });
+});
+
 describe('subjects as Kafka ACL resources', () => {
   it('a subject is its topic under TopicNameStrategy, else itself', () => {
     expect(topicOfSubject('orders-value')).toBe('orders');

@@ -1,6 +1,10 @@
 // schema.registry.* settings and the listeners they start: URLs, TLS
 // settings that cannot work, and basic / bearer authentication.
-import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestPki, type TestPki } from '../../helpers/redis-tls.js';
 import { loadBrokerConfig } from '../../../broker/src/config/config.js';
 import { registryListeners, registryRequiresCredentials, startSchemaRegistry, type RunningRegistry } from '../../../broker/src/schema-registry/server.js';
 import { SchemaRegistry } from '../../../broker/src/schema-registry/registry.js';
@@ -50,5 +54,42 @@ describe('schema registry listener', () => {
     expect([basic.status, await basic.json()]).toEqual([200, []]);
     const bearer = await fetch(`${url}/schemas/types`, { headers: { authorization: 'Bearer tok' } });
     expect([bearer.status, await bearer.json()]).toEqual([200, ['JSON', 'PROTOBUF', 'AVRO']]);
+  });
+});
+
+describe('schema registry https listener', () => {
+  let pki: TestPki;
+  let keystore: string;
+  let running: RunningRegistry | null = null;
+  beforeAll(async () => {
+    pki = await makeTestPki();
+    keystore = path.join(pki.dir, 'server-keystore.pem');
+    fs.writeFileSync(keystore, fs.readFileSync(pki.serverKey, 'utf8') + fs.readFileSync(pki.serverCert, 'utf8'));
+  }, 60_000);
+  afterAll(async () => {
+    await running?.close();
+    if (pki) fs.rmSync(pki.dir, { recursive: true, force: true });
+  });
+
+  /** GET over https with the test CA, optionally presenting the client certificate. */
+  const get = (url: string, cert: boolean): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+    const req = https.get(url, { ca: fs.readFileSync(pki.caCert), ...(cert ? { cert: fs.readFileSync(pki.clientCert), key: fs.readFileSync(pki.clientKey) } : {}), timeout: 5_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+
+  it('serves TLS with the PEM keystore and, with client.auth=required, only to clients with a certificate the truststore signed', async () => {
+    const ls = listeners('schema.registry.listeners=https://127.0.0.1:0', `schema.registry.ssl.keystore.location=${keystore}`,
+      `schema.registry.ssl.truststore.location=${pki.caCert}`, 'schema.registry.ssl.client.auth=required');
+    expect(registryRequiresCredentials(ls)).toBe(true);
+    running = await startSchemaRegistry(ls, { registry: new SchemaRegistry(new MemoryStore()), acls: null, bearerPrincipal: 'User:ANONYMOUS' });
+    const url = running.urls[0]!;
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(await get(`${url}/schemas/types`, true)).toEqual({ status: 200, body: '["JSON","PROTOBUF","AVRO"]' });
+    await expect(get(`${url}/schemas/types`, false)).rejects.toThrow();
   });
 });
