@@ -188,6 +188,28 @@ describe('references', () => {
   });
 });
 
+describe('JSON and PROTOBUF through the core', () => {
+  it('registers each type with references, keeps types apart, checks each type\'s rules', async () => {
+    const address = JSON.stringify({ type: 'object', properties: { city: { type: 'string' } } });
+    expect(await r.register('address-json', { schemaType: 'JSON', schema: address, references: [] })).toEqual({ id: 1 });
+    const user = JSON.stringify({ type: 'object', properties: { home: { $ref: 'address.json' } }, additionalProperties: false });
+    expect(await codeOf(r.register('user-json', { schemaType: 'JSON', schema: user, references: [] }))).toEqual([422, 42201]);
+    expect(await r.register('user-json', { schemaType: 'JSON', schema: user, references: [{ name: 'address.json', subject: 'address-json', version: 1 }] })).toEqual({ id: 2 });
+    const proto = 'syntax = "proto3";\npackage acme;\nimport "address.proto";\nmessage User { Address home = 1; }';
+    await r.register('address-proto', { schemaType: 'PROTOBUF', schema: 'syntax = "proto3";\npackage acme;\nmessage Address { string city = 1; }', references: [] });
+    expect(await r.register('user-proto', { schemaType: 'PROTOBUF', schema: proto, references: [{ name: 'address.proto', subject: 'address-proto', version: 1 }] })).toEqual({ id: 4 });
+    expect((await r.version('user-proto', 1)).schemaType).toBe('PROTOBUF');
+    // the same text as another type is another schema, and incompatible with the subject's versions
+    const asAvro = '{"type": "string"}';
+    await r.register('mixed', { schemaType: 'JSON', schema: asAvro, references: [] });
+    const e = (await r.register('mixed', avro(asAvro)).catch((x: unknown) => x)) as RegistryError;
+    expect([e.errorCode, e.message]).toEqual([409, expect.stringMatching(/the new schema is AVRO, version 1 is JSON/)]);
+    // each type's own rule: a field's type changed in Protobuf
+    const changed = 'syntax = "proto3";\npackage acme;\nmessage Address { int64 city = 1; }';
+    expect(await codeOf(r.register('address-proto', { schemaType: 'PROTOBUF', schema: changed, references: [] }))).toEqual([409, 409]);
+  });
+});
+
 describe('config and mode', () => {
   it('compatibility: global default BACKWARD, per-subject levels, 40408 and 42203', async () => {
     expect(await r.getCompatibility(null)).toBe('BACKWARD');
