@@ -200,7 +200,10 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     }
     if (registryOn.length) {
       // The Schema Registry: stored in Redis, so every broker serves the same subjects and ids.
-      const registry = await startSchemaRegistry(registryOn, { registry: new SchemaRegistry(backend.schemas), acls: acls.enabled ? acls : null, bearerPrincipal: config.schemaRegistryAuthBearerPrincipal })
+      const registry = await startSchemaRegistry(registryOn, {
+        registry: new SchemaRegistry(backend.schemas), acls: acls.enabled ? acls : null, bearerPrincipal: config.schemaRegistryAuthBearerPrincipal,
+        onServerError: (e, method, url) => logger.warn('schema registry request failed', { method, url, error: e instanceof Error ? e.message : String(e) }),
+      })
         .catch((e: unknown) => { throw listenError(e, registryOn[0]!.settings.host, registryOn[0]!.settings.port, 'schema.registry.listeners'); });
       cleanup.push(() => registry.close());
       logger.info('schema registry listening', { listeners: registry.urls.join(',') });

@@ -34,6 +34,8 @@ export interface RestOptions {
   registry: SchemaRegistry;
   /** What the request's principal may do (OPEN_ACCESS when authorization is off). */
   access(req: FastifyRequest): RegistryAccess;
+  /** Called with every error answered 500 (a store that fails), for the broker's log. */
+  onServerError?: (e: unknown, req: FastifyRequest) => void;
 }
 
 export function registryRoutes(app: FastifyInstance, o: RestOptions): void {
@@ -49,11 +51,12 @@ export function registryRoutes(app: FastifyInstance, o: RestOptions): void {
       done(E.badRequest(`Unrecognized JSON body: ${(e as Error).message}`), undefined);
     }
   });
-  app.setErrorHandler((err: unknown, _req, reply) => {
+  app.setErrorHandler((err: unknown, req, reply) => {
     const e = err instanceof RegistryError ? err
       : typeof (err as { statusCode?: unknown }).statusCode === 'number' && (err as { statusCode: number }).statusCode < 500
         ? new RegistryError((err as { statusCode: number }).statusCode, (err as { statusCode: number }).statusCode, (err as Error).message)
         : E.storeError((err as Error).message);
+    if (e.status >= 500) o.onServerError?.(err, req);
     return send(reply.code(e.status), e.body());
   });
   app.setNotFoundHandler((req, reply) => send(reply.code(404), { error_code: 404, message: `HTTP 404 Not Found: ${req.method} ${req.url.split('?', 1)[0]}` }));

@@ -100,6 +100,8 @@ export interface StartRegistryOptions {
   /** The broker's authorizer when ACLs are on; null: every authenticated request may do everything. */
   acls: AclCheck | null;
   bearerPrincipal: string;
+  /** Where errors answered 500 go (the broker's logger). */
+  onServerError?: (e: unknown, method: string, url: string) => void;
 }
 
 async function listen(l: RegistryListener, o: StartRegistryOptions): Promise<{ app: FastifyInstance; url: string }> {
@@ -114,7 +116,7 @@ async function listen(l: RegistryListener, o: StartRegistryOptions): Promise<{ a
   const access = (req: FastifyRequest): RegistryAccess => o.acls
     ? aclAccess(o.acls, httpPrincipal(s, o.bearerPrincipal, req.headers.authorization, req.socket), normalizeHost(req.socket.remoteAddress ?? ''))
     : OPEN_ACCESS;
-  registryRoutes(app, { registry: o.registry, access });
+  registryRoutes(app, { registry: o.registry, access, onServerError: (e, req) => o.onServerError?.(e, req.method, req.url) });
   try {
     await app.listen({ host: s.host, port: s.port });
   } catch (e) {

@@ -111,9 +111,11 @@ describe('schema registry REST API, the rest of it', () => {
     const broken = Fastify();
     const store = new MemoryStore();
     store.versions = async () => { throw new Error('connection lost'); };
-    registryRoutes(broken, { registry: new SchemaRegistry(store), access: () => OPEN_ACCESS });
+    const logged: string[] = [];
+    registryRoutes(broken, { registry: new SchemaRegistry(store), access: () => OPEN_ACCESS, onServerError: (e, req) => logged.push(`${req.url}: ${(e as Error).message}`) });
     const res = await broken.inject({ method: 'GET', url: '/subjects/s/versions' });
     expect([res.statusCode, JSON.parse(res.body)]).toEqual([500, { error_code: 50001, message: 'Error in the backend data store: connection lost' }]);
+    expect(logged).toEqual(['/subjects/s/versions: connection lost']);
     await broken.close();
   });
 });
