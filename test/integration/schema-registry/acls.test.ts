@@ -50,6 +50,12 @@ describe.skipIf(onKafka)('schema registry authorization', () => {
     expect(log).toMatch(/RN3003.*schema.registry.listeners has no credentials/);
   });
 
+  it('refuses registry settings that cannot work (RN3001), naming the setting', async () => {
+    const { exit, log } = await brokerExit(redis.url, [`schema.registry.listeners=https://${HOST}:${await freePort()}`]);
+    expect(exit.code).not.toBe(0);
+    expect(log).toMatch(/RN3001.*is https but schema.registry.ssl.keystore.location is empty/);
+  });
+
   it('maps subjects to their topics\' ACLs: WRITE registers, DESCRIBE reads, others are 403', async () => {
     expect((await call('GET', '/subjects', {})).status).toBe(401);
     // no ACL for User:producer yet
