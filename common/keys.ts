@@ -11,6 +11,7 @@
 //   <prefix>:x:{<escaped transactional id>}     one transactional id
 //   <prefix>:q:{quotas}:<suffix>                client quotas (one hash tag: one shard)
 //   <prefix>:a:{acls}:<suffix>                  the ACLs (one hash tag: one shard)
+//   <prefix>:r:{schemas}:<suffix>               the Schema Registry (one hash tag: one shard)
 //   <prefix>:<name>                             cluster-wide keys (no braces)
 // Topic names are limited to [a-zA-Z0-9._-]; group ids may hold any
 // character, so `%`, `{` and `}` are percent-escaped (an injective encoding:
@@ -156,6 +157,22 @@ export class Keys {
   get aclBindings(): string { return `${this.prefix}:a:{acls}:bindings`; }
   /** Counter bumped with every ACL change; brokers poll it and reload on change. */
   get aclVersion(): string { return `${this.prefix}:a:{acls}:version`; }
+
+  // ---- Schema Registry (hash tag {schemas}: every key on one shard, so one script may take them all)
+  /** The last global schema id given out (`INCR`ed by lua/schema-register.lua). */
+  get schemaNextId(): string { return `${this.prefix}:r:{schemas}:next-id`; }
+  /** Schema id -> JSON `{"schemaType", "schema", "references"}`. */
+  get schemaRecords(): string { return `${this.prefix}:r:{schemas}:ids`; }
+  /** Digest of a schema (type, text, references) -> its id: one schema, one id. */
+  get schemaDigests(): string { return `${this.prefix}:r:{schemas}:digests`; }
+  /** Subject -> JSON `[[version, id, deleted 0|1], ...]`, ascending. */
+  get schemaSubjects(): string { return `${this.prefix}:r:{schemas}:subjects`; }
+  /** Subject -> compatibility level; the global level is the hash `schemaGlobal`. */
+  get schemaConfig(): string { return `${this.prefix}:r:{schemas}:config`; }
+  /** Subject -> mode. */
+  get schemaModes(): string { return `${this.prefix}:r:{schemas}:modes`; }
+  /** Global settings: fields `compatibility` and `mode`. */
+  get schemaGlobal(): string { return `${this.prefix}:r:{schemas}:global`; }
 }
 
 /** Stream entry id of the batch whose base offset is `base`. */

@@ -35,7 +35,7 @@ import { CoordinatorTransactionServices } from './transactions/services.js';
 import { writeMarkerHere } from './transactions/local-marker.js';
 import { FetchSessionCache } from './fetch/fetch-sessions.js';
 import { QuotaService } from './quotas/quota-service.js';
-import { AclService } from './security/acl/acl-service.js';
+import { AclService, authorizerEnabled } from './security/acl/acl-service.js';
 import { saslSettingsFromConfig } from './config/sasl.js';
 import { Dispatcher } from './dispatch.js';
 import { buildHandlers } from './handlers/support/registry.js';
@@ -47,6 +47,8 @@ import { consoleRoutes } from './http/console/routes.js';
 import { observeBroker } from './http/broker-metrics.js';
 import { redisMemory } from './redis/status-report.js';
 import { RequestMetrics } from './http/request-metrics.js';
+import { SchemaRegistry } from './schema-registry/registry.js';
+import { registryListeners, registryRequiresCredentials, startSchemaRegistry } from './schema-registry/server.js';
 
 export interface RunningBroker {
   port: number;
@@ -65,6 +67,12 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
   const tls = configured(() => redisTlsOptions(config.redisUrl, redisTlsSettings(config)));
   // http.*: checked before anything starts (a half-configured endpoint must not serve unprotected).
   const httpSettings = config.httpPort > 0 ? configured(() => { const s = brokerHttpSettings(config); httpsOptions(s); return s; }) : null;
+  // schema.registry.*: checked likewise; with an authorizer, every registry listener must require credentials (RN3003).
+  const registryOn = configured(() => registryListeners(config));
+  if (registryOn.length && authorizerEnabled(config.authorizerClassName) && !registryRequiresCredentials(registryOn)) {
+    throw new RunnelError('HTTP_BYPASSES_AUTHORIZER', 'authorizer.class.name is set but schema.registry.listeners has no credentials, so the Schema Registry would serve anyone; '
+      + 'set schema.registry.auth.basic.user and schema.registry.auth.basic.password (or schema.registry.auth.bearer.token, or schema.registry.ssl.client.auth=required on https listeners)');
+  }
   const metrics = new Registry();
   if (config.ignoredKeys?.length) logger.warn('ignored Kafka settings that have no meaning for Runnel', { keys: config.ignoredKeys.join(',') });
   if (config.redisTlsInsecureSkipVerify) logger.warn('redis.tls.insecure.skip.verify=true: the Redis server certificate is not checked');
@@ -189,6 +197,16 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         .catch((e: unknown) => { throw listenError(e, httpSettings.host, httpSettings.port, 'http.port'); }); // e.g. the port is taken
       cleanup.push(() => http.close());
       logger.info('http endpoint listening', http.describe);
+    }
+    if (registryOn.length) {
+      // The Schema Registry: stored in Redis, so every broker serves the same subjects and ids.
+      const registry = await startSchemaRegistry(registryOn, {
+        registry: new SchemaRegistry(backend.schemas), acls: acls.enabled ? acls : null, bearerPrincipal: config.schemaRegistryAuthBearerPrincipal,
+        onServerError: (e, method, url) => logger.warn('schema registry request failed', { method, url, error: e instanceof Error ? e.message : String(e) }),
+      })
+        .catch((e: unknown) => { throw listenError(e, registryOn[0]!.settings.host, registryOn[0]!.settings.port, 'schema.registry.listeners'); });
+      cleanup.push(() => registry.close());
+      logger.info('schema registry listening', { listeners: registry.urls.join(',') });
     }
     const retention = new RetentionTask(log, logger, config.retentionCheckIntervalMs, remoteLog ?? null);
     retention.start();

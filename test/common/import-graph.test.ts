@@ -70,7 +70,7 @@ export const BROKER_LAYERS: readonly (readonly string[])[] = [
   ['groups', 'fetch'],
   ['transactions'],
   ['handlers'],
-  ['dispatch', 'http', 'server'],
+  ['dispatch', 'http', 'server', 'schema-registry'],
   ['redis', 'lake', 'broker'],
 ];
 

@@ -22,7 +22,7 @@ CACHE="$ROOT/.cache"
 mkdir -p "$CACHE"
 
 # Pinned versions. Bump here; the stamps make the next run reinstall.
-PY_REQS=(confluent-kafka==2.16.1 deltalake==1.6.6 pyarrow==26.0.1 polars==2.1.0)
+PY_REQS=('confluent-kafka[avro,json,protobuf,schemaregistry]==2.16.1' jsonschema==4.26.0 protobuf==7.36.2 googleapis-common-protos==1.76.0 fastavro==1.13.1 avro==1.12.2 attrs==26.1.0 cachetools==8.0.3 httpx2==2.17.0 authlib==1.9.10 requests==2.34.2 deltalake==1.6.6 pyarrow==26.0.1 polars==2.1.0)
 POM="$ROOT/test/setup/java/pom.xml"
 
 log() { printf '[install] %s\n' "$*" >&2; }

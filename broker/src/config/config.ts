@@ -82,6 +82,17 @@ export interface BrokerConfig extends RedisTlsConfig {
   httpSslClientAuth: string;
   /** The read-only web console at /console on the HTTP endpoint (broker/src/http/console). */
   httpConsoleEnable: boolean;
+  /** Schema Registry (docs/schema-registry.md): its listeners, http(s)://host:port comma separated; empty: off. */
+  schemaRegistryListeners: string;
+  /** Its authentication and TLS, as the HTTP endpoint's (common/http/http-settings.ts). */
+  schemaRegistryAuthBasicUser: string;
+  schemaRegistryAuthBasicPassword: string;
+  schemaRegistryAuthBearerToken: string;
+  schemaRegistryAuthBearerPrincipal: string;
+  schemaRegistrySslKeystoreLocation: string;
+  schemaRegistrySslKeyPassword: string;
+  schemaRegistrySslTruststoreLocation: string;
+  schemaRegistrySslClientAuth: string;
   /** Consumer groups (Kafka's names; see groups/coordinator.ts). */
   groupInitialRebalanceDelayMs: number;
   groupMinSessionTimeoutMs: number;
@@ -225,6 +236,15 @@ const SETTINGS: Setting[] = [
   { key: 'http.ssl.truststore.location', field: 'httpSslTruststoreLocation', kind: 'string', default: '' },
   { key: 'http.ssl.client.auth', field: 'httpSslClientAuth', kind: 'string', default: 'none' },
   { key: 'http.console.enable', field: 'httpConsoleEnable', kind: 'bool', default: 'true' },
+  { key: 'schema.registry.listeners', field: 'schemaRegistryListeners', kind: 'string', default: '' },
+  { key: 'schema.registry.auth.basic.user', field: 'schemaRegistryAuthBasicUser', kind: 'string', default: '' },
+  { key: 'schema.registry.auth.basic.password', field: 'schemaRegistryAuthBasicPassword', kind: 'string', default: '' },
+  { key: 'schema.registry.auth.bearer.token', field: 'schemaRegistryAuthBearerToken', kind: 'string', default: '' },
+  { key: 'schema.registry.auth.bearer.principal', field: 'schemaRegistryAuthBearerPrincipal', kind: 'string', default: 'User:ANONYMOUS' },
+  { key: 'schema.registry.ssl.keystore.location', field: 'schemaRegistrySslKeystoreLocation', kind: 'string', default: '' },
+  { key: 'schema.registry.ssl.key.password', field: 'schemaRegistrySslKeyPassword', kind: 'string', default: '' },
+  { key: 'schema.registry.ssl.truststore.location', field: 'schemaRegistrySslTruststoreLocation', kind: 'string', default: '' },
+  { key: 'schema.registry.ssl.client.auth', field: 'schemaRegistrySslClientAuth', kind: 'string', default: 'none' },
   { key: 'group.initial.rebalance.delay.ms', field: 'groupInitialRebalanceDelayMs', kind: 'int', default: '3000' },
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
@@ -271,7 +291,8 @@ const SETTINGS: Setting[] = [
  * Settings that may hold a password (Kafka's PASSWORD config type): DescribeConfigs
  * reports them with isSensitive=true and a null value, whatever their value.
  */
-const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config', 'http.auth.bearer.token', 'http.auth.basic.password', 'http.ssl.key.password']);
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['redis.url', 'sasl.jaas.config', 'http.auth.bearer.token', 'http.auth.basic.password', 'http.ssl.key.password',
+  'schema.registry.auth.basic.password', 'schema.registry.auth.bearer.token', 'schema.registry.ssl.key.password']);
 
 /** Broker settings exposed through DescribeConfigs on the BROKER resource; sensitive ones carry no value. */
 export function brokerConfigEntries(cfg: BrokerConfig): Array<{ key: string; value: string | null; isDefault: boolean; sensitive: boolean }> {

@@ -15,6 +15,7 @@ import { RedisTxnStore } from './redis-txn-store.js';
 import { RedisAclStore } from './redis-acl-store.js';
 import { RedisCredentialStore } from './redis-credential-store.js';
 import { RedisQuotaStore } from './redis-quota-store.js';
+import { RedisSchemaStore } from './redis-schema-store.js';
 
 /** Where the backend registers what it opened; the broker's cleanup stack. */
 export interface Closes {
@@ -30,6 +31,8 @@ export class RedisBackend {
   readonly acls: RedisAclStore;
   readonly credentials: RedisCredentialStore;
   readonly quotas: RedisQuotaStore;
+  /** The Schema Registry's subjects, schemas and settings. */
+  readonly schemas: RedisSchemaStore;
 
   private constructor(
     /** The server's URL (the embedded server's when redis.url is empty). */
@@ -45,6 +48,7 @@ export class RedisBackend {
     this.acls = new RedisAclStore(redis, prefix);
     this.credentials = new RedisCredentialStore(redis, prefix);
     this.quotas = new RedisQuotaStore(redis, prefix);
+    this.schemas = new RedisSchemaStore(redis, prefix);
   }
 
   /**
