@@ -163,12 +163,17 @@ export class ProducerStateTable {
 
   /**
    * True when a transactional batch opens the producer's transaction on this
-   * partition: KIP-890 part 1 asks the coordinator first (TransactionServices.verify).
+   * partition: KIP-890 asks the coordinator first (TransactionServices.verify,
+   * or addPartition for transactions v2). A batch of a newer epoch than the
+   * open transaction's opens a new one, as Kafka's hasOngoingTransaction
+   * (producerId, producerEpoch) has it: with transactions v2 every
+   * transaction has its own epoch, so the next transaction's first batch is
+   * never taken for part of a previous one whose marker is still on its way.
    */
   beginsTransaction(h: BatchHeader, now = Date.now()): boolean {
     if (!h.isTransactional || h.producerId < 0) return false;
     const e = this.live(h.producerId, now);
-    return !e || e.txnFirstOffset < 0;
+    return !e || e.txnFirstOffset < 0 || h.producerEpoch > e.epoch;
   }
 
   /**
