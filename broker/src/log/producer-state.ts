@@ -169,11 +169,13 @@ export class ProducerStateTable {
    * (producerId, producerEpoch) has it: with transactions v2 every
    * transaction has its own epoch, so the next transaction's first batch is
    * never taken for part of a previous one whose marker is still on its way.
+   * An older epoch asks nothing: the append refuses it (INVALID_PRODUCER_EPOCH).
    */
   beginsTransaction(h: BatchHeader, now = Date.now()): boolean {
     if (!h.isTransactional || h.producerId < 0) return false;
     const e = this.live(h.producerId, now);
-    return !e || e.txnFirstOffset < 0 || h.producerEpoch > e.epoch;
+    if (!e) return true;
+    return h.producerEpoch > e.epoch || (h.producerEpoch === e.epoch && e.txnFirstOffset < 0);
   }
 
   /**
