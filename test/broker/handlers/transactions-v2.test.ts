@@ -105,10 +105,10 @@ describe('TxnOffsetCommit v5 (transactions v2)', () => {
     const kept: number[] = [];
     b.groups.txnCommitOffsets = async (req) => { kept.push(req.producerId); return req.offsets.map(() => ErrorCode.NONE); };
     txn.answer = ErrorCode.PRODUCER_FENCED;
-    expect((await commit(b, 5)).topics[0]!.partitions).toEqual([{ partitionIndex: 0, errorCode: ErrorCode.PRODUCER_FENCED }]);
+    expect((await commit(b, 5))!.topics[0]!.partitions).toEqual([{ partitionIndex: 0, errorCode: ErrorCode.PRODUCER_FENCED }]);
     expect(kept).toEqual([]);
     txn.answer = ErrorCode.NONE;
-    expect((await commit(b, 5)).topics[0]!.partitions).toEqual([{ partitionIndex: 0, errorCode: 0 }]);
+    expect((await commit(b, 5))!.topics[0]!.partitions).toEqual([{ partitionIndex: 0, errorCode: 0 }]);
     expect(txn.calls).toEqual([
       ['add', 'app', 7, 2, { topic: OFFSETS_TOPIC, partition: b.cluster.coordinatorSlot('g') }],
       ['add', 'app', 7, 2, { topic: OFFSETS_TOPIC, partition: b.cluster.coordinatorSlot('g') }],
@@ -135,7 +135,7 @@ describe('EndTxn v5', () => {
     await flush();
     expect(await end(5, 0, true)).toEqual({ throttleTimeMs: 0, errorCode: 0, producerId, producerEpoch: 1 }); // a retry
     expect(await end(5, 7, true)).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.PRODUCER_FENCED, producerId: -1, producerEpoch: -1 });
-    expect((await end(1, 7, true)).errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH); // before v2, PRODUCER_FENCED is INVALID_PRODUCER_EPOCH
+    expect((await end(1, 7, true))!.errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH); // before v2, PRODUCER_FENCED is INVALID_PRODUCER_EPOCH
     await coordinator.addPartitions('app', producerId, 1, [{ topic: 't', partition: 0 }]);
     expect(await end(4, 1, false)).toMatchObject({ errorCode: 0, producerEpoch: 1 });
   });

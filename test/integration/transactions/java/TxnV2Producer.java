@@ -1,9 +1,10 @@
 // A Kafka 4.x transactional producer for test/integration/transactions/java-v2.test.ts.
 //
-// Usage: java TxnV2Producer <bootstrap> <topic> <transactional.id> <group> <transactions>
+// Usage: java TxnV2Producer <bootstrap> <topic> <transactional.id> <group> <transactions> [partitions]
 //
-// Creates <topic> (3 partitions), then runs <transactions> transactions of 6
-// records each (values "t<i>-r<j>", two per partition); transaction i aborts
+// Creates <topic> with [partitions] partitions (default 3; an existing topic is
+// used as it is), then runs <transactions> transactions of 2 records per
+// partition (values "t<i>-r<j>", record j to partition j % partitions); transaction i aborts
 // when i % 3 == 1, else commits. Every third transaction (i % 3 == 0) also
 // commits the offset i + 1 of <topic>-0 for <group> with
 // sendOffsetsToTransaction. After each end it describes the transactional id
@@ -24,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -38,19 +40,23 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 public class TxnV2Producer {
-  private static final int PARTITIONS = 3;
-
   public static void main(String[] args) throws Exception {
     String bootstrap = args[0], topic = args[1], txnId = args[2], group = args[3];
     int transactions = Integer.parseInt(args[4]);
+    int partitions = args.length > 5 ? Integer.parseInt(args[5]) : 3;
     Properties ap = new Properties();
     ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (Admin admin = Admin.create(ap)) {
-      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      try {
+        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) throw e;
+      }
 
       Properties pp = new Properties();
       pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -62,8 +68,8 @@ public class TxnV2Producer {
         System.out.println("{\"t\":\"tv2\",\"enabled\":" + transactionV2Enabled(producer) + "}");
         for (int i = 0; i < transactions; i++) {
           producer.beginTransaction();
-          for (int j = 0; j < 2 * PARTITIONS; j++) {
-            producer.send(new ProducerRecord<>(topic, j % PARTITIONS, "k" + j, "t" + i + "-r" + j));
+          for (int j = 0; j < 2 * partitions; j++) {
+            producer.send(new ProducerRecord<>(topic, j % partitions, "k" + j, "t" + i + "-r" + j));
           }
           if (i % 3 == 0) {
             producer.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(i + 1)), new ConsumerGroupMetadata(group));
@@ -83,7 +89,7 @@ public class TxnV2Producer {
       cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
       try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp)) {
         List<TopicPartition> tps = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) tps.add(new TopicPartition(topic, p));
+        for (int p = 0; p < partitions; p++) tps.add(new TopicPartition(topic, p));
         consumer.assign(tps);
         consumer.seekToBeginning(tps);
         // read_committed end offsets are the last stable offsets: every transaction has ended.
