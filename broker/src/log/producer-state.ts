@@ -133,6 +133,11 @@ export class ProducerStateTable {
       if (b.firstSeq === h.baseSequence && b.lastSeq === last) return { kind: 'duplicate', baseOffset: b.baseOffset };
     }
     const newest = entry.batches[entry.batches.length - 1];
+    // No batch at this epoch: a marker set it (transactions v2 bump the epoch at every end, and the markers carry
+    // the new one), so sequences restart at 0 (Kafka's checkSequence: "the epoch was bumped by a control record").
+    if (!newest && h.baseSequence !== 0) {
+      return { kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message: `epoch ${entry.epoch} was set by a transaction marker: sequence must restart at 0, got ${h.baseSequence}` };
+    }
     if (newest && h.baseSequence !== nextSeq(newest.lastSeq)) {
       return { kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message: `expected sequence ${nextSeq(newest.lastSeq)}, got ${h.baseSequence}` };
     }
