@@ -14,6 +14,7 @@
 // AddPartitionsToTxn or AddOffsetsToTxn. Runs against Apache Kafka too
 // (RUNNEL_TEST_TARGET=kafka), where the request counters are not read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertOk, runJava } from '../../helpers/java.js';
 import { freePort } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
 import { anyRequests, compileTxnV2, requestCount, runAndCheckTxnV2 } from './java-v2-support.js';
@@ -35,6 +36,12 @@ afterAll(async () => {
 });
 
 describe('a Kafka 4.x transactional producer with transactions v2', () => {
+  it('kafka-features describe lists transaction.version as on Kafka 4.x: supported 0-2, finalized at 2', async () => {
+    // Admin.describeFeatures reads the features of an ApiVersions answer, as the producer does.
+    const r = assertOk('kafka-features describe', await runJava('org.apache.kafka.tools.FeatureCommand', ['--bootstrap-server', target.bootstrap, 'describe']));
+    expect(r.stdout).toMatch(/^Feature: transaction\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 2\s+FinalizedVersionLevel: 2\s+Epoch: \d+\s*$/m);
+  }, 60_000);
+
   it('commits and aborts with an epoch bump per transaction; read_committed sees exactly the committed records', async () => {
     await runAndCheckTxnV2(await classes, target.bootstrap, { topic: 'txn-v2', transactionalId: 'txn-v2-producer', group: 'txn-v2-group', transactions: TRANSACTIONS, partitions: 3 });
     if (target.kind !== 'runnel') return;
