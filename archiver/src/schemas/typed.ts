@@ -34,6 +34,8 @@ export interface SchemaText {
   schemaType: string;
   schema: string;
   refs: string[];
+  /** the schema cannot be used (its references do not resolve): its records get this as decode_error */
+  error?: string;
 }
 export type SchemaLookup = (ids: number[]) => Promise<Record<number, SchemaText | null>>;
 
@@ -55,6 +57,7 @@ const compiled = new Map<number, Entry>();
 
 function compile(id: number, s: SchemaText | null): Entry {
   if (!s) return { error: `schema id ${id} is not in the registry`, reason: 'unknown_schema' };
+  if (s.error) return { error: s.error, reason: 'unsupported_schema' };
   if (s.schemaType !== 'AVRO') return { error: `schema id ${id} is ${s.schemaType}; only AVRO is decoded into typed columns yet`, reason: 'unsupported_schema' };
   try {
     const type = parseAvro(s.schema, s.refs);
@@ -99,7 +102,7 @@ export async function ensureSchemas(cols: RawColumn[], lookup: SchemaLookup): Pr
   for (const id of need) {
     const e = compile(id, got[id] ?? null);
     // unknown ids are asked again by a later job (the schema may be registered by then)
-    if ('type' in e || e.reason !== 'unknown_schema') compiled.set(id, e);
+    if ('type' in e || (e.reason !== 'unknown_schema' && !got[id]?.error)) compiled.set(id, e);
     else tmpUnknown.set(id, e);
   }
 }
