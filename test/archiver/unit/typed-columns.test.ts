@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeBatch } from '../../helpers/encode-batch.js';
 import { encodeTypedFiles, readParquetTable, compactFiles, encodeDataFiles } from '../../../archiver/src/parquet/jobs.js';
 import type { SchemaText } from '../../../archiver/src/schemas/typed.js';
-import { decimalText, decimalWords } from '../../../archiver/src/schemas/avro-arrow.js';
+import { decimalText, decimalWords, mapAvro, parseAvro, readBigLong } from '../../../archiver/src/schemas/avro-arrow.js';
 import { rebuild } from '../../../broker/src/lake/rebuild.js';
 
 const day = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -197,6 +197,33 @@ describe('typed columns (Avro)', () => {
     const b = rebuild({ files: [plain], partition: -1, targetBatchBytes: 1 << 20 });
     expect(a[0]!.records).toBe(4);
     expect(Buffer.from(a[0]!.bytes)).toEqual(Buffer.from(b[0]!.bytes));
+  });
+
+  it('types Delta cannot hold fall back as documented: recursion and wide decimals as text, time and local timestamps as integers', () => {
+    const delta = (s: unknown) => mapAvro(parseAvro(JSON.stringify(s))).delta;
+    const node = { type: 'record', name: 'Node', fields: [{ name: 'v', type: 'int' }, { name: 'next', type: ['null', 'Node'], default: null }] };
+    expect(delta(node)).toEqual({ type: 'struct', fields: [{ name: 'v', type: 'integer', nullable: true, metadata: {} }, { name: 'next', type: 'string', nullable: true, metadata: {} }] });
+    expect(delta({ type: 'bytes', logicalType: 'decimal', precision: 40, scale: 3 })).toBe('string');
+    expect(delta({ type: 'fixed', name: 'F', size: 16, logicalType: 'decimal', precision: 38, scale: 0 })).toBe('decimal(38,0)');
+    expect(delta({ type: 'int', logicalType: 'time-millis' })).toBe('integer');
+    expect(delta({ type: 'long', logicalType: 'local-timestamp-micros' })).toBe('long');
+    expect(delta({ type: 'fixed', name: 'G', size: 4 })).toBe('binary');
+    expect(delta({ type: 'map', values: ['null', 'double'] })).toEqual({ type: 'map', keyType: 'string', valueType: 'double', valueContainsNull: true });
+  });
+
+  it('longs read exactly over the whole int64 range', () => {
+    const zigzag = (n: bigint) => {
+      let z = BigInt.asUintN(64, (n << 1n) ^ (n >> 63n));
+      const out: number[] = [];
+      while (z >= 0x80n) { out.push(Number(z & 0x7fn) | 0x80); z >>= 7n; }
+      out.push(Number(z));
+      return Buffer.from(out);
+    };
+    for (const n of [0n, -1n, 1n, 63n, -64n, 2n ** 53n + 1n, -(2n ** 53n) - 3n, 2n ** 63n - 1n, -(2n ** 63n)]) {
+      const tap = { buf: zigzag(n), pos: 0 };
+      expect(readBigLong(tap)).toBe(n);
+      expect(tap.pos).toBe(tap.buf.length);
+    }
   });
 
   it('decimal bytes convert exactly', () => {
