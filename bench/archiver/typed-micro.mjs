@@ -36,7 +36,7 @@ for (let base = 0; base < N; base += 1000) {
     const n = base + i;
     const body = type.toBuffer({
       id: n, user: `user-${n % 9973}`, sku: `SKU-${(n % 131).toString().padStart(5, '0')}`, qty: n % 17, price: (n % 1000) / 10,
-      status: ['NEW', 'PAID', 'SHIPPED'][n % 3], at: ts0 + n, note: n % 4 ? `note number ${n % 100}` : null, tags: ['web', `c${n % 7}`, 'x'],
+      status: ['NEW', 'PAID', 'SHIPPED'][n % 3], at: ts0 + n, note: n % 4 ? `a note on order number ${n % 1000}, gift wrap ${n % 2 ? "yes" : "no"}` : null, tags: ['web', `c${n % 7}`, 'x'],
     });
     const value = Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), body]);
     bytes += value.length;

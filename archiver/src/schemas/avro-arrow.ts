@@ -23,20 +23,21 @@
 // typed columns, and older data files lack newer columns.
 import avro from 'avsc';
 import * as arrow from 'apache-arrow';
+import { AvroDecodeError, BoolCol, BytesCol, checkUtf8, Col, DecimalCol, F32Col, F64Col, I32Col, I64Col, ListCol, need, readInt, readLen, readLongInto, StructCol, type Cursor } from './avro-columns.js';
 
 /** A Delta schema type (PROTOCOL.md "Schema Serialization Format"). */
 export type DeltaType = string | { type: 'struct'; fields: DeltaField[] } | { type: 'array'; elementType: DeltaType; containsNull: boolean } | { type: 'map'; keyType: DeltaType; valueType: DeltaType; valueContainsNull: boolean };
 export interface DeltaField { name: string; type: DeltaType; nullable: boolean; metadata: Record<string, unknown> }
 
-/** One Avro type mapped to a column. */
+/** One Avro type mapped to a column, and its reader: Avro binary straight into the column (avro-columns.ts). */
 export interface Mapped {
   /** the Arrow type written to Parquet */
   arrow: arrow.DataType;
-  /** the type the Arrow builder is made with (timestamps build as int64 and are re-typed after) */
-  build: arrow.DataType;
   delta: DeltaType;
-  /** the decoded Avro value (never null here) -> the builder's value */
-  conv: (v: unknown) => unknown;
+  /** a new empty builder for this type */
+  make(): Col;
+  /** reads one value at the cursor and appends it (or null) to `col`, a builder from make() */
+  read(c: Cursor, col: Col): void;
 }
 
 interface Tap { buf: Buffer; pos: number }
@@ -123,37 +124,44 @@ export function parseAvro(text: string, refs: string[] = []): avro.Type {
   return avro.Type.forSchema(exactLongs(JSON.parse(text)) as avro.Schema, opts);
 }
 
-const MICROS = (v: unknown) => v as bigint;
-const MILLIS_TO_MICROS = (v: unknown) => (v as bigint) * 1000n;
-const DAY_MS = 86_400_000;
+/** Avro's JSON encoding of a value read with avsc: the fallback column's text. */
+function jsonOf(t: avro.Type, v: unknown): string {
+  try {
+    return t.toString(v);
+  } catch {
+    // a value holding exact (BigInt) longs: plain JSON, longs as numbers (as strings beyond 2^53)
+    return JSON.stringify(v, (_k, x: unknown) =>
+      typeof x === 'bigint' ? (x >= -9007199254740991n && x <= 9007199254740991n ? Number(x) : x.toString()) : x);
+  }
+}
 
-/** Avro's JSON encoding of a value, the fallback column's text. */
-function jsonOf(t: avro.Type): (v: unknown) => unknown {
-  return (v) => {
-    try {
-      return t.toString(v);
-    } catch {
-      // a value holding exact (BigInt) longs: plain JSON, longs as numbers (as strings beyond 2^53), bytes as base64
-      return JSON.stringify(v, (_k, x: unknown) =>
-        typeof x === 'bigint' ? (x >= -9007199254740991n && x <= 9007199254740991n ? Number(x) : x.toString()) : x);
-    }
+/** A string column holding the value's Avro JSON (unions of several types, recursive records): read by avsc. */
+function jsonColumn(t: avro.Type): Mapped {
+  return {
+    arrow: new arrow.Utf8(), delta: 'string', make: () => new BytesCol(),
+    read: (c, col) => {
+      let r: { value: unknown; offset: number };
+      try {
+        r = t.decode(c.buf as Buffer, c.pos) as { value: unknown; offset: number };
+      } catch (e) {
+        throw new AvroDecodeError((e as Error).message);
+      }
+      if (r.offset < 0 || r.offset > c.end) throw new AvroDecodeError('truncated');
+      c.pos = r.offset;
+      (col as BytesCol).pushString(jsonOf(t, r.value));
+    },
   };
 }
-const utf8 = (): Mapped => ({ arrow: new arrow.Utf8(), build: new arrow.Utf8(), delta: 'string', conv: (v) => v });
 
-/** Avro decimal bytes (big-endian two's complement) -> Arrow Decimal128 words (little-endian). */
-export function decimalWords(b: Uint8Array): Uint32Array {
-  let n = 0n;
-  for (const x of b) n = (n << 8n) | BigInt(x);
-  if (b.length && b[0]! & 0x80) n -= 1n << BigInt(8 * b.length);
-  const out = new Uint32Array(4);
-  let u = BigInt.asUintN(128, n);
-  for (let i = 0; i < 4; i++) {
-    out[i] = Number(u & 0xffffffffn);
-    u >>= 32n;
-  }
-  return out;
-}
+const fixedWidth = <C extends Col>(a: arrow.DataType, delta: DeltaType, make: () => C, read: (c: Cursor, col: C) => void): Mapped =>
+  ({ arrow: a, delta, make, read: read as (c: Cursor, col: Col) => void });
+
+const readString = (check: boolean) => (c: Cursor, col: BytesCol) => {
+  const n = readLen(c);
+  if (check) checkUtf8(c.buf, c.pos, n);
+  col.push(c.buf, c.pos, n);
+  c.pos += n;
+};
 
 /** Avro decimal bytes -> its exact decimal text (precision above Delta's 38). */
 export function decimalText(b: Uint8Array, scale: number): string {
@@ -166,51 +174,111 @@ export function decimalText(b: Uint8Array, scale: number): string {
   return neg ? `-${s}` : s;
 }
 
-function nullable(t: avro.Type): avro.Type | null {
+function nullable(t: avro.Type): { inner: avro.Type; nullIdx: number } | null {
   if (!(t instanceof avro.types.UnwrappedUnionType)) return null;
   const ts = t.types;
   if (ts.length !== 2) return null;
-  if (ts[0]!.typeName === 'null') return ts[1]!;
-  if (ts[1]!.typeName === 'null') return ts[0]!;
+  if (ts[0]!.typeName === 'null') return { inner: ts[1]!, nullIdx: 0 };
+  if (ts[1]!.typeName === 'null') return { inner: ts[0]!, nullIdx: 1 };
   return null;
 }
 
 /** Maps an Avro type; `stack` holds the record names being mapped (recursion falls back to JSON text). */
 export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
   if (t instanceof Tagged) return mapLogical(t, stack);
-  const inner = nullable(t);
-  if (inner) return mapAvro(inner, stack);
+  const nu = nullable(t);
+  if (nu) {
+    const m = mapAvro(nu.inner, stack);
+    const other = 1 - nu.nullIdx;
+    return {
+      ...m,
+      read: (c, col) => {
+        const idx = readInt(c);
+        if (idx === nu.nullIdx) col.appendNull();
+        else if (idx === other) m.read(c, col);
+        else throw new AvroDecodeError(`union index ${idx} out of range`);
+      },
+    };
+  }
   switch (t.typeName) {
-    case 'boolean': return { arrow: new arrow.Bool(), build: new arrow.Bool(), delta: 'boolean', conv: (v) => v };
-    case 'int': return { arrow: new arrow.Int32(), build: new arrow.Int32(), delta: 'integer', conv: (v) => v };
-    case 'long': return { arrow: new arrow.Int64(), build: new arrow.Int64(), delta: 'long', conv: (v) => v };
-    case 'float': return { arrow: new arrow.Float32(), build: new arrow.Float32(), delta: 'float', conv: (v) => v };
-    case 'double': return { arrow: new arrow.Float64(), build: new arrow.Float64(), delta: 'double', conv: (v) => v };
+    case 'boolean':
+      return fixedWidth(new arrow.Bool(), 'boolean', () => new BoolCol(), (c, col) => {
+        need(c, 1);
+        const b = c.buf[c.pos++]!;
+        if (b > 1) throw new AvroDecodeError(`boolean byte ${b}`);
+        col.push(b === 1);
+      });
+    case 'int':
+      return fixedWidth(new arrow.Int32(), 'integer', () => new I32Col(), (c, col) => {
+        const v = readInt(c);
+        if (v > 2147483647 || v < -2147483648) throw new AvroDecodeError(`int ${v} out of range`);
+        col.push(v);
+      });
+    case 'long':
+      return fixedWidth(new arrow.Int64(), 'long', () => new I64Col(), (c, col) => readLongInto(c, col, 1));
+    case 'float':
+      return fixedWidth(new arrow.Float32(), 'float', () => new F32Col(), (c, col) => {
+        need(c, 4);
+        col.push((c.buf as Buffer).readFloatLE(c.pos));
+        c.pos += 4;
+      });
+    case 'double':
+      return fixedWidth(new arrow.Float64(), 'double', () => new F64Col(), (c, col) => {
+        need(c, 8);
+        col.push((c.buf as Buffer).readDoubleLE(c.pos));
+        c.pos += 8;
+      });
     case 'string':
-    case 'enum': return utf8();
+      return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), readString(true));
     case 'bytes':
-    case 'fixed': return { arrow: new arrow.Binary(), build: new arrow.Binary(), delta: 'binary', conv: (v) => v };
+      return fixedWidth(new arrow.Binary(), 'binary', () => new BytesCol(), readString(false));
+    case 'fixed': {
+      const size = (t as avro.types.FixedType).size;
+      return fixedWidth(new arrow.Binary(), 'binary', () => new BytesCol(), (c, col) => {
+        need(c, size);
+        col.push(c.buf, c.pos, size);
+        c.pos += size;
+      });
+    }
+    case 'enum': {
+      const symbols = (t as avro.types.EnumType).symbols.map((x) => Buffer.from(x, 'utf8'));
+      return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), (c, col) => {
+        const i = readInt(c);
+        const sym = symbols[i];
+        if (!sym) throw new AvroDecodeError(`enum index ${i} out of range`);
+        col.push(sym, 0, sym.length);
+      });
+    }
     case 'array': {
       const e = mapAvro((t as avro.types.ArrayType).itemsType, stack);
       return {
         arrow: new arrow.List(new arrow.Field('element', e.arrow, true)),
-        build: new arrow.List(new arrow.Field('element', e.build, true)),
         delta: { type: 'array', elementType: e.delta, containsNull: true },
-        conv: (v) => (v as unknown[]).map((x) => (x === null ? null : e.conv(x))),
+        make: () => new ListCol(e.make()),
+        read: (c, col) => {
+          const l = col as ListCol;
+          readBlocks(c, () => e.read(c, l.child));
+          l.pushValid();
+        },
       };
     }
     case 'map': {
       const e = mapAvro((t as avro.types.MapType).valuesType, stack);
-      const entries = (vt: arrow.DataType) =>
-        new arrow.Field('key_value', new arrow.Struct([new arrow.Field('key', new arrow.Utf8(), false), new arrow.Field('value', vt, true)]), false);
+      const entries = new arrow.Field('key_value', new arrow.Struct([new arrow.Field('key', new arrow.Utf8(), false), new arrow.Field('value', e.arrow, true)]), false);
+      const key = readString(true);
       return {
-        arrow: new arrow.Map_(entries(e.arrow)),
-        build: new arrow.Map_(entries(e.build)),
+        arrow: new arrow.Map_(entries),
         delta: { type: 'map', keyType: 'string', valueType: e.delta, valueContainsNull: true },
-        conv: (v) => {
-          const m = new Map<string, unknown>();
-          for (const [k, x] of Object.entries(v as Record<string, unknown>)) m.set(k, x === null ? null : e.conv(x));
-          return m;
+        make: () => new ListCol(new StructCol([new BytesCol(), e.make()])),
+        read: (c, col) => {
+          const l = col as ListCol;
+          const kv = l.child as StructCol;
+          readBlocks(c, () => {
+            key(c, kv.children[0] as BytesCol);
+            e.read(c, kv.children[1]!);
+            kv.pushValid();
+          });
+          l.pushValid();
         },
       };
     }
@@ -218,26 +286,35 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
     case 'error': {
       const rt = t as avro.types.RecordType;
       const name = rt.name ?? '';
-      if (name && stack.includes(name)) return { ...utf8(), conv: jsonOf(t) };
+      if (name && stack.includes(name)) return jsonColumn(t);
       const fields = rt.fields.map((f) => ({ name: f.name, m: mapAvro(f.type, [...stack, name]) }));
       return {
         arrow: new arrow.Struct(fields.map((f) => new arrow.Field(f.name, f.m.arrow, true))),
-        build: new arrow.Struct(fields.map((f) => new arrow.Field(f.name, f.m.build, true))),
         delta: { type: 'struct', fields: fields.map((f) => ({ name: f.name, type: f.m.delta, nullable: true, metadata: {} })) },
-        conv: (v) => {
-          const r = v as Record<string, unknown>;
-          const o: Record<string, unknown> = {};
-          for (const f of fields) {
-            const x = r[f.name];
-            o[f.name] = x === null || x === undefined ? null : f.m.conv(x);
-          }
-          return o;
+        make: () => new StructCol(fields.map((f) => f.m.make())),
+        read: (c, col) => {
+          const st = col as StructCol;
+          for (let i = 0; i < fields.length; i++) fields[i]!.m.read(c, st.children[i]!);
+          st.pushValid();
         },
       };
     }
     default:
       // unions of several non-null branches (and anything else): Avro's JSON text
-      return { ...utf8(), conv: jsonOf(t) };
+      return jsonColumn(t);
+  }
+}
+
+/** Avro array / map blocks: count, items, ..., 0 (a negative count is followed by the block's byte size). */
+function readBlocks(c: Cursor, item: () => void): void {
+  for (let n = readInt(c); n !== 0; n = readInt(c)) {
+    if (n < 0) {
+      n = -n;
+      readInt(c);
+    }
+    // every item takes at least one byte unless its type is empty (null): bound the count by the body
+    if (n > c.end - c.pos + 1 && n > 1 << 20) throw new AvroDecodeError(`block of ${n} items in ${c.end - c.pos} bytes`);
+    for (let i = 0; i < n; i++) item();
   }
 }
 
@@ -250,36 +327,40 @@ function mapLogical(t: Tagged, stack: string[]): Mapped {
       const precision = Number(a['precision']);
       const scale = Number(a['scale'] ?? 0);
       if (!(u.typeName === 'bytes' || u.typeName === 'fixed') || !Number.isInteger(precision) || precision < 1 || !Number.isInteger(scale) || scale < 0 || scale > precision) return base();
-      if (precision > 38) return { ...utf8(), conv: (v) => decimalText(v as Uint8Array, scale) };
-      const d = new arrow.Decimal(scale, precision, 128);
-      return { arrow: d, build: d, delta: `decimal(${precision},${scale})`, conv: (v) => decimalWords(v as Uint8Array) };
+      const size = u.typeName === 'fixed' ? (u as avro.types.FixedType).size : -1;
+      const len = (c: Cursor) => {
+        if (size >= 0) {
+          need(c, size);
+          return size;
+        }
+        return readLen(c);
+      };
+      if (precision > 38) {
+        return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), (c, col) => {
+          const n = len(c);
+          col.pushString(decimalText(c.buf.subarray(c.pos, c.pos + n), scale));
+          c.pos += n;
+        });
+      }
+      return fixedWidth(new arrow.Decimal(scale, precision, 128), `decimal(${precision},${scale})`, () => new DecimalCol(), (c, col) => {
+        const n = len(c);
+        col.push(c.buf, c.pos, n);
+        c.pos += n;
+      });
     }
     case 'date':
       if (u.typeName !== 'int') return base();
-      return { arrow: new arrow.DateDay(), build: new arrow.DateDay(), delta: 'date', conv: (v) => (v as number) * DAY_MS };
+      return { ...base(), arrow: new arrow.DateDay(), delta: 'date' };
     case 'timestamp-millis':
-    case 'timestamp-micros':
+    case 'timestamp-micros': {
       if (u.typeName !== 'long') return base();
-      return {
-        arrow: new arrow.TimestampMicrosecond('UTC'),
-        build: new arrow.Int64(),
-        delta: 'timestamp',
-        conv: a['logicalType'] === 'timestamp-millis' ? MILLIS_TO_MICROS : MICROS,
-      };
+      const scale = a['logicalType'] === 'timestamp-millis' ? 1000 : 1;
+      return fixedWidth(new arrow.TimestampMicrosecond('UTC'), 'timestamp', () => new I64Col(), (c, col) => readLongInto(c, col, scale));
+    }
     case EXACT_LONG:
-      return { arrow: new arrow.Int64(), build: new arrow.Int64(), delta: 'long', conv: (v) => v };
+      return base();
     default:
       // uuid (a string): the underlying type
       return base();
   }
-}
-
-/**
- * The builder's data re-typed to the written type (same buffers): timestamps are
- * built as int64 and become Timestamp(MICROSECOND) here.
- */
-export function retype(d: arrow.Data, to: arrow.DataType): arrow.Data {
-  if (d.type === to) return d;
-  const children = d.children.map((c, i) => retype(c, to.children[i]!.type as arrow.DataType));
-  return d.clone(to, d.offset, d.length, d.nullCount, undefined, children);
 }

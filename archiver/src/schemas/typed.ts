@@ -15,7 +15,8 @@
 //   in `decode_error`; it is archived like every other record.
 import type avro from 'avsc';
 import * as arrow from 'apache-arrow';
-import { mapAvro, parseAvro, retype, type DeltaField, type Mapped } from './avro-arrow.js';
+import { mapAvro, parseAvro, type DeltaField, type Mapped } from './avro-arrow.js';
+import { AvroDecodeError, BytesCol, mark, rollback, type Col, type Cursor } from './avro-columns.js';
 
 /** The raw columns, and the typed columns' own names: a value field with one of these names gets the prefix `value_`. */
 export const RESERVED = new Set(['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers', 'date', 'decode_error', 'key_fields', 'value_fields']);
@@ -121,61 +122,46 @@ interface Column {
   name: string;
   deltaJson: string;
   m: Mapped;
-  builder: arrow.Builder;
+  col: Col;
 }
 
-type Decoded = { id: number; v: unknown } | { error: string; reason: DecodeReason };
-
-function decodeOne(c: RawColumn, i: number): Decoded {
-  const s = c.offsets[i]!;
-  const e = c.offsets[i + 1]!;
-  const id = wireId(c, i);
-  if (id < 0) {
-    const first = e > s ? `first byte 0x${c.buf[s]!.toString(16).padStart(2, '0')}` : 'empty';
-    return { error: `not the Confluent wire format (${first}, ${e - s} bytes)`, reason: 'not_wire_format' };
-  }
-  const entry = compiled.get(id) ?? tmpUnknown.get(id) ?? { error: `schema id ${id} is not in the registry`, reason: 'unknown_schema' as const };
-  if (!('type' in entry)) return entry;
-  const body = Buffer.from(c.buf.buffer, c.buf.byteOffset + s + 5, e - s - 5);
-  let r: { value: unknown; offset: number };
-  try {
-    r = entry.type.decode(body, 0) as { value: unknown; offset: number };
-  } catch (err) {
-    return { error: `Avro body does not decode with schema id ${id}: ${(err as Error).message}`, reason: 'corrupt' };
-  }
-  if (r.offset < 0) return { error: `Avro body does not decode with schema id ${id}: truncated (${body.length} bytes)`, reason: 'corrupt' };
-  if (r.offset !== body.length) return { error: `Avro body does not decode with schema id ${id}: ${body.length - r.offset} bytes left after the record`, reason: 'corrupt' };
-  return { id, v: r.value };
-}
+type Failure = { error: string; reason: DecodeReason };
 
 /**
  * Builds the typed columns of one file's rows. The caller has run ensureSchemas
- * on the same columns.
+ * on the same columns. Each body is read straight into the column builders
+ * (avro-arrow.ts readers); a body that fails is rolled back and its row gets
+ * null typed columns.
  */
 export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn): TypedResult {
   const n = value.n;
   const cols: Column[] = [];
   const byName = new Map<string, Column>();
-  /** per `part:id`: the column index of each field (or of the whole value) */
-  const plans = new Map<string, number[]>();
+  /** per `part:id`: the columns of each field (or of the whole value) */
+  const plans = new Map<string, Column[]>();
   const errors: Record<string, number> = {};
-  const decodeError = new arrow.Utf8();
-  const errB = arrow.makeBuilder({ type: decodeError, nullValues: [null] });
+  const errCol = new BytesCol();
+  let all: Col[] = [];
+  let marks = new Int32Array(0);
+  let row = 0;
 
-  const column = (base: string, id: number, m: Mapped): number => {
+  const column = (base: string, id: number, m: Mapped): Column => {
     const json = JSON.stringify(m.delta);
     let name = base;
     const have = spec.table[name] ?? byName.get(name)?.deltaJson;
     if (have !== undefined && have !== json) name = `${base}__v${id}`;
     let c = byName.get(name);
     if (!c) {
-      c = { name, deltaJson: json, m, builder: arrow.makeBuilder({ type: m.build, nullValues: [null, undefined] }) };
+      c = { name, deltaJson: json, m, col: m.make() };
+      for (let k = 0; k < row; k++) c.col.appendNull(); // the rows before its first value
       byName.set(name, c);
       cols.push(c);
+      all = cols.flatMap((x) => x.col.all());
+      marks = new Int32Array(all.length * 3);
     }
-    return cols.indexOf(c);
+    return c;
   };
-  const plan = (part: 'key' | 'value', id: number, ce: Compiled): number[] => {
+  const plan = (part: 'key' | 'value', id: number, ce: Compiled): Column[] => {
     const k = `${part}:${id}`;
     let p = plans.get(k);
     if (p) return p;
@@ -186,53 +172,69 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     return p;
   };
 
-  const row: unknown[] = [];
-  for (let i = 0; i < n; i++) {
-    row.length = 0;
-    let err: string | null = null;
-    const one = (part: 'key' | 'value', c: RawColumn) => {
-      if (!c.valid[i]) return; // a null key or a tombstone has no typed columns, and is no error
-      const d = decodeOne(c, i);
-      if ('error' in d) {
-        err = err ? `${err}; ${part}: ${d.error}` : `${part}: ${d.error}`;
-        const k = `${part}:${d.reason}`;
-        errors[k] = (errors[k] ?? 0) + 1;
-        return;
-      }
-      const ce = compiled.get(d.id) as Compiled;
-      const p = plan(part, d.id, ce);
-      if (part === 'key' || !ce.fields) {
-        const m = part === 'key' && ce.fields ? mapRecordWhole(ce) : ce.whole!;
-        row[p[0]!] = m.conv(d.v);
-        return;
-      }
-      const rec = d.v as Record<string, unknown>;
-      for (let f = 0; f < ce.fields.length; f++) {
-        const x = rec[ce.fields[f]!.name];
-        row[p[f]!] = x === null || x === undefined ? null : ce.fields[f]!.m.conv(x);
-      }
-    };
-    if (spec.value) one('value', value);
-    if (spec.key) one('key', key);
-    for (let j = 0; j < cols.length; j++) {
-      const c = cols[j]!;
-      // a column first seen at row i: the rows before it are null
-      while (c.builder.length < i) c.builder.append(null);
-      c.builder.append(row[j] ?? null);
+  const cur: Cursor = { buf: Buffer.alloc(0), pos: 0, end: 0 };
+  /** decodes one part of row i into the columns; returns why not, or null */
+  const one = (part: 'key' | 'value', c: RawColumn, i: number): Failure | null => {
+    const s = c.offsets[i]!;
+    const e = c.offsets[i + 1]!;
+    const id = wireId(c, i);
+    if (id < 0) {
+      const first = e > s ? `first byte 0x${c.buf[s]!.toString(16).padStart(2, '0')}` : 'empty';
+      return { error: `not the Confluent wire format (${first}, ${e - s} bytes)`, reason: 'not_wire_format' };
     }
-    errB.append(err);
+    const entry = compiled.get(id) ?? tmpUnknown.get(id) ?? { error: `schema id ${id} is not in the registry`, reason: 'unknown_schema' as const };
+    if (!('type' in entry)) return entry;
+    const p = plan(part, id, entry);
+    cur.buf = Buffer.from(c.buf.buffer, c.buf.byteOffset + s + 5, e - s - 5);
+    cur.pos = 0;
+    cur.end = e - s - 5;
+    mark(all, marks);
+    try {
+      if (part === 'key' || !entry.fields) {
+        (part === 'key' && entry.fields ? mapRecordWhole(entry) : entry.whole!).read(cur, p[0]!.col);
+      } else {
+        const fs = entry.fields;
+        for (let f = 0; f < fs.length; f++) fs[f]!.m.read(cur, p[f]!.col);
+      }
+      if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
+    } catch (err) {
+      rollback(all, marks);
+      const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${cur.end} bytes)` : (err as Error).message;
+      return { error: `Avro body does not decode with schema id ${id}: ${why}`, reason: 'corrupt' };
+    }
+    return null;
+  };
+
+  for (let i = 0; i < n; i++) {
+    row = i;
+    let err: string | null = null;
+    for (const [part, c, on] of [['value', value, spec.value], ['key', key, spec.key]] as const) {
+      if (!on || !c.valid[i]) continue; // a null key or a tombstone has no typed columns, and is no error
+      const f = one(part, c, i);
+      if (!f) continue;
+      err = err ? `${err}; ${part}: ${f.error}` : `${part}: ${f.error}`;
+      const k = `${part}:${f.reason}`;
+      errors[k] = (errors[k] ?? 0) + 1;
+    }
+    // columns this row did not write (other schemas' fields, a failed body, a column first seen later) are null
+    for (let j = 0; j < cols.length; j++) {
+      const col = cols[j]!.col;
+      while (col.n <= i) col.appendNull();
+    }
+    if (err === null) errCol.appendNull();
+    else errCol.pushString(err);
   }
   const fields: arrow.Field[] = [];
   const data: arrow.Data[] = [];
   const delta: DeltaField[] = [];
   for (const c of cols) {
-    while (c.builder.length < n) c.builder.append(null);
     fields.push(new arrow.Field(c.name, c.m.arrow, true));
-    data.push(retype(c.builder.finish().flush(), c.m.arrow));
+    data.push(c.col.finish(c.m.arrow));
     delta.push({ name: c.name, type: c.m.delta, nullable: true, metadata: {} });
   }
-  fields.push(new arrow.Field(DECODE_ERROR, decodeError, true));
-  data.push(errB.finish().flush());
+  const utf8 = new arrow.Utf8();
+  fields.push(new arrow.Field(DECODE_ERROR, utf8, true));
+  data.push(errCol.finish(utf8));
   delta.push({ name: DECODE_ERROR, type: 'string', nullable: true, metadata: {} });
   return { fields, data, delta, errors };
 }
