@@ -201,7 +201,9 @@ export class BytesCol extends Col {
   push(buf: Uint8Array, pos: number, n: number) {
     if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
     if (this.len + n > this.data.length) this.data = grow8(this.data, this.len + n);
-    this.data.set(buf.subarray(pos, pos + n), this.len);
+    // short values (most strings) byte by byte: cheaper than a subarray view
+    if (n < 48) for (let i = 0; i < n; i++) this.data[this.len + i] = buf[pos + i]!;
+    else this.data.set(buf.subarray(pos, pos + n), this.len);
     this.len += n;
     this.setValid(true);
     this.offsets[++this.n] = this.len;
@@ -294,7 +296,7 @@ export function rollback(cols: Col[], m: Int32Array): void {
 
 /** A read position in one body; `end` bounds it. */
 export interface Cursor {
-  buf: Uint8Array;
+  buf: Buffer;
   pos: number;
   end: number;
 }
@@ -303,19 +305,27 @@ export interface Cursor {
 export function readInt(c: Cursor): number {
   const buf = c.buf;
   let pos = c.pos;
+  if (pos >= c.end) truncated();
   let b = buf[pos++]!;
-  let n = b & 0x7f;
-  let shift = 7;
-  while (b & 0x80) {
-    if (pos >= c.end || shift > 49) {
-      if (pos >= c.end) truncated();
-      throw new AvroDecodeError('varint longer than 53 bits where an int or a length was expected');
-    }
+  // 1 and 2 bytes (|v| < 8192): small ints, lengths, indexes, in int32 arithmetic
+  if (b < 0x80) {
+    c.pos = pos;
+    return (b >>> 1) ^ -(b & 1);
+  }
+  if (pos >= c.end) truncated();
+  let n = (b & 0x7f) | ((buf[pos]! & 0x7f) << 7);
+  if (buf[pos++]! < 0x80) {
+    c.pos = pos;
+    return (n >>> 1) ^ -(n & 1);
+  }
+  let shift = 14;
+  do {
+    if (pos >= c.end) truncated();
+    if (shift > 49) throw new AvroDecodeError('varint longer than 53 bits where an int or a length was expected');
     b = buf[pos++]!;
     n += (b & 0x7f) * 2 ** shift;
     shift += 7;
-  }
-  if (pos > c.end) truncated();
+  } while (b & 0x80);
   c.pos = pos;
   return n % 2 ? -(n + 1) / 2 : n / 2;
 }

@@ -125,6 +125,13 @@ interface Column {
   col: Col;
 }
 
+/** A schema's columns, and every builder under them (what a failed body rolls back). */
+interface Plan {
+  cols: Column[];
+  builders: Col[];
+  marks: Int32Array;
+}
+
 type Failure = { error: string; reason: DecodeReason };
 
 /**
@@ -138,11 +145,9 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   const cols: Column[] = [];
   const byName = new Map<string, Column>();
   /** per `part:id`: the columns of each field (or of the whole value) */
-  const plans = new Map<string, Column[]>();
+  const plans = new Map<string, Plan>();
   const errors: Record<string, number> = {};
   const errCol = new BytesCol();
-  let all: Col[] = [];
-  let marks = new Int32Array(0);
   let row = 0;
 
   const column = (base: string, id: number, m: Mapped): Column => {
@@ -156,23 +161,29 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       for (let k = 0; k < row; k++) c.col.appendNull(); // the rows before its first value
       byName.set(name, c);
       cols.push(c);
-      all = cols.flatMap((x) => x.col.all());
-      marks = new Int32Array(all.length * 3);
     }
     return c;
   };
-  const plan = (part: 'key' | 'value', id: number, ce: Compiled): Column[] => {
+  const plan = (part: 'key' | 'value', id: number, ce: Compiled): Plan => {
     const k = `${part}:${id}`;
     let p = plans.get(k);
     if (p) return p;
-    if (part === 'key') p = [column('key_fields', id, ce.fields ? mapRecordWhole(ce) : ce.whole!)];
-    else if (ce.fields) p = ce.fields.map((f) => column(RESERVED.has(f.name) ? `value_${f.name}` : f.name, id, f.m));
-    else p = [column('value_fields', id, ce.whole!)];
+    let pc: Column[];
+    if (part === 'key') pc = [column('key_fields', id, ce.fields ? mapRecordWhole(ce) : ce.whole!)];
+    else if (ce.fields) pc = ce.fields.map((f) => column(RESERVED.has(f.name) ? `value_${f.name}` : f.name, id, f.m));
+    else pc = [column('value_fields', id, ce.whole!)];
+    const builders = pc.flatMap((c) => c.col.all());
+    p = { cols: pc, builders, marks: new Int32Array(builders.length * 3) };
     plans.set(k, p);
     return p;
   };
 
   const cur: Cursor = { buf: Buffer.alloc(0), pos: 0, end: 0 };
+  const lastId = [-1, -1];
+  const lastEntry: (Entry | undefined)[] = [undefined, undefined];
+  const lastPlan: (Plan | undefined)[] = [undefined, undefined];
+  const valueBuf = Buffer.from(value.buf.buffer, value.buf.byteOffset, value.buf.byteLength);
+  const keyBuf = Buffer.from(key.buf.buffer, key.buf.byteOffset, key.buf.byteLength);
   /** decodes one part of row i into the columns; returns why not, or null */
   const one = (part: 'key' | 'value', c: RawColumn, i: number): Failure | null => {
     const s = c.offsets[i]!;
@@ -182,24 +193,38 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       const first = e > s ? `first byte 0x${c.buf[s]!.toString(16).padStart(2, '0')}` : 'empty';
       return { error: `not the Confluent wire format (${first}, ${e - s} bytes)`, reason: 'not_wire_format' };
     }
-    const entry = compiled.get(id) ?? tmpUnknown.get(id) ?? { error: `schema id ${id} is not in the registry`, reason: 'unknown_schema' as const };
+    // consecutive records mostly share a schema: the last one's plan is kept per part
+    const k = part === 'value' ? 0 : 1;
+    let entry: Entry;
+    let p: Plan;
+    if (lastId[k] === id) {
+      entry = lastEntry[k]!;
+      p = lastPlan[k]!;
+    } else {
+      entry = compiled.get(id) ?? tmpUnknown.get(id) ?? { error: `schema id ${id} is not in the registry`, reason: 'unknown_schema' as const };
+      if (!('type' in entry)) return entry;
+      p = plan(part, id, entry);
+      lastId[k] = id;
+      lastEntry[k] = entry;
+      lastPlan[k] = p;
+    }
     if (!('type' in entry)) return entry;
-    const p = plan(part, id, entry);
-    cur.buf = Buffer.from(c.buf.buffer, c.buf.byteOffset + s + 5, e - s - 5);
-    cur.pos = 0;
-    cur.end = e - s - 5;
-    mark(all, marks);
+    // the body in place: the column's bytes, from after the 5-byte prefix to the row's end
+    cur.buf = c === value ? valueBuf : keyBuf;
+    cur.pos = s + 5;
+    cur.end = e;
+    mark(p.builders, p.marks);
     try {
       if (part === 'key' || !entry.fields) {
-        (part === 'key' && entry.fields ? mapRecordWhole(entry) : entry.whole!).read(cur, p[0]!.col);
+        (part === 'key' && entry.fields ? mapRecordWhole(entry) : entry.whole!).read(cur, p.cols[0]!.col);
       } else {
         const fs = entry.fields;
-        for (let f = 0; f < fs.length; f++) fs[f]!.m.read(cur, p[f]!.col);
+        for (let f = 0; f < fs.length; f++) fs[f]!.m.read(cur, p.cols[f]!.col);
       }
       if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
     } catch (err) {
-      rollback(all, marks);
-      const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${cur.end} bytes)` : (err as Error).message;
+      rollback(p.builders, p.marks);
+      const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${e - s - 5} bytes)` : (err as Error).message;
       return { error: `Avro body does not decode with schema id ${id}: ${why}`, reason: 'corrupt' };
     }
     return null;
@@ -208,13 +233,16 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   for (let i = 0; i < n; i++) {
     row = i;
     let err: string | null = null;
-    for (const [part, c, on] of [['value', value, spec.value], ['key', key, spec.key]] as const) {
-      if (!on || !c.valid[i]) continue; // a null key or a tombstone has no typed columns, and is no error
-      const f = one(part, c, i);
-      if (!f) continue;
-      err = err ? `${err}; ${part}: ${f.error}` : `${part}: ${f.error}`;
-      const k = `${part}:${f.reason}`;
-      errors[k] = (errors[k] ?? 0) + 1;
+    // a null key or a tombstone has no typed columns, and is no error
+    const fv = spec.value && value.valid[i] ? one('value', value, i) : null;
+    const fk = spec.key && key.valid[i] ? one('key', key, i) : null;
+    if (fv) {
+      err = `value: ${fv.error}`;
+      errors[`value:${fv.reason}`] = (errors[`value:${fv.reason}`] ?? 0) + 1;
+    }
+    if (fk) {
+      err = err ? `${err}; key: ${fk.error}` : `key: ${fk.error}`;
+      errors[`key:${fk.reason}`] = (errors[`key:${fk.reason}`] ?? 0) + 1;
     }
     // columns this row did not write (other schemas' fields, a failed body, a column first seen later) are null
     for (let j = 0; j < cols.length; j++) {
