@@ -149,6 +149,8 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   const errors: Record<string, number> = {};
   const errCol = new BytesCol();
   let row = 0;
+  /** columns the current row wrote (value and key plans have no column in common) */
+  let wrote = 0;
 
   const column = (base: string, id: number, m: Mapped): Column => {
     const json = JSON.stringify(m.delta);
@@ -227,11 +229,13 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${e - s - 5} bytes)` : (err as Error).message;
       return { error: `Avro body does not decode with schema id ${id}: ${why}`, reason: 'corrupt' };
     }
+    wrote += p.cols.length;
     return null;
   };
 
   for (let i = 0; i < n; i++) {
     row = i;
+    wrote = 0;
     let err: string | null = null;
     // a null key or a tombstone has no typed columns, and is no error
     const fv = spec.value && value.valid[i] ? one('value', value, i) : null;
@@ -245,7 +249,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       errors[`key:${fk.reason}`] = (errors[`key:${fk.reason}`] ?? 0) + 1;
     }
     // columns this row did not write (other schemas' fields, a failed body, a column first seen later) are null
-    for (let j = 0; j < cols.length; j++) {
+    if (wrote !== cols.length) for (let j = 0; j < cols.length; j++) {
       const col = cols[j]!.col;
       while (col.n <= i) col.appendNull();
     }
