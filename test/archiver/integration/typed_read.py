@@ -17,8 +17,8 @@ df = pl.read_delta(uri)
 ctx = pl.SQLContext(t=df)
 sql = ctx.execute(
     "SELECT sum(qty) AS sum_qty, count(*) AS rows, count(note) AS notes, sum(price) AS sum_price "
-    "FROM t WHERE decode_error IS NULL", eager=True).to_dicts()[0]
-bad = ctx.execute("SELECT partition, \"offset\", decode_error FROM t WHERE decode_error IS NOT NULL ORDER BY \"offset\"", eager=True).to_dicts()
+    "FROM t WHERE decode_error IS NULL", eager=True).to_dicts()[0] if 'qty' in df.columns else {}
+bad = ctx.execute("SELECT partition, \"offset\", decode_error FROM t WHERE decode_error IS NOT NULL ORDER BY \"offset\"", eager=True).to_dicts() if 'decode_error' in df.columns else []
 rows = []
 for r in df.sort(['partition', 'offset']).to_dicts():
     rows.append({
@@ -26,7 +26,7 @@ for r in df.sort(['partition', 'offset']).to_dicts():
         'price': None if r.get('price') is None else str(r['price']), 'sku': r.get('sku'),
         'at_us': None if r.get('at') is None else round(r['at'].timestamp() * 1_000_000), 'at_tz': None if r.get('at') is None else str(r['at'].tzinfo), 'tags': r.get('tags'),
         'attrs': r.get('attrs'), 'note': r.get('note'), 'decode_error': r.get('decode_error'),
-        'value_len': None if r['value'] is None else len(r['value']),
+        'value_len': None if r['value'] is None else len(r['value']), 'n': r.get('n'),
     })
 print(json.dumps({
     'schema': schema, 'polars': {k: str(v) for k, v in df.schema.items()}, 'rows': rows,
