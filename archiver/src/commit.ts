@@ -19,10 +19,10 @@ import { splitRuns } from './parquet/split.js';
 import { withPartitionRanges } from './parquet/partition-stats.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable } from './table-stall.js';
-import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
+import type { Buffered, PartState, TopicArchiver, TopicSchemas } from './topic-state.js';
 import { mergeTypedColumns, tableTypedColumns, TypedColumnConflict } from './schemas/table-schema.js';
 import { SchemaLookupError } from './schemas/registry.js';
-import type { TypedSpec } from './schemas/typed.js';
+import type { PartMode, TypedSpec } from './schemas/typed.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
@@ -141,7 +141,7 @@ export async function prepareFlush(ctx: ArchiverContext, t: TopicArchiver): Prom
   if (batches.length) {
     // typed columns (schemas/typed.ts): the job learns the table's typed columns, and asks for schemas through the cached reader
     const schemas = ctx.topicSchemas?.(t.topic);
-    const typed: TypedSpec | undefined = schemas && ctx.registry ? { ...schemas, table: tableTypedColumns(t.table.state.metaData?.schemaString) } : undefined;
+    const typed: TypedSpec | undefined = schemas && ctx.registry ? await typedSpec(ctx, t, schemas) : undefined;
     const lookup = typed ? (ids: number[]) => ctx.registry!.lookup(ids) : undefined;
     // large buffers encode as several runs at once, one per worker (parquet/split.ts)
     const runs = t.noSplit && typed ? [batches] : splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
@@ -290,6 +290,13 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
     }
     await resetTable(ctx, t);
   }
+}
+
+/** The encode job's typed spec: the table's typed columns, and for `latest` the subject's latest schema id (TopicNameStrategy: `<topic>-value`, `<topic>-key`). */
+async function typedSpec(ctx: ArchiverContext, t: TopicArchiver, s: TopicSchemas): Promise<TypedSpec> {
+  const part = async (mode: TopicSchemas['value'], suffix: string): Promise<PartMode> =>
+    mode === 'none' ? false : mode === 'id' ? 'id' : ((await ctx.registry!.latestId(`${t.topic}-${suffix}`)) ?? -1);
+  return { value: await part(s.value, 'value'), key: await part(s.key, 'key'), table: tableTypedColumns(t.table.state.metaData?.schemaString) };
 }
 
 /** The worker job for one run of buffered batches (each batch's bytes are transferred to the worker). */

@@ -8,7 +8,7 @@ import { rendezvousMember } from '../../common/rendezvous.js';
 import { refreshLogEnds } from './reader.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable, tableStallHolds } from './table-stall.js';
-import { TopicArchiver, type TopicInfo, type TopicSchemas } from './topic-state.js';
+import { TopicArchiver, type SchemaMode, type TopicInfo, type TopicSchemas } from './topic-state.js';
 
 /** The broker's largest topic (topic.max.partitions is at most cluster.max.partitions, default 100000). */
 const MAX_TOPIC_PARTITIONS = 100_000;
@@ -220,11 +220,14 @@ export class Membership {
 
 /**
  * The topic configs archive.value.schema and archive.key.schema (the broker checks
- * their values: none | id). `id`: the part is in the Confluent wire format and is
- * decoded with the registry schema its id names. Absent or any other value: raw only.
+ * their values: none | id | latest). `id`: the part is in the Confluent wire format
+ * and is decoded with the registry schema its id names; `latest`: the part is a
+ * bare Avro body of the latest schema of subject `<topic>-value` (`-key`). Absent:
+ * raw only.
  */
 export function topicSchemas(configs: Record<string, unknown> | undefined): TopicSchemas | undefined {
-  const value = configs?.['archive.value.schema'] === 'id';
-  const key = configs?.['archive.key.schema'] === 'id';
-  return value || key ? { value, key } : undefined;
+  const mode = (v: unknown): SchemaMode => (v === 'id' || v === 'latest' ? v : 'none');
+  const value = mode(configs?.['archive.value.schema']);
+  const key = mode(configs?.['archive.key.schema']);
+  return value !== 'none' || key !== 'none' ? { value, key } : undefined;
 }

@@ -65,10 +65,13 @@ export interface TopicInfo {
   schemas?: TopicSchemas;
 }
 
+export type SchemaMode = 'none' | 'id' | 'latest';
+
 /** Which parts of a topic's records are decoded into typed columns. */
 export interface TopicSchemas {
-  value: boolean;
-  key: boolean;
+  /** id: the Confluent wire format, by each record's schema id; latest: no prefix, the subject's latest schema */
+  value: SchemaMode;
+  key: SchemaMode;
 }
 
 export class TopicArchiver {

@@ -47,7 +47,7 @@ for (let base = 0; base < N; base += 1000) {
 const lookup = async (ids) => Object.fromEntries(ids.map((id) => [id, { schemaType: 'AVRO', schema: JSON.stringify(SCHEMA), refs: [] }]));
 const mkjob = (typed) => ({
   batches: batches.map((b) => new Uint8Array(b)), meta: new Float64Array(batches.length * 2).map((_, i) => (i % 2 ? -1 : 0)), verifyCrc: false,
-  ...(typed ? { typed: { value: true, key: false, table: {} } } : {}),
+  ...(typed ? { typed: { value: 'id', key: false, table: {} } } : {}),
 });
 async function run(typed) {
   const job = mkjob(typed);

@@ -127,10 +127,10 @@ export async function encodeTypedFiles(job: EncodeJob, lookup: SchemaLookup): Pr
   const sets = fileSets(splitter);
   const cols: RawColumn[] = [];
   for (const [, cs] of sets) {
-    if (spec.value) cols.push(raw(cs.value));
-    if (spec.key) cols.push(raw(cs.key));
+    if (spec.value === 'id') cols.push(raw(cs.value));
+    if (spec.key === 'id') cols.push(raw(cs.key));
   }
-  await ensureSchemas(cols, lookup);
+  await ensureSchemas(cols, lookup, [spec.value, spec.key].filter((m): m is number => typeof m === 'number'));
   const decodeErrors: Record<string, number> = {};
   const files: EncodedFile[] = sets.map(([day, cs]) => {
     const base = cs.toRecordBatch();

@@ -75,6 +75,31 @@ export class RegistryReader {
     return out;
   }
 
+  private readonly latest = new Map<string, { id: number | null; at: number }>();
+
+  /**
+   * The id of the subject's latest version that is not soft-deleted, or null
+   * (no such subject); read again after `missRetryMs` (a new version may come).
+   * Throws SchemaLookupError when Redis fails.
+   */
+  async latestId(subject: string): Promise<number | null> {
+    const now = Date.now();
+    const c = this.latest.get(subject);
+    if (c && now - c.at < this.missRetryMs) return c.id;
+    let id: number | null = null;
+    try {
+      this.redisCalls++;
+      const raw = await this.redis().hget(this.keys.schemaSubjects(), subject);
+      const list = raw ? (JSON.parse(raw) as unknown) : [];
+      const live = (Array.isArray(list) ? (list as number[][]) : []).filter((e) => e[2] !== 1);
+      id = live.length ? live[live.length - 1]![1]! : null;
+    } catch (e) {
+      throw new SchemaLookupError(`${SchemaLookupError.PREFIX}${(e as Error).message}`);
+    }
+    this.latest.set(subject, { id, at: now });
+    return id;
+  }
+
   private async records(ids: number[]): Promise<(StoredRecord | null)[]> {
     this.redisCalls++;
     const raws = await this.redis().hmget(this.keys.schemaRecords(), ...ids.map(String));

@@ -22,10 +22,18 @@ import { AvroDecodeError, BytesCol, mark, rollback, type Col, type Cursor } from
 export const RESERVED = new Set(['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers', 'date', 'decode_error', 'key_fields', 'value_fields']);
 export const DECODE_ERROR = 'decode_error';
 
+/**
+ * How one part (value or key) is decoded: false = not at all; 'id' = Confluent
+ * wire format, by the id in each record; a number = every body (no prefix) with
+ * that schema id, the subject's latest (archive.*.schema=latest); -1 = latest
+ * asked for but the subject has no schema.
+ */
+export type PartMode = false | 'id' | number;
+
 /** What the encode job needs to build typed columns. */
 export interface TypedSpec {
-  value: boolean;
-  key: boolean;
+  value: PartMode;
+  key: PartMode;
   /** typed columns the table has now: name -> JSON of its Delta type */
   table: Record<string, string>;
 }
@@ -89,9 +97,9 @@ export function wireId(c: RawColumn, i: number): number {
 }
 
 /** Fetches (through `lookup`) and compiles the schemas of the ids in these columns that this thread has not compiled yet. */
-export async function ensureSchemas(cols: RawColumn[], lookup: SchemaLookup): Promise<void> {
+export async function ensureSchemas(cols: RawColumn[], lookup: SchemaLookup, latest: number[] = []): Promise<void> {
   tmpUnknown.clear();
-  const need = new Set<number>();
+  const need = new Set<number>(latest.filter((id) => id >= 0 && !compiled.has(id)));
   for (const c of cols) {
     for (let i = 0; i < c.n; i++) {
       const id = wireId(c, i);
@@ -190,7 +198,11 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   const one = (part: 'key' | 'value', c: RawColumn, i: number): Failure | null => {
     const s = c.offsets[i]!;
     const e = c.offsets[i + 1]!;
-    const id = wireId(c, i);
+    const mode = part === 'value' ? spec.value : spec.key;
+    // latest: the whole value is the Avro body (no prefix)
+    const skip = mode === 'id' ? 5 : 0;
+    const id = mode === 'id' ? wireId(c, i) : (mode as number);
+    if (mode !== 'id' && id < 0) return { error: `the subject of archive.${part}.schema=latest has no schema`, reason: 'unknown_schema' };
     if (id < 0) {
       const first = e > s ? `first byte 0x${c.buf[s]!.toString(16).padStart(2, '0')}` : 'empty';
       return { error: `not the Confluent wire format (${first}, ${e - s} bytes)`, reason: 'not_wire_format' };
@@ -213,7 +225,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     if (!('type' in entry)) return entry;
     // the body in place: the column's bytes, from after the 5-byte prefix to the row's end
     cur.buf = c === value ? valueBuf : keyBuf;
-    cur.pos = s + 5;
+    cur.pos = s + skip;
     cur.end = e;
     mark(p.builders, p.marks);
     try {
@@ -226,7 +238,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
     } catch (err) {
       rollback(p.builders, p.marks);
-      const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${e - s - 5} bytes)` : (err as Error).message;
+      const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${e - s - skip} bytes)` : (err as Error).message;
       return { error: `Avro body does not decode with schema id ${id}: ${why}`, reason: 'corrupt' };
     }
     wrote += p.cols.length;
@@ -238,8 +250,8 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     wrote = 0;
     let err: string | null = null;
     // a null key or a tombstone has no typed columns, and is no error
-    const fv = spec.value && value.valid[i] ? one('value', value, i) : null;
-    const fk = spec.key && key.valid[i] ? one('key', key, i) : null;
+    const fv = spec.value !== false && value.valid[i] ? one('value', value, i) : null;
+    const fk = spec.key !== false && key.valid[i] ? one('key', key, i) : null;
     if (fv) {
       err = `value: ${fv.error}`;
       errors[`value:${fv.reason}`] = (errors[`value:${fv.reason}`] ?? 0) + 1;

@@ -4,7 +4,7 @@ for the typed lake columns test. Prints one JSON line.
 usage: typed_alter.py REGISTRY_URL BOOTSTRAP TOPIC first|alter
 
 first: creates TOPIC (1 partition, no archive.* config) and produces one Avro record.
-alter: (once the caller saw that record in the lake) tries archive.value.schema=latest,
+alter: (once the caller saw that record in the lake) tries archive.value.schema=always,
        which the broker must refuse, sets archive.value.schema=id (incremental
        AlterConfigs), waits for the archiver to re-read the topic, and produces a
        second record.
@@ -42,7 +42,7 @@ if phase == 'first':
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
     producer.produce(topic, value=ser({'n': 1}, ctx))
 else:
-    out = {'latest': alter('latest'), 'id': alter('id')}
+    out = {'always': alter('always'), 'id': alter('id')}
     time.sleep(3)  # the archiver re-reads topic configs every 300 ms
     producer.produce(topic, value=ser({'n': 2}, ctx))
 producer.flush(30)

@@ -77,7 +77,7 @@ const lookup = async (ids: number[]) => {
 
 function job(values: (Buffer | null)[], keys?: (Buffer | null)[], table: Record<string, string> = {}) {
   const b = encodeBatch(values.map((v, i) => ({ key: keys?.[i] ?? null, value: v, timestamp: day })), { baseOffset: 0 });
-  return { batches: [new Uint8Array(b)], meta: Float64Array.from([0, -1]), verifyCrc: true, typed: { value: true, key: keys !== undefined, table } };
+  return { batches: [new Uint8Array(b)], meta: Float64Array.from([0, -1]), verifyCrc: true, typed: { value: 'id' as const, key: keys !== undefined ? ('id' as const) : (false as const), table } };
 }
 
 /** The Avro body of an order with an exact 64-bit id (avsc's default long type cannot write above 2^53). */
@@ -176,6 +176,17 @@ describe('typed columns (Avro)', () => {
     const t = readParquetTable(r.files[0]!.bytes);
     expect([...t.getChild('key_fields')!].map((x) => x)).toEqual([7n, null]);
     expect(asked.slice(before).flat()).not.toContain(1); // id 1 was compiled by an earlier job in this thread
+  });
+
+  it('latest mode (archive.value.schema=latest): bare Avro bodies, all decoded with the one schema id the job names', async () => {
+    const bare = (i: number) => orderBody(i);
+    const j = { ...job([bare(0), wire(1, orderBody(1)), bare(2)]), typed: { value: 1 as const, key: false as const, table: {} } };
+    const t = readParquetTable((await encodeTypedFiles(j, lookup)).files[0]!.bytes);
+    expect([...t.getChild('price')!]).toEqual([10.5, null, 12.5]);
+    expect([...t.getChild('decode_error')!][1]).toMatch(/^value: Avro body does not decode with schema id 1: /); // a prefixed record is not a bare body
+    const none = { ...job([bare(0)]), typed: { value: -1 as const, key: false as const, table: {} } };
+    const t2 = readParquetTable((await encodeTypedFiles(none, lookup)).files[0]!.bytes);
+    expect([...t2.getChild('decode_error')!]).toEqual(['value: the subject of archive.value.schema=latest has no schema']);
   });
 
   it('compaction keeps typed columns; an older file reads null in a newer column', async () => {
