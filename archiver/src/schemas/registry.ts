@@ -32,7 +32,7 @@ export class RegistryReader {
   /** Redis round trips made (tests: the cache works) */
   redisCalls = 0;
 
-  constructor(private readonly redis: () => RedisClient, private readonly keys: Keys, private readonly missRetryMs = 5000) {}
+  constructor(private readonly redis: () => RedisClient, private readonly keys: Keys, private readonly missRetryMs = 5000, private readonly latestTtlMs = 1000) {}
 
   /** The schemas of `ids` (null: not in the registry); throws SchemaLookupError when Redis fails. */
   async lookup(ids: number[]): Promise<Record<number, SchemaText | null>> {
@@ -79,13 +79,13 @@ export class RegistryReader {
 
   /**
    * The id of the subject's latest version that is not soft-deleted, or null
-   * (no such subject); read again after `missRetryMs` (a new version may come).
+   * (no such subject); read again after `latestTtlMs` (a new version may come).
    * Throws SchemaLookupError when Redis fails.
    */
   async latestId(subject: string): Promise<number | null> {
     const now = Date.now();
     const c = this.latest.get(subject);
-    if (c && now - c.at < this.missRetryMs) return c.id;
+    if (c && now - c.at < this.latestTtlMs) return c.id;
     let id: number | null = null;
     try {
       this.redisCalls++;

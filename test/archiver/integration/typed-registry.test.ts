@@ -67,18 +67,18 @@ describe.skipIf(onKafka)('registry reader (typed columns)', () => {
     expect(got[plain]).toMatchObject({ schemaType: 'AVRO', refs: [] });
   });
 
-  it('latest mode: the subject\'s latest version that is not soft-deleted, read again after the miss window', async () => {
+  it('latest mode: the subject\'s latest version that is not soft-deleted, read again after latestTtlMs', async () => {
     const reg = new SchemaRegistry(new RedisSchemaStore(client, 'lat'));
-    const reader = new RegistryReader(() => client, new Keys('lat'), 200);
+    const reader = new RegistryReader(() => client, new Keys('lat'), 5000, 1000);
     expect(await reader.latestId('t-value')).toBeNull();
     const f = (n: string) => ({ name: n, type: ['null', 'int'], default: null });
     const { id: v1 } = await reg.register('t-value', avro({ type: 'record', name: 'R', fields: [f('a')] }));
     const { id: v2 } = await reg.register('t-value', avro({ type: 'record', name: 'R', fields: [f('a'), f('b')] }));
     expect(await reader.latestId('t-value')).toBeNull(); // cached miss
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 1100));
     expect(await reader.latestId('t-value')).toBe(v2);
     await reg.deleteVersion('t-value', 2, false); // soft delete: v1 is the latest again
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 1100));
     expect(await reader.latestId('t-value')).toBe(v1);
   });
 
