@@ -140,12 +140,13 @@ export async function prepareFlush(ctx: ArchiverContext, t: TopicArchiver): Prom
   const prepared: PreparedFlush = { adv, generation: t.generation, storedBytes, records: 0, files: [], encodeMs: 0, decodeErrors: {} };
   if (batches.length) {
     // typed columns (schemas/typed.ts): the job learns the table's typed columns, and asks for schemas through the cached reader
-    const schemas = ctx.topicSchemas?.(t.topic);
-    const typed: TypedSpec | undefined = schemas && ctx.registry ? await typedSpec(ctx, t, schemas) : undefined;
-    const lookup = typed ? (ids: number[]) => ctx.registry!.lookup(ids) : undefined;
-    // large buffers encode as several runs at once, one per worker (parquet/split.ts)
-    const runs = t.noSplit && typed ? [batches] : splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
     try {
+      const schemas = ctx.topicSchemas?.(t.topic);
+      // inside the try: a registry read that fails is this flush's error (finishFlush resets the positions)
+      const typed: TypedSpec | undefined = schemas && ctx.registry ? await typedSpec(ctx, t, schemas) : undefined;
+      const lookup = typed ? (ids: number[]) => ctx.registry!.lookup(ids) : undefined;
+      // large buffers encode as several runs at once, one per worker (parquet/split.ts)
+      const runs = t.noSplit && typed ? [batches] : splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
       // CRC verified when read; a failure here is the records themselves (or the worker), not the lake
       const encoded = await Promise.all(runs.map((run) => ctx.pool.encode(encodeJob(run, typed), lookup)));
       prepared.files = encoded.flatMap((e) => e.files);
@@ -154,7 +155,7 @@ export async function prepareFlush(ctx: ArchiverContext, t: TopicArchiver): Prom
     } catch (e) {
       const err = e as Error;
       // the registry could not be read (Redis away): retried like a lake failure, never a decode error
-      prepared.error = err.message.startsWith(SchemaLookupError.PREFIX) ? new SchemaLookupError(err.message) : new UndecodableBuffer(err);
+      prepared.error = err instanceof SchemaLookupError ? err : err.message.startsWith(SchemaLookupError.PREFIX) ? new SchemaLookupError(err.message) : new UndecodableBuffer(err);
     }
   }
   prepared.encodeMs = Math.round(performance.now() - t0);
