@@ -4,7 +4,8 @@
 // format, two sides. Schemas are cached per process: one Redis round trip per
 // new id, none for a cached one; an unknown id is asked again only after the
 // miss window; references resolve through their subjects; a referenced version
-// that was hard-deleted makes that schema unusable (decode_error), not the job.
+// that was hard-deleted makes that schema unusable (decode_error), not the job;
+// a hard-deleted subject's ids still read; `latest` follows the subject.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedis, type RedisClient } from '../../../common/redis/connect.js';
 import { RedisSchemaStore } from '../../../broker/src/redis/redis-schema-store.js';
@@ -65,6 +66,16 @@ describe.skipIf(onKafka)('registry reader (typed columns)', () => {
     const got = await new RegistryReader(() => client, new Keys('del')).lookup([id, plain]);
     expect(got[id]!.error).toBe(`schema id ${id}: reference Inner: subject inner-value version 1 not found`);
     expect(got[plain]).toMatchObject({ schemaType: 'AVRO', refs: [] });
+  });
+
+  it('a subject hard-deleted while records still use its schema: the id still reads (the registry never removes ids)', async () => {
+    const reg = new SchemaRegistry(new RedisSchemaStore(client, 'hard'));
+    const { id } = await reg.register('gone-value', avro({ type: 'record', name: 'Gone', fields: [{ name: 'x', type: 'int' }] }));
+    await reg.deleteSubject('gone-value', false);
+    await reg.deleteSubject('gone-value', true);
+    expect(await reg.subjects({ deleted: true })).toEqual([]);
+    const got = await new RegistryReader(() => client, new Keys('hard')).lookup([id]);
+    expect(JSON.parse(got[id]!.schema)).toMatchObject({ name: 'Gone' });
   });
 
   it('latest mode: the subject\'s latest version that is not soft-deleted, read again after latestTtlMs', async () => {
