@@ -9,6 +9,8 @@ export interface DevEndpoints {
   http: string | null;
   /** Whether the web console is served on the HTTP endpoint. */
   console: boolean;
+  /** The Schema Registry's first listener, null when off. */
+  registry: string | null;
   /** The Redis the broker and the archiver use ('' when unknown). */
   redis: string;
   /** The lake the archiver writes. */
@@ -20,6 +22,7 @@ export function devBanner(e: DevEndpoints): string {
   const rows: Array<[string, string]> = [['Kafka', e.kafka]];
   if (e.http && e.console) rows.push(['web console', `${e.http}/console`]);
   if (e.http) rows.push(['metrics', `${e.http}/metrics`]);
+  if (e.registry) rows.push(['registry', e.registry]);
   if (e.redis) rows.push(['Redis', redactSecrets(e.redis)]);
   rows.push(['lake', e.lake]);
   return [

@@ -1,6 +1,6 @@
 // `runnel dev`: a playground in one command. Starts a broker (with its embedded
 // Redis unless --redis is given), its HTTP endpoint (web console, /metrics) on
-// a fixed port, and the archiver into the local lake, each as its own child
+// a fixed port, the Schema Registry, and the archiver into the local lake, each as its own child
 // process exactly as `runnel broker` and `runnel archiver` run them; prints
 // where each listens and a first produce/consume line; Ctrl-C stops the
 // archiver first, then the broker (which stops its embedded Redis).
@@ -22,6 +22,7 @@ import { devBanner, type DevEndpoints } from './dev-banner.js';
 /** Settings `runnel dev` gives the broker unless the environment or a flag says otherwise. */
 export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
   RUNNEL_HTTP_PORT: '8080',
+  RUNNEL_SCHEMA_REGISTRY_LISTENERS: 'http://127.0.0.1:8081',
 };
 
 /** How long a child may take to stop after SIGTERM before it is killed. */
@@ -89,6 +90,14 @@ async function stopChild(c: Child, graceMs = STOP_GRACE_MS): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The Schema Registry's listeners (validated by the broker's config: http(s)://host:port). */
+function registryAddresses(listeners: string): Array<{ url: string; host: string; port: number }> {
+  return listeners.split(',').map((l) => l.trim()).filter(Boolean).map((l) => {
+    const u = new URL(l);
+    return { url: l.replace(/\/$/, ''), host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) };
+  });
+}
+
 /** The address clients use for the first listener (a wildcard bind is reached on the loopback). */
 function kafkaAddress(cfg: BrokerConfig): { host: string; port: number } {
   const l = cfg.listeners[0]!;
@@ -106,9 +115,11 @@ export async function devCommand(args: string[], env: NodeJS.ProcessEnv = proces
   const kafka = kafkaAddress(cfg);
   if (kafka.port === 0) throw new Error('runnel dev needs a fixed Kafka port (listeners=PLAINTEXT://127.0.0.1:9092 by default)');
   const dataDir = resolve(cfg.dataDir);
+  const registries = registryAddresses(cfg.schemaRegistryListeners);
   try {
     await checkPortFree(cfg.listeners[0]!.host, kafka.port, '--port (or listeners)');
     if (cfg.httpPort > 0) await checkPortFree(cfg.httpHost, cfg.httpPort, 'http.port');
+    for (const r of registries) await checkPortFree(r.host, r.port, 'schema.registry.listeners');
   } catch (e) {
     process.stderr.write(`runnel dev: ${(e as Error).message}\n`);
     return 1;
@@ -141,6 +152,7 @@ export async function devCommand(args: string[], env: NodeJS.ProcessEnv = proces
     const listening = async (): Promise<void> => {
       await waitListening(broker, kafka.host, kafka.port);
       if (cfg.httpPort > 0) await waitListening(broker, cfg.httpHost, cfg.httpPort);
+      for (const r of registries) await waitListening(broker, r.host, r.port);
     };
     await Promise.race([listening(), signalled.then(() => { throw new Error('stopped before the broker listened'); })]);
   } catch (e) {
@@ -157,6 +169,7 @@ export async function devCommand(args: string[], env: NodeJS.ProcessEnv = proces
     kafka: `${kafka.host}:${kafka.port}`,
     http: cfg.httpPort > 0 ? `http://${cfg.httpHost}:${cfg.httpPort}` : null,
     console: cfg.httpPort > 0 && cfg.httpConsoleEnable,
+    registry: registries[0]?.url ?? null,
     redis: redisUrl,
     lake: archiverEnv.RUNNEL_LAKE ?? `file://${resolve(dataDir, 'lake')}`,
   };

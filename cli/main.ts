@@ -18,7 +18,7 @@ const USAGE = `usage: runnel <command> [options]
        runnel <command> --help
 
 commands:
-  dev        a playground: broker, embedded Redis, archiver and web console in one command
+  dev        a playground: broker, embedded Redis, web console, schema registry and archiver in one command
   broker     run a Kafka-compatible broker
   archiver   drain topics into Delta Lake tables
   apis       print the supported Kafka APIs and versions (from the handler registry)
@@ -27,7 +27,7 @@ commands:
 ${clientCommandsUsage()}`;
 
 const COMMAND_USAGE: Record<string, () => string> = {
-  dev: () => `usage: runnel dev [broker options]\n\nStarts a broker (with an embedded Redis unless --redis is given) on 127.0.0.1:9092, its web console\nand /metrics on http://127.0.0.1:8080, and the archiver into <data-dir>/lake; prints where each\nlistens. Ctrl-C stops the archiver, then the broker. The broker options and RUNNEL_* variables\noverride these defaults (for example --set http.port=9080).\n\noptions:\n${brokerFlagsUsage()}`,
+  dev: () => `usage: runnel dev [broker options]\n\nStarts a broker (with an embedded Redis unless --redis is given) on 127.0.0.1:9092, its web console\nand /metrics on http://127.0.0.1:8080, its Schema Registry on http://127.0.0.1:8081, and the archiver\ninto <data-dir>/lake; prints where each listens. Ctrl-C stops the archiver, then the broker. The broker options and RUNNEL_* variables\noverride these defaults (for example --set http.port=9080).\n\noptions:\n${brokerFlagsUsage()}`,
   broker: () => `usage: runnel broker [options]\n\nSettings: Kafka's broker keys (server.properties) and Runnel's; see docs/configuration.md.\nPrecedence: defaults < --config file < RUNNEL_* environment < flags.\n\noptions:\n${brokerFlagsUsage()}`,
   archiver: () => `usage: runnel archiver [options]\n\nEvery flag overrides the environment variable shown in brackets.\n\noptions:\n${archiverFlagsUsage()}`,
   apis: () => 'usage: runnel apis\n\nPrints the supported Kafka APIs and their versions.\n\noptions:\n  -h, --help               this help\n',

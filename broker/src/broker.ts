@@ -48,6 +48,7 @@ import { observeBroker } from './http/broker-metrics.js';
 import { redisMemory } from './redis/status-report.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { SchemaRegistry } from './schema-registry/registry.js';
+import { CachedSchemaIds } from './schema-registry/schema-ids.js';
 import { registryListeners, registryRequiresCredentials, startSchemaRegistry } from './schema-registry/server.js';
 
 export interface RunningBroker {
@@ -173,7 +174,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       })
       : undefined;
     if (remoteLog) cleanup.push(() => remoteLog.close());
-    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, ...(remoteLog ? { remoteLog } : {}) };
+    const schemaIds = new CachedSchemaIds(backend.schemas);
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());

@@ -154,7 +154,8 @@ export async function schemaCommand(args: string[], env: NodeJS.ProcessEnv = pro
       const r = await client.send<{ is_compatible: boolean; messages?: string[] }>('POST', `/compatibility/subjects/${enc(subject)}/versions/${enc(String(v.version ?? 'latest'))}?verbose=true`, body);
       if (v.json) await out(json(r));
       else await out(r.is_compatible ? `Compatible with subject ${subject}.\n` : `Incompatible with subject ${subject}:\n${(r.messages ?? []).map((m) => `  ${m}`).join('\n')}\n`);
-      if (!r.is_compatible) process.exitCode = 1;
+      // Exit 1, as for any refusal, with the reasons above on stdout.
+      if (!r.is_compatible) throw new Error(`the schema is incompatible with subject ${subject} (${String(v.version ?? 'latest')})`);
       return;
     }
     case 'delete': {

@@ -17,6 +17,12 @@ export interface RecordError {
   message: string;
 }
 
+/** Kafka's message for records refused one by one (LogValidator.processRecordErrors): the count and at most the first three. */
+export function recordErrorsMessage(errors: readonly RecordError[]): string {
+  const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
+  return `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`;
+}
+
 export class RecordBatchError extends Error {
   /** recordErrors: the records that broke a per-record rule (empty when the batch itself is bad). */
   constructor(readonly kind: RecordBatchErrorKind, message: string, readonly recordErrors: readonly RecordError[] = []) {

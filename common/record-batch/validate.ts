@@ -4,7 +4,7 @@
 // records that decompress and frame exactly.
 import { checkCrc, readBatchHeader, type BatchHeader } from './header.js';
 import { decompress, isKnownCodec } from './codecs.js';
-import { corrupt, invalid, RecordBatchError, type RecordError } from './errors.js';
+import { corrupt, invalid, RecordBatchError, recordErrorsMessage, type RecordError } from './errors.js';
 import { BATCH_HEADER_SIZE } from './layout.js';
 import { walkRecords, type DeltaRule, type RecordSink } from './records.js';
 
@@ -104,8 +104,7 @@ function recordRules(h: BatchHeader, rules: RecordRules): { sink: RecordSink; fi
     finish() {
       if (errors.length === 0) return;
       if (timestampErrors > 0) throw new RecordBatchError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', errors);
-      const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
-      throw new RecordBatchError('INVALID_RECORD', `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`, errors);
+      throw new RecordBatchError('INVALID_RECORD', recordErrorsMessage(errors), errors);
     },
   };
 }

@@ -200,9 +200,11 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     fs.mkdirSync(HOME, { recursive: true });
     const port = await freePort();
     const http = await freePort();
+    const registry = `http://127.0.0.1:${await freePort()}`;
     // Fixed ports move through the variables runnel dev and the broker read (the blocks name none but kcat's).
     const env: NodeJS.ProcessEnv = {
       ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(http), RUNNEL_BOOTSTRAP_SERVER: `127.0.0.1:${port}`,
+      RUNNEL_SCHEMA_REGISTRY_LISTENERS: registry, RUNNEL_SCHEMA_REGISTRY_URL: registry,
     };
     const kafka = (text: string) => text.replaceAll('127.0.0.1:9092', `127.0.0.1:${port}`);
     const start = (name: string, script: string) => {
@@ -222,11 +224,14 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     const banner = fs.readFileSync(dev.logFile, 'utf8');
     expect(banner).toContain(`  Kafka        127.0.0.1:${port}\n`);
     expect(banner).toContain(`  web console  http://127.0.0.1:${http}/console\n`);
+    expect(banner).toContain(`  registry     ${registry}\n`);
+    expect((await fetch(`${registry}/subjects`)).status).toBe(200);
     expect(banner).toContain(`  Redis        ${redisUrl.trim()}\n`);
     expect(banner).toContain(`  lake         file://${fs.realpathSync(cwd)}/data/lake\n`);
     // the prose's fixed ports are runnel dev's defaults
     const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     expect(readme).toContain('<http://127.0.0.1:8080/console>');
+    expect(readme).toContain('<http://127.0.0.1:8081>');
 
     // runnel produce (the topic is created on first use) and consume
     const clients = await sh(block('clients'), cwd, env);

@@ -13,6 +13,8 @@ import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, codeName, kafkaCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
+import { schemaErrors, schemaRefs } from '../log/schema-validation.js';
+import { recordErrorsMessage, type RecordError } from '../../../common/record-batch/errors.js';
 import { validateRecords, type TopicPolicy, type ValidBatch } from '../log/log-validator.js';
 import type { BatchHeader } from '../record-batch/batch.js';
 import type { Partition, PendingAppend } from '../log/partition.js';
@@ -148,12 +150,30 @@ async function producePartition(
     const v = validateRecords(records, topicPolicy(b, topic, index, logAppendTime));
     if (!v.ok) return fail(index, v.code, v.message, v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
     batch = v.batch;
+    const schemaRefused = await checkSchemas(b, topic, batch);
+    if (schemaRefused.length > 0) {
+      return fail(index, ErrorCode.INVALID_RECORD, recordErrorsMessage(schemaRefused), schemaRefused.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
+    }
     r = await appendPartition(b, topic, index, batch, logAppendTime, acks, timeoutMs, transactionalId, turn);
   } catch (e) {
     r = failFromError(index, e);
   }
   if (batch) noteSequences(b.log.sequenceHoles, { topic: topic.name, partition: index }, batch.header, r);
   return r;
+}
+
+/**
+ * confluent.value.schema.validation / confluent.key.schema.validation: the
+ * records whose value (key) is not in the Confluent wire format or names an id
+ * the Schema Registry does not have ([] when the topic asks for neither).
+ */
+async function checkSchemas(b: BrokerServices, topic: TopicRecord, batch: ValidBatch): Promise<RecordError[]> {
+  const rule = { key: b.log.configValue(topic, 'confluent.key.schema.validation') === 'true', value: b.log.configValue(topic, 'confluent.value.schema.validation') === 'true' };
+  if (!rule.key && !rule.value) return [];
+  const refs = schemaRefs(batch.bytes, batch.header, rule);
+  const ids = [...refs.ids.keys()];
+  const unknown = ids.length === 0 ? [] : b.schemaIds ? await b.schemaIds.unknown(ids) : ids;
+  return schemaErrors(refs, unknown);
 }
 
 async function appendPartition(

@@ -48,14 +48,14 @@ describe('runnel dev', () => {
     const port = (taken.address() as net.AddressInfo).port;
     try {
       const r = await runCommand(process.execPath, [RUNNEL_CLI, 'dev', '--data-dir', path.join(tmp(), 'data')], {
-        env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(await freePort()) }, timeoutMs: 120_000,
+        env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(await freePort()), RUNNEL_SCHEMA_REGISTRY_LISTENERS: `http://127.0.0.1:${await freePort()}` }, timeoutMs: 120_000,
       });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`runnel dev: RN3004 port already in use: 127.0.0.1:${port} is already taken by another process`);
       expect(r.stdout).not.toContain('runnel dev is up');
       // the HTTP port likewise
       const h = await runCommand(process.execPath, [RUNNEL_CLI, 'dev', '--data-dir', path.join(tmp(), 'data')], {
-        env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${await freePort()}`, RUNNEL_HTTP_PORT: String(port) }, timeoutMs: 120_000,
+        env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${await freePort()}`, RUNNEL_HTTP_PORT: String(port), RUNNEL_SCHEMA_REGISTRY_LISTENERS: `http://127.0.0.1:${await freePort()}` }, timeoutMs: 120_000,
       });
       expect(h.code).toBe(1);
       expect(h.stderr).toContain(`runnel dev: RN3004 port already in use: 127.0.0.1:${port} is already taken by another process; stop it or choose another port with http.port`);
@@ -69,7 +69,7 @@ describe('runnel dev', () => {
     const port = await freePort();
     const dir = tmp();
     const dev = spawnManaged('dev-kill', process.execPath, [RUNNEL_CLI, 'dev', '--data-dir', path.join(dir, 'data')], {
-      cwd: dir, env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(await freePort()) },
+      cwd: dir, env: { ...process.env, RUNNEL_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`, RUNNEL_HTTP_PORT: String(await freePort()), RUNNEL_SCHEMA_REGISTRY_LISTENERS: `http://127.0.0.1:${await freePort()}` },
     });
     procs.push(dev);
     await waitFor('the banner', () => fs.readFileSync(dev.logFile, 'utf8').includes('runnel dev is up'), { proc: dev, timeoutMs: 120_000 });

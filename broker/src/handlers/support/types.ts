@@ -1,5 +1,6 @@
 import type { RemoteLog } from '../../storage/remote-log.js';
 import type { ApiDef } from '../../protocol/schema.js';
+import type { SchemaIds } from '../../storage/schema-ids.js';
 import type { RequestOf, ResponseOf } from '../../protocol/typed.js';
 import type { BrokerConfig } from '../../config/config.js';
 import type { LogManager } from '../../log/log-manager.js';
@@ -36,6 +37,8 @@ export interface BrokerServices {
   fetchSessions?: FetchSessionCache;
   /** Client quotas (Describe/AlterClientQuotas, throttling); absent in unit tests of other handlers. */
   quotas?: QuotaService;
+  /** Schema ids of the Schema Registry, for produce-side schema validation; absent: topics that ask for it refuse every record. */
+  schemaIds?: SchemaIds;
   /** The lake as the remote tier of tiered topics (remote.storage.enable=true); absent: nothing is read below the Redis log start. */
   remoteLog?: RemoteLog;
 }
