@@ -1,8 +1,9 @@
 // Column builders that Avro binary is decoded straight into (no JS object per
 // record: the typed archiver's cost is this loop, bench/archiver/typed-micro.mjs).
 // Each builder appends one value per row (a struct's children one each, a
-// list's child one per element); a row that fails to decode is rolled back to
-// its mark (every builder only grows at the end, so a mark is their lengths).
+// list's child one per element). A row that fails to decode is cut off again
+// (truncate): a top-level column held exactly `row` values before it, a struct's
+// children as many as the struct, a list's child as many as its last offset.
 import { isUtf8 } from 'node:buffer';
 import * as arrow from 'apache-arrow';
 
@@ -15,31 +16,24 @@ function truncated(): never {
 
 export abstract class Col {
   n = 0;
-  nulls = 0;
   valid: Uint8Array<ArrayBuffer> = new Uint8Array(64);
   protected setValid(ok: boolean) {
     if (this.n >= this.valid.length) this.valid = grow8(this.valid, this.n + 1);
     this.valid[this.n] = ok ? 1 : 0;
-    if (!ok) this.nulls++;
   }
   abstract appendNull(): void;
-  /** every builder of this subtree, this one first (marks and resets walk them) */
-  all(out: Col[] = []): Col[] {
-    out.push(this);
-    return out;
-  }
-  /** extra length to keep in a mark (bytes of a var-width column) */
-  extra(): number { return 0; }
-  restore(n: number, nulls: number, extra: number): void {
+  /** drops the values from index `n` on (a row that failed to decode) */
+  truncate(n: number): void {
     this.n = n;
-    this.nulls = nulls;
-    void extra;
   }
-  protected bitmap(): Uint8Array | undefined {
-    if (!this.nulls) return undefined;
+  /** null count and validity bitmap, counted once when the column is finished */
+  protected nb(): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+    let nulls = 0;
+    for (let i = 0; i < this.n; i++) if (!this.valid[i]) nulls++;
+    if (!nulls) return { nullCount: 0, nullBitmap: undefined };
     const bm = new Uint8Array((this.n + 7) >> 3);
     for (let i = 0; i < this.n; i++) if (this.valid[i]) bm[i >> 3]! |= 1 << (i & 7);
-    return bm;
+    return { nullCount: nulls, nullBitmap: bm };
   }
   abstract finish(type: arrow.DataType): arrow.Data;
 }
@@ -69,7 +63,7 @@ export class I32Col extends Col {
     this.v[this.n++] = 0;
   }
   finish(type: arrow.DataType) {
-    return arrow.makeData({ type: type as arrow.Int32, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: this.v.subarray(0, this.n) });
+    return arrow.makeData({ type: type as arrow.Int32, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
   }
 }
 
@@ -104,7 +98,7 @@ export class I64Col extends Col {
     this.v[this.n++] = 0n;
   }
   finish(type: arrow.DataType) {
-    return arrow.makeData({ type: type as arrow.Int64, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: this.v.subarray(0, this.n) });
+    return arrow.makeData({ type: type as arrow.Int64, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
   }
 }
 
@@ -122,10 +116,9 @@ export class F64Col extends Col {
   appendNull() {
     this.push(0);
     this.valid[this.n - 1] = 0;
-    this.nulls++;
   }
   finish(type: arrow.DataType) {
-    return arrow.makeData({ type: type as arrow.Float64, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: this.v.subarray(0, this.n) });
+    return arrow.makeData({ type: type as arrow.Float64, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
   }
 }
 
@@ -143,10 +136,9 @@ export class F32Col extends Col {
   appendNull() {
     this.push(0);
     this.valid[this.n - 1] = 0;
-    this.nulls++;
   }
   finish(type: arrow.DataType) {
-    return arrow.makeData({ type: type as arrow.Float32, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: this.v.subarray(0, this.n) });
+    return arrow.makeData({ type: type as arrow.Float32, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
   }
 }
 
@@ -160,12 +152,11 @@ export class BoolCol extends Col {
   appendNull() {
     this.push(false);
     this.valid[this.n - 1] = 0;
-    this.nulls++;
   }
   finish(type: arrow.DataType) {
     const bits = new Uint8Array((this.n + 7) >> 3);
     for (let i = 0; i < this.n; i++) if (this.v[i]) bits[i >> 3]! |= 1 << (i & 7);
-    return arrow.makeData({ type: type as arrow.Bool, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: bits });
+    return arrow.makeData({ type: type as arrow.Bool, length: this.n, ...this.nb(), data: bits });
   }
 }
 
@@ -189,7 +180,7 @@ export class DecimalCol extends Col {
   }
   finish(type: arrow.DataType) {
     const words = new Uint32Array(this.v.buffer, 0, this.n * 4);
-    return arrow.makeData({ type: type as arrow.Decimal, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), data: words });
+    return arrow.makeData({ type: type as arrow.Decimal, length: this.n, ...this.nb(), data: words });
   }
 }
 
@@ -217,13 +208,12 @@ export class BytesCol extends Col {
     this.setValid(false);
     this.offsets[++this.n] = this.len;
   }
-  override extra() { return this.len; }
-  override restore(n: number, nulls: number, extra: number) {
-    super.restore(n, nulls, extra);
-    this.len = extra;
+  override truncate(n: number) {
+    this.n = n;
+    this.len = this.offsets[n]!;
   }
   finish(type: arrow.DataType) {
-    return arrow.makeData({ type: type as arrow.Utf8, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), valueOffsets: this.offsets.subarray(0, this.n + 1), data: this.data.subarray(0, this.len) });
+    return arrow.makeData({ type: type as arrow.Utf8, length: this.n, ...this.nb(), valueOffsets: this.offsets.subarray(0, this.n + 1), data: this.data.subarray(0, this.len) });
   }
 }
 
@@ -241,14 +231,13 @@ export class StructCol extends Col {
     this.n++;
     for (const c of this.children) c.appendNull();
   }
-  override all(out: Col[] = []): Col[] {
-    out.push(this);
-    for (const c of this.children) c.all(out);
-    return out;
+  override truncate(n: number) {
+    this.n = n;
+    for (const c of this.children) c.truncate(n);
   }
   finish(type: arrow.DataType) {
     const children = this.children.map((c, i) => c.finish(type.children[i]!.type as arrow.DataType));
-    return arrow.makeData({ type: type as arrow.Struct, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), children });
+    return arrow.makeData({ type: type as arrow.Struct, length: this.n, ...this.nb(), children });
   }
 }
 
@@ -269,27 +258,14 @@ export class ListCol extends Col {
     this.setValid(false);
     this.offsets[++this.n] = this.child.n;
   }
-  override all(out: Col[] = []): Col[] {
-    out.push(this);
-    return this.child.all(out);
+  override truncate(n: number) {
+    this.n = n;
+    this.child.truncate(this.offsets[n]!);
   }
   finish(type: arrow.DataType) {
     const child = this.child.finish(type.children[0]!.type as arrow.DataType);
-    return arrow.makeData({ type: type as arrow.List, length: this.n, nullCount: this.nulls, nullBitmap: this.bitmap(), valueOffsets: this.offsets.subarray(0, this.n + 1), child });
+    return arrow.makeData({ type: type as arrow.List, length: this.n, ...this.nb(), valueOffsets: this.offsets.subarray(0, this.n + 1), child });
   }
-}
-
-/** A snapshot of a builder tree's lengths, to roll a row back. */
-export function mark(cols: Col[], into: Int32Array): void {
-  for (let i = 0; i < cols.length; i++) {
-    const c = cols[i]!;
-    into[3 * i] = c.n;
-    into[3 * i + 1] = c.nulls;
-    into[3 * i + 2] = c.extra();
-  }
-}
-export function rollback(cols: Col[], m: Int32Array): void {
-  for (let i = 0; i < cols.length; i++) cols[i]!.restore(m[3 * i]!, m[3 * i + 1]!, m[3 * i + 2]!);
 }
 
 // ---- reading Avro binary

@@ -16,7 +16,7 @@
 import type avro from 'avsc';
 import * as arrow from 'apache-arrow';
 import { mapAvro, parseAvro, type DeltaField, type Mapped } from './avro-arrow.js';
-import { AvroDecodeError, BytesCol, mark, rollback, type Col, type Cursor } from './avro-columns.js';
+import { AvroDecodeError, BytesCol, type Col, type Cursor } from './avro-columns.js';
 
 /** The raw columns, and the typed columns' own names: a value field with one of these names gets the prefix `value_`. */
 export const RESERVED = new Set(['partition', 'offset', 'timestamp', 'timestamp_type', 'key', 'value', 'headers', 'date', 'decode_error', 'key_fields', 'value_fields']);
@@ -133,11 +133,9 @@ interface Column {
   col: Col;
 }
 
-/** A schema's columns, and every builder under them (what a failed body rolls back). */
+/** A schema's columns (a failed body truncates them back to the row). */
 interface Plan {
   cols: Column[];
-  builders: Col[];
-  marks: Int32Array;
 }
 
 type Failure = { error: string; reason: DecodeReason };
@@ -145,7 +143,7 @@ type Failure = { error: string; reason: DecodeReason };
 /**
  * Builds the typed columns of one file's rows. The caller has run ensureSchemas
  * on the same columns. Each body is read straight into the column builders
- * (avro-arrow.ts readers); a body that fails is rolled back and its row gets
+ * (avro-arrow.ts readers); a body that fails is cut off again and its row gets
  * null typed columns.
  */
 export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn): TypedResult {
@@ -182,8 +180,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     if (part === 'key') pc = [column('key_fields', id, ce.fields ? mapRecordWhole(ce) : ce.whole!)];
     else if (ce.fields) pc = ce.fields.map((f) => column(RESERVED.has(f.name) ? `value_${f.name}` : f.name, id, f.m));
     else pc = [column('value_fields', id, ce.whole!)];
-    const builders = pc.flatMap((c) => c.col.all());
-    p = { cols: pc, builders, marks: new Int32Array(builders.length * 3) };
+    p = { cols: pc };
     plans.set(k, p);
     return p;
   };
@@ -227,7 +224,6 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     cur.buf = c === value ? valueBuf : keyBuf;
     cur.pos = s + skip;
     cur.end = e;
-    mark(p.builders, p.marks);
     try {
       if (part === 'key' || !entry.fields) {
         (part === 'key' && entry.fields ? mapRecordWhole(entry) : entry.whole!).read(cur, p.cols[0]!.col);
@@ -237,7 +233,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       }
       if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
     } catch (err) {
-      rollback(p.builders, p.marks);
+      for (const c of p.cols) c.col.truncate(i); // each held exactly i values before this row
       const why = err instanceof AvroDecodeError && err.message === 'truncated' ? `truncated (${e - s - skip} bytes)` : (err as Error).message;
       return { error: `Avro body does not decode with schema id ${id}: ${why}`, reason: 'corrupt' };
     }

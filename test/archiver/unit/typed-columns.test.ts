@@ -157,6 +157,19 @@ describe('typed columns (Avro)', () => {
     expect(r.decodeErrors).toEqual({ 'value:unknown_schema': 1, 'value:corrupt': 2, 'value:not_wire_format': 1, 'value:unsupported_schema': 1 });
   });
 
+  it('a body that fails deep inside lists, maps and structs leaves no partial values behind', async () => {
+    const full = orderBody(1);
+    // cut after the tags list and the map's first entry: the failure is inside `attrs`, after `tags` was appended
+    const rows = [wire(1, orderBody(0)), wire(1, full.subarray(0, full.length - 30)), wire(1, orderBody(2)), wire(1, Buffer.concat([orderBody(3).subarray(0, 40), Buffer.from([0x7f])])), wire(1, orderBody(4))];
+    const t = readParquetTable((await encodeTypedFiles(job(rows), lookup)).files[0]!.bytes);
+    const json = t.toArray().map((x) => x.toJSON() as Record<string, unknown>);
+    expect(json.map((x) => (x['decode_error'] === null ? null : 'error'))).toEqual([null, 'error', null, 'error', null]);
+    expect(json.map((x) => (x['tags'] ? [...(x['tags'] as arrow.Vector)] : null))).toEqual([['a', 't0'], null, ['a', 't2'], null, ['a', 't4']]);
+    expect(json.map((x) => (x['attrs'] as { toJSON(): unknown } | null)?.toJSON() ?? null)).toEqual([{ q: 0n }, null, { q: 2n }, null, { q: 4n }]);
+    expect(json.map((x) => (x['ship'] as { toJSON(): unknown } | null)?.toJSON() ?? null)).toEqual([{ city: 'Oslo', zip: 150 }, null, { city: 'Oslo', zip: null }, null, { city: 'Oslo', zip: 150 }]);
+    expect(json.map((x) => x['price'])).toEqual([10.5, null, 12.5, null, 14.5]);
+  });
+
   it('v1 and v2 rows in one file: the new optional field is a column, null for v1; a type change goes to <name>__v<id>', async () => {
     const r = await encodeTypedFiles(job([wire(1, orderBody(0)), wire(2, orderBody(1, v2Type, { coupon: 'C1' })), wire(3, avro.Type.forSchema(PRICE_STR as avro.Schema).toBuffer({ price: 'cheap' }))]), lookup);
     const t = readParquetTable(r.files[0]!.bytes);
