@@ -136,6 +136,9 @@ interface Column {
 /** A schema's columns (a failed body truncates them back to the row). */
 interface Plan {
   cols: Column[];
+  /** per column of `cols`: its reader and builder (flat arrays for the hot loop) */
+  readers: Mapped['read'][];
+  builders: Col[];
 }
 
 type Failure = { error: string; reason: DecodeReason };
@@ -180,7 +183,8 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     if (part === 'key') pc = [column('key_fields', id, ce.fields ? mapRecordWhole(ce) : ce.whole!)];
     else if (ce.fields) pc = ce.fields.map((f) => column(RESERVED.has(f.name) ? `value_${f.name}` : f.name, id, f.m));
     else pc = [column('value_fields', id, ce.whole!)];
-    p = { cols: pc };
+    const readers = part === 'key' || !ce.fields ? [(part === 'key' && ce.fields ? mapRecordWhole(ce) : ce.whole!).read] : ce.fields.map((f) => f.m.read);
+    p = { cols: pc, readers, builders: pc.map((c) => c.col) };
     plans.set(k, p);
     return p;
   };
@@ -225,12 +229,8 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     cur.pos = s + skip;
     cur.end = e;
     try {
-      if (part === 'key' || !entry.fields) {
-        (part === 'key' && entry.fields ? mapRecordWhole(entry) : entry.whole!).read(cur, p.cols[0]!.col);
-      } else {
-        const fs = entry.fields;
-        for (let f = 0; f < fs.length; f++) fs[f]!.m.read(cur, p.cols[f]!.col);
-      }
+      const { readers, builders } = p;
+      for (let f = 0; f < readers.length; f++) readers[f]!(cur, builders[f]!);
       if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
     } catch (err) {
       for (const c of p.cols) c.col.truncate(i); // each held exactly i values before this row
