@@ -1,5 +1,7 @@
-// Avro schemas -> Arrow / Delta column types, and Avro values -> what the Arrow
-// builders take (docs/lake.md, "Typed columns").
+// Avro schemas -> Arrow / Delta column types, and for each type a reader of its
+// Avro binary into a column builder (avro-columns.ts; docs/lake.md, "Typed columns").
+// avsc parses the schemas (names, references, logical-type attributes) and decodes
+// only the values that fall back to JSON text.
 //
 //   record           struct (every field nullable)
 //   array            list<element>
@@ -18,7 +20,7 @@
 //   time-millis, time-micros                     int32 / int64 (Delta has no time type)
 //   recursive types  string (Avro JSON of the value): Delta cannot express recursion
 //
-// Avro longs decode as BigInt (an id above 2^53 stays exact). Every typed column
+// Avro longs stay exact over the whole int64 range (an id above 2^53 too). Every typed column
 // and nested field is nullable: a row whose value does not decode has null
 // typed columns, and older data files lack newer columns.
 import avro from 'avsc';
