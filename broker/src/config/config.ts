@@ -98,6 +98,11 @@ export interface BrokerConfig extends RedisTlsConfig {
   groupMinSessionTimeoutMs: number;
   groupMaxSessionTimeoutMs: number;
   groupMaxSize: number;
+  /** KIP-848 consumer-protocol groups (Kafka's group.consumer.* names). */
+  groupConsumerSessionTimeoutMs: number;
+  groupConsumerHeartbeatIntervalMs: number;
+  groupConsumerAssignors: string;
+  groupConsumerMaxSize: number;
   offsetsRetentionMinutes: number;
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
@@ -249,6 +254,10 @@ const SETTINGS: Setting[] = [
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
   { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
+  { key: 'group.consumer.session.timeout.ms', field: 'groupConsumerSessionTimeoutMs', kind: 'int', default: '45000' },
+  { key: 'group.consumer.heartbeat.interval.ms', field: 'groupConsumerHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.consumer.assignors', field: 'groupConsumerAssignors', kind: 'string', default: 'uniform,range' },
+  { key: 'group.consumer.max.size', field: 'groupConsumerMaxSize', kind: 'int', default: '2147483647' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },
   { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
   { key: 'transaction.max.timeout.ms', field: 'transactionMaxTimeoutMs', kind: 'int', default: '900000' },

@@ -3,7 +3,8 @@
 //       time, v2 is answered before throttling.
 //   v3: flexible encoding; the client names its software and version (KIP-511);
 //       supported and finalized features may follow as tagged fields.
-//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011).
+//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011); in v3 such a
+//       feature is listed from 1 (Kafka does the same).
 // The list is computed from the registry (support/registry.ts), so it holds only
 // what is handled. An ApiVersions request of a version not served is answered in
 // v0 with UNSUPPORTED_VERSION and the ranges (KIP-511, dispatch.ts).
@@ -12,6 +13,11 @@ import { ErrorCode } from '../../../common/errors.js';
 import type { Handler, HandlerOf } from './support/types.js';
 
 export interface ApiRange { apiKey: number; minVersion: number; maxVersion: number }
+
+/** Feature flags (KIP-584) as Kafka 4.x lists them: the supported range and the finalized level. */
+export const FEATURES: Array<{ name: string; minVersion: number; maxVersion: number; level: number }> = [
+  { name: 'group.version', minVersion: 0, maxVersion: 1, level: 1 }, // 1: the consumer group protocol (KIP-848)
+];
 
 /**
  * The range ApiVersions lists for a handler. Produce lists 0-2 although it
@@ -28,8 +34,14 @@ export function apiVersionsHandler(ranges: () => ApiRange[]): HandlerOf<typeof A
     api: ApiVersions,
     minVersion: 0,
     maxVersion: 4,
-    async handle() {
-      return { errorCode: ErrorCode.NONE, apiKeys: ranges(), throttleTimeMs: 0 };
+    async handle(_req, ctx) {
+      const v3 = ctx.apiVersion < 4;
+      return {
+        errorCode: ErrorCode.NONE, apiKeys: ranges(), throttleTimeMs: 0,
+        supportedFeatures: FEATURES.map((f) => ({ name: f.name, minVersion: v3 ? Math.max(1, f.minVersion) : f.minVersion, maxVersion: f.maxVersion })),
+        finalizedFeaturesEpoch: 1,
+        finalizedFeatures: FEATURES.map((f) => ({ name: f.name, maxVersionLevel: f.level, minVersionLevel: f.level })),
+      };
     },
   };
 }
