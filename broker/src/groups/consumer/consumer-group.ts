@@ -175,6 +175,8 @@ export class ConsumerGroup {
     if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req);
 
     let changed = false;
+    // Whatever changed in this heartbeat (a new member, a subscription, topic metadata) bumps the group epoch once, as in Kafka.
+    let bump = false;
     let member: ConsumerMember | undefined;
     const owned = req.ownedPartitions !== null ? fromWire(req.ownedPartitions) : null;
     if (req.memberEpoch === 0) {
@@ -204,8 +206,7 @@ export class ConsumerGroup {
           memberEpoch: 0, previousMemberEpoch: -1, state: 'STABLE', assigned: new Map(), pendingRevocation: new Map(),
         };
         this.members.set(memberId, member);
-        this.groupEpoch++;
-        changed = true;
+        bump = true;
       }
     } else {
       member = this.members.get(req.memberId);
@@ -221,10 +222,7 @@ export class ConsumerGroup {
     if (req.subscribedTopicNames !== null) member.subscribedTopicNames = [...req.subscribedTopicNames].sort();
     if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex;
     if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor;
-    if (JSON.stringify([member.subscribedTopicNames, member.subscribedTopicRegex, member.serverAssignor]) !== before) {
-      this.groupEpoch++;
-      changed = true;
-    }
+    if (JSON.stringify([member.subscribedTopicNames, member.subscribedTopicRegex, member.serverAssignor]) !== before) bump = true;
     if (req.rackId !== null && req.rackId !== member.rackId) [member.rackId, changed] = [req.rackId, true];
     if (req.rebalanceTimeoutMs !== -1 && req.rebalanceTimeoutMs !== member.rebalanceTimeoutMs) [member.rebalanceTimeoutMs, changed] = [req.rebalanceTimeoutMs, true];
     member.clientId = req.clientId;
@@ -234,6 +232,9 @@ export class ConsumerGroup {
     const meta = this.metadataOf(topics);
     if (meta.signature !== this.subscriptionMetadata) {
       this.subscriptionMetadata = meta.signature;
+      bump = true;
+    }
+    if (bump) {
       this.groupEpoch++;
       changed = true;
     }
