@@ -8,7 +8,10 @@
 //     after never loses all of its partitions (no stop-the-world rebalance),
 //   - each acknowledged record is consumed exactly once (graceful moves commit
 //     before revoking), and the group's lag is 0 at the end,
-//   - kafka-consumer-groups --describe lists the consumer-protocol members.
+//   - kafka-consumer-groups --describe lists the consumer-protocol members,
+//   - (Runnel only) a broker SIGKILL and restart mid-run: the restarted broker
+//     loads the group from Redis, the members carry on with the partitions
+//     they had, and no record is lost or read twice.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertOk, createTopic, JAVA_CP, javaCds, log4jConfig, parseJsonLines, runJava, type VerifiableEvent } from '../../helpers/java.js';
@@ -131,6 +134,19 @@ describe('Java consumers with group.protocol=consumer (KIP-848)', () => {
       expect(sizes.every((n) => n > 0), `${c.name} owned counts ${sizes.join(',')}`).toBe(true);
     }
 
+    const ownership = (): string[] => [c1!.owned(), c2!.owned()].map((x) => [...x].sort().join(','));
+    const owned = ownership();
+    if (target.runnel) {
+      // Coordinator failover: the group (epochs, members, assignments) and its offsets come back from Redis.
+      const t0 = Date.now();
+      await target.runnel.kill();
+      await target.runnel.restart();
+      const probe = (await cgc(['--describe', '--group', GROUP, '--members'])).stdout;
+      timings.restart = Date.now() - t0;
+      expect(probe.split('\n').filter((l) => l.startsWith(GROUP)).length, probe).toBe(2);
+      expect(ownership()).toEqual(owned);
+    }
+
     const produced = await producing;
     const acked = produced.events.filter((e) => e.name === 'producer_send_success') as Array<VerifiableEvent & { partition: number; offset: number }>;
     expect(acked.length).toBe(MESSAGES);
@@ -158,6 +174,8 @@ describe('Java consumers with group.protocol=consumer (KIP-848)', () => {
       throw new Error(`${String(e)}\n${out}\nfailed commits: ${failed.slice(0, 5).join('\n')}`);
     });
     expect(new Set([...rows.values()].map((r) => r.consumerId)).size).toBe(2);
+    // Nothing moved after c3 left (across the restart on Runnel).
+    expect(ownership()).toEqual(owned);
     console.log(`[groups/kip848 ${target.kind}] ${seen.size} records once each; timings ms ${JSON.stringify(timings)}; total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 });
