@@ -35,6 +35,8 @@ export interface DescribedConsumerGroup {
   }>;
 }
 
+const CATALOG_TTL_MS = 1000;
+
 /** Member ids the coordinator generates (ConsumerGroupHeartbeat v0; from v1 the client generates them, KIP-1082): a base64url UUID like Kafka's Uuid. */
 const newMemberId = (): string => Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
 
@@ -46,8 +48,20 @@ export class ConsumerGroupFlow {
     return { assignors: s.consumerAssignors, maxSize: s.consumerMaxSize };
   }
 
-  private async catalog(): Promise<Map<string, TopicMeta>> {
-    return new Map((await this.topics()).map((t) => [t.name, t]));
+  private cached: { at: number; topics: Promise<Map<string, TopicMeta>> } | null = null;
+
+  /**
+   * Every topic by name, listed at most once per CATALOG_TTL_MS (heartbeats of
+   * all groups share it): a topic created or grown reaches the groups within
+   * that time, as Kafka's coordinator sees metadata changes as they are published.
+   */
+  private catalog(): Promise<Map<string, TopicMeta>> {
+    const now = this.reg.clock.now();
+    if (this.cached && now - this.cached.at < CATALOG_TTL_MS) return this.cached.topics;
+    const topics = this.topics().then((all) => new Map(all.map((t) => [t.name, t])));
+    this.cached = { at: now, topics };
+    topics.catch(() => { if (this.cached?.topics === topics) this.cached = null; });
+    return topics;
   }
 
   async heartbeat(groupId: string, req: HeartbeatInput): Promise<ConsumerHeartbeatResult> {

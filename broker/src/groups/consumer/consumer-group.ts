@@ -131,8 +131,9 @@ export class ConsumerGroup {
   }
 
   private metadataOf(topics: Map<string, TopicMeta>): { ids: Map<string, TopicMeta>; signature: string } {
+    const byId = new Map([...topics.values()].map((t) => [t.id, t]));
     const ids = new Map<string, TopicMeta>();
-    for (const m of this.members.values()) for (const id of this.resolve(m, topics)) ids.set(id, [...topics.values()].find((t) => t.id === id)!);
+    for (const m of this.members.values()) for (const id of this.resolve(m, topics)) ids.set(id, byId.get(id)!);
     const signature = [...ids.values()].map((t) => `${t.name}:${t.id}:${t.partitions}`).sort().join(',');
     return { ids, signature };
   }
@@ -239,7 +240,7 @@ export class ConsumerGroup {
       changed = true;
     }
     if (this.groupEpoch > this.assignmentEpoch) {
-      this.computeTarget(meta.ids, topics, settings);
+      this.computeTarget(meta.ids, settings);
       changed = true;
     }
 
@@ -271,16 +272,16 @@ export class ConsumerGroup {
     return { errorCode: ErrorCode.NONE, errorMessage: null, memberId: m.memberId, memberEpoch: LEAVE_EPOCH, assignment: null, changed: true };
   }
 
-  private computeTarget(ids: Map<string, TopicMeta>, _topics: Map<string, TopicMeta>, settings: ConsumerGroupSettings): void {
-    const name = this.chooseAssignor(settings);
-    const assignor = ASSIGNORS.get(name) ?? ASSIGNORS.get('uniform')!;
-    const byId = new Map([...ids.values()].map((t) => [t.id, t]));
+  /** The target assignment of every member over the subscribed topics `ids` (id -> topic), by the group's assignor. */
+  private computeTarget(ids: Map<string, TopicMeta>, settings: ConsumerGroupSettings): void {
+    const assignor = ASSIGNORS.get(this.chooseAssignor(settings)) ?? ASSIGNORS.get('uniform')!;
+    const byName = new Map([...ids.values()].map((t) => [t.name, t]));
     const members = [...this.members.values()].map((m) => ({
       memberId: m.memberId,
-      topics: new Set([...this.resolve(m, new Map([...byId.values()].map((t) => [t.name, t])))]),
+      topics: this.resolve(m, byName),
       current: this.target.get(m.memberId) ?? new Map(),
     }));
-    const result = assignor.assign(members, byId);
+    const result = assignor.assign(members, ids);
     this.target.clear();
     for (const [id, p] of result) this.target.set(id, p);
     this.assignorName = assignor.name;
