@@ -9,6 +9,7 @@
 //   - each acknowledged record is consumed exactly once (graceful moves commit
 //     before revoking), and the group's lag is 0 at the end,
 //   - kafka-consumer-groups --describe lists the consumer-protocol members,
+//     kafka-groups --list its type, kafka-features group.version 1,
 //   - (Runnel only) a broker SIGKILL and restart mid-run: the restarted broker
 //     loads the group from Redis, the members carry on with the partitions
 //     they had, and no record is lost or read twice.
@@ -22,7 +23,7 @@ import { idempotentProducer } from '../support.js';
 const TOPIC = 'kip848';
 const GROUP = 'kip848-group';
 const PARTITIONS = 6;
-const MESSAGES = 3000;
+const MESSAGES = 2400;
 
 let target: Target;
 beforeAll(async () => {
@@ -124,6 +125,12 @@ describe('Java consumers with group.protocol=consumer (KIP-848)', () => {
     // The group describes as a consumer-protocol group with three members.
     const described = assertOk('describe members', await cgc(['--describe', '--group', GROUP, '--members']));
     expect(described.stdout.split('\n').filter((l) => l.startsWith(GROUP)).length, described.stdout).toBe(3);
+
+    // kafka-groups --list: the group's type is Consumer (ListGroups v5); kafka-features: group.version finalized at 1.
+    const groups = assertOk('kafka-groups --list', await runJava('org.apache.kafka.tools.GroupsCommand', ['--bootstrap-server', bootstrap, '--list']));
+    expect(groups.stdout, groups.stdout).toMatch(new RegExp(`^${GROUP}\\s+Consumer\\s+consumer\\s*$`, 'm'));
+    const features = assertOk('kafka-features describe', await runJava('org.apache.kafka.tools.FeatureCommand', ['--bootstrap-server', bootstrap, 'describe']));
+    expect(features.stdout, features.stdout).toMatch(/Feature: group\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 1/);
 
     await c3.proc.stop(20_000);
     timings.leave = await settle([c1!, c2!], 3, 'c3 left');
