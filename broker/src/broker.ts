@@ -200,7 +200,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     if (httpSettings) {
       // The web console (read-only) shares the endpoint, its authentication and TLS, and obeys the Kafka port's ACLs.
       const access = consoleAccessOf(acls, httpSettings, config);
-      const routes = consoleRoutes(config, () => consoleData({ store: backend.log, groups: backend.groups, liveGroupState: (g) => groups.loadedGroup(g)?.state }), access);
+      const routes = consoleRoutes(config, () => consoleData({ store: backend.log, groups: backend.groups, liveGroupState: (g) => { const lg = groups.loadedGroup(g); return lg?.modern?.state ?? lg?.state; } }), access);
       const http = await startHttp(httpSettings, { ready: async () => (await backend.ping()) === 'PONG', registry: metrics, routes })
         .catch((e: unknown) => { throw listenError(e, httpSettings.host, httpSettings.port, 'http.port'); }); // e.g. the port is taken
       cleanup.push(() => http.close());

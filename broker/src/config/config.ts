@@ -10,6 +10,7 @@ import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../../common/logger
 import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
 import { authorizerEnabled } from '../security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
+import { consumerAssignors } from '../groups/consumer/assignors.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from '../security/sasl/settings.js';
 import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from '../security/sasl/oauthbearer-settings.js';
@@ -417,6 +418,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
   if (!isLogFormat(out.logFormat)) throw new RunnelError('CONFIG_INVALID', `log.format=${out.logFormat as string} (expected ${LOG_FORMATS.join(' or ')})`);
+  consumerAssignors(out.groupConsumerAssignors); // refuses an assignor Runnel does not provide
   out.listeners = resolveListeners(explicit, values);
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });

@@ -9,6 +9,7 @@
 //   range:   per topic, the partitions in contiguous ranges over the members
 //            subscribed to it, in member-id order (the first partitions % members
 //            members get one more), as the classic RangeAssignor does.
+import { RunnelError } from '../../../../common/errors.js';
 import type { Partitions } from './partitions.js';
 
 export interface TopicMeta { name: string; id: string; partitions: number }
@@ -135,7 +136,7 @@ const CLASS_NAMES: Record<string, string> = {
 /** group.consumer.assignors (comma-separated names) as assignor names; an unknown one is a configuration error. */
 export function consumerAssignors(value: string): string[] {
   const names = value.split(',').map((x) => x.trim()).filter((x) => x !== '').map((x) => CLASS_NAMES[x] ?? x);
-  for (const n of names) if (!ASSIGNORS.has(n)) throw new Error(`group.consumer.assignors: unknown assignor ${n} (supported: ${[...ASSIGNORS.keys()].join(', ')})`);
-  if (names.length === 0) throw new Error('group.consumer.assignors: at least one assignor is required');
+  for (const n of names) if (!ASSIGNORS.has(n)) throw new RunnelError('CONFIG_INVALID', `group.consumer.assignors: unknown assignor ${n} (supported: ${[...ASSIGNORS.keys()].join(', ')})`);
+  if (names.length === 0) throw new RunnelError('CONFIG_INVALID', 'group.consumer.assignors: at least one assignor is required');
   return names;
 }

@@ -107,6 +107,28 @@ describe('consumer-protocol groups in the coordinator', () => {
     expect(await c.deleteGroup('g')).toBe(ErrorCode.NONE);
   });
 
+  it('an empty classic group becomes a consumer group (offsets kept) and back; one with members is refused', async () => {
+    const { c, clock } = setup();
+    const classicJoin = () => c.join({
+      groupId: 'g', memberId: '', groupInstanceId: null, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], clientId: 'c', clientHost: '/h', requireKnownMemberId: false, supportSkipAssignment: false,
+    });
+    // Offsets committed outside group management: an empty classic group.
+    await c.commitOffsets({ ...commit('', -1), groupId: 'g' });
+    const a = await c.consumerGroupHeartbeat('g', join('a'));
+    expect(a.errorCode).toBe(ErrorCode.NONE);
+    expect((await c.fetchOffsets('g', [{ topic: 't', partition: 0 }]))[0]!.offset).toBe(5);
+    await c.consumerGroupHeartbeat('g', { ...beat('a', a.memberEpoch), memberEpoch: -1 });
+    // Empty again: a classic member may take it back.
+    const joined = classicJoin();
+    await clock.advance(5000); // group.initial.rebalance.delay.ms
+    expect((await joined).errorCode).toBe(ErrorCode.NONE);
+    expect((await c.listGroups())[0]).toMatchObject({ groupId: 'g', type: 'classic' });
+    // A classic group with a member refuses a consumer-protocol member.
+    const refused = await c.consumerGroupHeartbeat('g', join('b'));
+    expect(refused).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group g is not a consumer group.' });
+  });
+
   it('ConsumerGroupDescribe of a classic or unknown group is GROUP_ID_NOT_FOUND', async () => {
     const { c } = setup();
     expect((await c.describeConsumerGroup('nope')).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
