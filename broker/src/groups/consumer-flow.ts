@@ -82,6 +82,7 @@ export class ConsumerGroupFlow {
     }
     if (!this.reg.alive(g)) return err(ErrorCode.NOT_COORDINATOR);
     if (g.is('Dead')) return err(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const converted = !g.modern;
     if (!g.modern) {
       // Online conversion of a classic group with members is not supported (Kafka's upgrade policy does it).
       if (!g.is('Empty') || g.size > 0) return err(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
@@ -89,6 +90,11 @@ export class ConsumerGroupFlow {
     }
     const cg = g.modern;
     const out = cg.heartbeat(req, topics, this.settings(), newMemberId);
+    if (out.errorCode !== ErrorCode.NONE && converted && cg.groupEpoch === 0) {
+      // A refused first join leaves nothing behind (Kafka writes no records for it).
+      g.modern = null;
+      this.reg.dropIfUnused(g);
+    }
     if (out.errorCode !== ErrorCode.NONE) {
       // A fenced member is removed: it rejoins with epoch 0 (Kafka fences the member out of the group).
       if (out.errorCode === ErrorCode.FENCED_MEMBER_EPOCH && out.memberId !== null && cg.removeMember(out.memberId)) {

@@ -129,6 +129,13 @@ describe('consumer-protocol groups in the coordinator', () => {
     expect(refused).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group g is not a consumer group.' });
   });
 
+  it('a refused first join (unknown assignor) leaves no group behind', async () => {
+    const { c, store } = setup();
+    expect((await c.consumerGroupHeartbeat('g', join('a', { serverAssignor: 'sticky' }))).errorCode).toBe(ErrorCode.UNSUPPORTED_ASSIGNOR);
+    expect(await c.listGroups()).toEqual([]);
+    expect(store.groups.size).toBe(0);
+  });
+
   it('ConsumerGroupDescribe of a classic or unknown group is GROUP_ID_NOT_FOUND', async () => {
     const { c } = setup();
     expect((await c.describeConsumerGroup('nope')).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
