@@ -1,5 +1,5 @@
 // ListGroups, DescribeGroups and DeleteGroups.
-import { ErrorCode, KafkaError } from '../../../common/errors.js';
+import { ErrorCode } from '../../../common/errors.js';
 import type { GroupDescription } from './requests.js';
 import { EMPTY, type Group } from './group.js';
 import type { GroupState } from './group-state.js';
@@ -43,9 +43,8 @@ export class GroupAdmin {
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
     const g = await this.reg.getGroup(groupId);
-    if (!g) return { groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
-    // Kafka: DescribeGroups describes classic groups only.
-    if (g.modern) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a classic group.`);
+    // Kafka (up to DescribeGroups v5): a consumer-protocol group is described as a group that does not exist, Dead.
+    if (!g || g.modern) return { groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
     const stable = g.is('Stable');
     return {
       groupId,

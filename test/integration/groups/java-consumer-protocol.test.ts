@@ -9,7 +9,8 @@
 //   - each acknowledged record is consumed exactly once (graceful moves commit
 //     before revoking), and the group's lag is 0 at the end,
 //   - kafka-consumer-groups --describe lists the consumer-protocol members,
-//     kafka-groups --list its type, kafka-features group.version 1,
+//     kafka-groups --list its type, kafka-features group.version 1, and
+//     `runnel group describe` its members and their partitions,
 //   - (Runnel only) a broker SIGKILL and restart mid-run: the restarted broker
 //     loads the group from Redis, the members carry on with the partitions
 //     they had, and no record is lost or read twice.
@@ -19,6 +20,8 @@ import { assertOk, createTopic, JAVA_CP, javaCds, log4jConfig, parseJsonLines, r
 import { spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
 import { idempotentProducer } from '../support.js';
+import { ok, runnel } from '../cli/support.js';
+import type { GroupDescription } from '../../../cli/commands/group.js';
 
 const TOPIC = 'kip848';
 const GROUP = 'kip848-group';
@@ -126,6 +129,10 @@ describe('Java consumers with group.protocol=consumer (KIP-848)', () => {
     const described = assertOk('describe members', await cgc(['--describe', '--group', GROUP, '--members']));
     expect(described.stdout.split('\n').filter((l) => l.startsWith(GROUP)).length, described.stdout).toBe(3);
 
+    // runnel group describe falls back to ConsumerGroupDescribe: three members, each with its partitions by topic name.
+    const d = JSON.parse(ok(await runnel(bootstrap, ['group', 'describe', GROUP, '--json']))) as GroupDescription;
+    expect(d).toMatchObject({ protocolType: 'consumer', protocol: 'uniform' });
+    expect(d.members.map((m) => m.assignment.flatMap((a) => a.partitions.map((p) => `${a.topic}-${p}`))).flat().sort()).toEqual(Array.from({ length: PARTITIONS }, (_, p) => `${TOPIC}-${p}`));
     // kafka-groups --list: the group's type is Consumer (ListGroups v5); kafka-features: group.version finalized at 1.
     const groups = assertOk('kafka-groups --list', await runJava('org.apache.kafka.tools.GroupsCommand', ['--bootstrap-server', bootstrap, '--list']));
     expect(groups.stdout, groups.stdout).toMatch(new RegExp(`^${GROUP}\\s+Consumer\\s+consumer\\s*$`, 'm'));
