@@ -73,7 +73,8 @@ export class ConsumerGroupFlow {
     try {
       g = await this.reg.getGroup(groupId);
       if (!g) {
-        if (req.memberEpoch !== 0) return err(ErrorCode.UNKNOWN_MEMBER_ID, `Group ${groupId} has no member ${req.memberId}.`);
+        // Kafka: only a join (epoch 0) creates the group.
+        if (req.memberEpoch !== 0) return err(ErrorCode.GROUP_ID_NOT_FOUND, `Consumer group ${groupId} not found.`);
         g = await this.reg.getOrCreate(groupId);
       }
       topics = await this.catalog();

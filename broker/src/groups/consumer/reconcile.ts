@@ -30,17 +30,17 @@ export type OwnerOf = (topicId: string, partition: number) => string | undefined
 export function reconcile(m: Reconcilable, targetEpoch: number, target: Partitions, owned: Partitions | null, ownerOf: OwnerOf): Reconcilable {
   switch (m.state) {
     case 'STABLE':
-      return m.memberEpoch === targetEpoch ? m : next(m, targetEpoch, target, ownerOf);
+      return m.memberEpoch === targetEpoch ? m : next(m, targetEpoch, target, owned, ownerOf);
     case 'UNREVOKED_PARTITIONS':
       // Still owns partitions it must give up (or did not say): wait for it.
       if (owned === null || intersects(owned, m.pendingRevocation)) return m;
-      return next({ ...m, pendingRevocation: new Map() }, targetEpoch, target, ownerOf);
+      return next({ ...m, pendingRevocation: new Map() }, targetEpoch, target, owned, ownerOf);
     case 'UNRELEASED_PARTITIONS':
-      return next(m, targetEpoch, target, ownerOf);
+      return next(m, targetEpoch, target, owned, ownerOf);
   }
 }
 
-function next(m: Reconcilable, targetEpoch: number, target: Partitions, ownerOf: OwnerOf): Reconcilable {
+function next(m: Reconcilable, targetEpoch: number, target: Partitions, owned: Partitions | null, ownerOf: OwnerOf): Reconcilable {
   const kept: Partitions = new Map();
   const revoke: Partitions = new Map();
   const assignable: Partitions = new Map();
@@ -57,7 +57,8 @@ function next(m: Reconcilable, targetEpoch: number, target: Partitions, ownerOf:
     if (o === undefined || o === m.memberId) put(assignable, t, x);
     else unreleased = true;
   }
-  if (revoke.size > 0) {
+  // Revocation waits only for partitions the member may still own (Kafka: none to wait for when its heartbeat lists none of them, e.g. after a rejoin).
+  if (revoke.size > 0 && (owned === null || intersects(owned, revoke))) {
     return { ...m, state: 'UNREVOKED_PARTITIONS', assigned: kept, pendingRevocation: revoke };
   }
   const assigned = copy(kept);

@@ -130,8 +130,9 @@ describe('consumer-protocol groups in the coordinator', () => {
     expect(refused).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group g is not a consumer group.' });
   });
 
-  it('a refused first join (unknown assignor) leaves no group behind', async () => {
+  it('a refused first join (unknown assignor) leaves no group behind; a heartbeat to a missing group is GROUP_ID_NOT_FOUND', async () => {
     const { c, store } = setup();
+    expect(await c.consumerGroupHeartbeat('g', beat('a', 3))).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Consumer group g not found.' });
     expect((await c.consumerGroupHeartbeat('g', join('a', { serverAssignor: 'sticky' }))).errorCode).toBe(ErrorCode.UNSUPPORTED_ASSIGNOR);
     expect(await c.listGroups()).toEqual([]);
     expect(store.groups.size).toBe(0);

@@ -101,6 +101,18 @@ describe('consumer group state machine', () => {
     expect(g.state).toBe('Stable');
   });
 
+  it('no revocation round is needed for partitions the member no longer reports (a rejoin with epoch 0)', () => {
+    const g = new ConsumerGroup('g');
+    const a = new Client(g, 'a');
+    a.join();
+    new Client(g, 'b').join();
+    // a restarts (same member id, KIP-1082) and rejoins owning nothing: it moves straight to epoch 2 with its half.
+    a.join();
+    expect(a.epoch).toBe(2);
+    expect(a.owned.length).toBe(3);
+    expect(g.members.get('a')!.state).toBe('STABLE');
+  });
+
   it('uniform is sticky: a third member takes two partitions, the others keep two of their three', () => {
     const g = new ConsumerGroup('g');
     const [a, b, c] = ['a', 'b', 'c'].map((id) => new Client(g, id));
