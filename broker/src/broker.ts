@@ -29,7 +29,7 @@ import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import { GroupCoordinator } from './groups/coordinator.js';
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
-import { consumerAssignors } from './groups/consumer/assignors.js';
+import { consumerAssignors } from './config/group-consumer.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';

@@ -10,7 +10,7 @@ import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../../common/logger
 import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
 import { authorizerEnabled } from '../security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
-import { consumerAssignors } from '../groups/consumer/assignors.js';
+import { consumerAssignors } from './group-consumer.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from '../security/sasl/settings.js';
 import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from '../security/sasl/oauthbearer-settings.js';

@@ -9,7 +9,6 @@
 //   range:   per topic, the partitions in contiguous ranges over the members
 //            subscribed to it, in member-id order (the first partitions % members
 //            members get one more), as the classic RangeAssignor does.
-import { RunnelError } from '../../../../common/errors.js';
 import type { Partitions } from './partitions.js';
 
 export interface TopicMeta { name: string; id: string; partitions: number }
@@ -127,16 +126,3 @@ export const rangeAssignor: Assignor = {
 
 export const ASSIGNORS: ReadonlyMap<string, Assignor> = new Map([uniformAssignor, rangeAssignor].map((a) => [a.name, a]));
 
-/** Kafka's class names of the same assignors, accepted in group.consumer.assignors too. */
-const CLASS_NAMES: Record<string, string> = {
-  'org.apache.kafka.coordinator.group.assignor.UniformAssignor': 'uniform',
-  'org.apache.kafka.coordinator.group.assignor.RangeAssignor': 'range',
-};
-
-/** group.consumer.assignors (comma-separated names) as assignor names; an unknown one is a configuration error. */
-export function consumerAssignors(value: string): string[] {
-  const names = value.split(',').map((x) => x.trim()).filter((x) => x !== '').map((x) => CLASS_NAMES[x] ?? x);
-  for (const n of names) if (!ASSIGNORS.has(n)) throw new RunnelError('CONFIG_INVALID', `group.consumer.assignors: unknown assignor ${n} (supported: ${[...ASSIGNORS.keys()].join(', ')})`);
-  if (names.length === 0) throw new RunnelError('CONFIG_INVALID', 'group.consumer.assignors: at least one assignor is required');
-  return names;
-}
