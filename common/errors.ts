@@ -128,6 +128,7 @@ export const ErrorCode = {
   TELEMETRY_TOO_LARGE: 118,
   INVALID_REGISTRATION: 119,
   TRANSACTION_ABORTABLE: 120,
+  INVALID_REGULAR_EXPRESSION: 128,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

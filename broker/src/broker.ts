@@ -29,6 +29,7 @@ import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import { GroupCoordinator } from './groups/coordinator.js';
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
+import { consumerAssignors } from './config/group-consumer.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
@@ -133,7 +134,12 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
         offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
         offsetMetadataMaxBytes: config.offsetMetadataMaxBytes,
+        consumerSessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
+        consumerHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
+        consumerAssignors: consumerAssignors(config.groupConsumerAssignors),
+        consumerMaxSize: config.groupConsumerMaxSize,
       },
+      topics: async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })),
       logger,
       isLocal: (g) => isLocalCoordinator(services, g),
       coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
@@ -194,7 +200,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     if (httpSettings) {
       // The web console (read-only) shares the endpoint, its authentication and TLS, and obeys the Kafka port's ACLs.
       const access = consoleAccessOf(acls, httpSettings, config);
-      const routes = consoleRoutes(config, () => consoleData({ store: backend.log, groups: backend.groups, liveGroupState: (g) => groups.loadedGroup(g)?.state }), access);
+      const routes = consoleRoutes(config, () => consoleData({ store: backend.log, groups: backend.groups, liveGroupState: (g) => { const lg = groups.loadedGroup(g); return lg?.modern?.state ?? lg?.state; } }), access);
       const http = await startHttp(httpSettings, { ready: async () => (await backend.ping()) === 'PONG', registry: metrics, routes })
         .catch((e: unknown) => { throw listenError(e, httpSettings.host, httpSettings.port, 'http.port'); }); // e.g. the port is taken
       cleanup.push(() => http.close());

@@ -1,9 +1,10 @@
 // `runnel group list|describe|reset-offsets|delete`, as kafka-consumer-groups.sh:
-// ListGroups on every broker; DescribeGroups, OffsetFetch and the log ends
+// ListGroups on every broker; DescribeGroups (ConsumerGroupDescribe for a consumer-protocol group), OffsetFetch and the log ends
 // (ListOffsets) for lag; OffsetCommit outside any generation to reset an
 // inactive group's offsets; DeleteGroups.
 import { ListGroups } from '../../broker/src/protocol/messages/list-groups.js';
 import { DescribeGroups } from '../../broker/src/protocol/messages/describe-groups.js';
+import { ConsumerGroupDescribe } from '../../broker/src/protocol/messages/consumer-group-describe.js';
 import { DeleteGroups } from '../../broker/src/protocol/messages/delete-groups.js';
 import { OffsetCommit } from '../../broker/src/protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../common/errors.js';
@@ -89,6 +90,14 @@ export async function describe(c: KafkaClient, groupId: string): Promise<GroupDe
   const r = await conn.request(DescribeGroups, { groups: [groupId], includeAuthorizedOperations: false });
   const g = r.groups[0];
   if (!g) throw new Error('DescribeGroups: empty response');
+  // A consumer-protocol group (KIP-848) is Dead to DescribeGroups: ConsumerGroupDescribe describes it, as kafka-consumer-groups does.
+  const modern = g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND || g.groupState === 'Dead' ? await consumerGroupDescribe(conn, groupId) : undefined;
+  if (modern && modern.errorCode === ErrorCode.NONE) {
+    return withOffsets(c, groupId, { state: modern.groupState, protocolType: 'consumer', protocol: modern.assignorName }, modern.members.map((m) => ({
+      memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost,
+      assignment: m.assignment.topicPartitions.map((t) => ({ topic: t.topicName, partitions: t.partitions })),
+    })));
+  }
   check(g.errorCode, `describe group ${groupId}`);
   const members: GroupMemberInfo[] = g.members.map((m) => {
     let assignment: GroupMemberInfo['assignment'] = [];
@@ -101,6 +110,21 @@ export async function describe(c: KafkaClient, groupId: string): Promise<GroupDe
     }
     return { memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, assignment };
   });
+  return withOffsets(c, groupId, { state: g.groupState, protocolType: g.protocolType, protocol: g.protocolData }, members);
+}
+
+/** The ConsumerGroupDescribe answer for the group; undefined from a broker without the API. */
+async function consumerGroupDescribe(conn: Awaited<ReturnType<KafkaClient['coordinator']>>, groupId: string) {
+  try {
+    return (await conn.request(ConsumerGroupDescribe, { groupIds: [groupId], includeAuthorizedOperations: false })).groups[0];
+  } catch (e) {
+    if (e instanceof KafkaResponseError) return undefined; // UNSUPPORTED_VERSION: a broker before KIP-848
+    throw e;
+  }
+}
+
+/** The description with committed offsets, log ends and lag of every committed or assigned partition. */
+async function withOffsets(c: KafkaClient, groupId: string, head: Pick<GroupDescription, 'state' | 'protocolType' | 'protocol'>, members: GroupMemberInfo[]): Promise<GroupDescription> {
   const owner = new Map<string, string>();
   for (const m of members) for (const a of m.assignment) for (const p of a.partitions) owner.set(`${a.topic}\0${p}`, m.memberId);
   const committed = await fetchCommittedAll(c, groupId, null);
@@ -122,7 +146,7 @@ export async function describe(c: KafkaClient, groupId: string): Promise<GroupDe
       partitions.push({ topic: t, partition: p, committed: cOff, logEnd: end, lag: cOff !== null && end !== null ? Math.max(0, end - cOff) : null, memberId: owner.get(`${t}\0${p}`) ?? null });
     }
   }
-  return { groupId, state: g.groupState, protocolType: g.protocolType, protocol: g.protocolData, members, partitions };
+  return { groupId, ...head, members, partitions };
 }
 
 export function describeText(d: GroupDescription): string {

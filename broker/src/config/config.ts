@@ -10,6 +10,7 @@ import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../../common/logger
 import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
 import { authorizerEnabled } from '../security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
+import { consumerAssignors } from './group-consumer.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from '../security/sasl/settings.js';
 import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from '../security/sasl/oauthbearer-settings.js';
@@ -98,6 +99,11 @@ export interface BrokerConfig extends RedisTlsConfig {
   groupMinSessionTimeoutMs: number;
   groupMaxSessionTimeoutMs: number;
   groupMaxSize: number;
+  /** KIP-848 consumer-protocol groups (Kafka's group.consumer.* names). */
+  groupConsumerSessionTimeoutMs: number;
+  groupConsumerHeartbeatIntervalMs: number;
+  groupConsumerAssignors: string;
+  groupConsumerMaxSize: number;
   offsetsRetentionMinutes: number;
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
@@ -249,6 +255,10 @@ const SETTINGS: Setting[] = [
   { key: 'group.min.session.timeout.ms', field: 'groupMinSessionTimeoutMs', kind: 'int', default: '6000' },
   { key: 'group.max.session.timeout.ms', field: 'groupMaxSessionTimeoutMs', kind: 'int', default: '1800000' },
   { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
+  { key: 'group.consumer.session.timeout.ms', field: 'groupConsumerSessionTimeoutMs', kind: 'int', default: '45000' },
+  { key: 'group.consumer.heartbeat.interval.ms', field: 'groupConsumerHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.consumer.assignors', field: 'groupConsumerAssignors', kind: 'string', default: 'uniform,range' },
+  { key: 'group.consumer.max.size', field: 'groupConsumerMaxSize', kind: 'int', default: '2147483647' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },
   { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
   { key: 'transaction.max.timeout.ms', field: 'transactionMaxTimeoutMs', kind: 'int', default: '900000' },
@@ -408,6 +418,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   for (const s of SETTINGS) cfg[s.field] = parse(s, values[s.key]!);
   const out = cfg as unknown as BrokerConfig;
   if (!isLogFormat(out.logFormat)) throw new RunnelError('CONFIG_INVALID', `log.format=${out.logFormat as string} (expected ${LOG_FORMATS.join(' or ')})`);
+  consumerAssignors(out.groupConsumerAssignors); // refuses an assignor Runnel does not provide
   out.listeners = resolveListeners(explicit, values);
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });

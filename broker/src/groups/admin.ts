@@ -4,12 +4,22 @@ import type { GroupDescription } from './requests.js';
 import { EMPTY, type Group } from './group.js';
 import type { GroupState } from './group-state.js';
 import type { GroupRegistry } from './group-registry.js';
+import type { ConsumerGroupState } from './consumer/consumer-group.js';
 import { isNotCoordinator, storeErrorCode } from './replies.js';
+
+export interface ListedGroup {
+  groupId: string;
+  protocolType: string;
+  /** A classic group's GroupState, or a consumer group's Empty, Assigning, Reconciling, Stable. */
+  state: GroupState | ConsumerGroupState;
+  type: 'classic' | 'consumer';
+}
 
 export class GroupAdmin {
   constructor(private readonly reg: GroupRegistry) {}
 
-  async listGroups(statesFilter: string[] = []): Promise<Array<{ groupId: string; protocolType: string; state: GroupState }>> {
+  /** Each group with its type (ListGroups v5): classic, or consumer for consumer-protocol groups (KIP-848). */
+  async listGroups(statesFilter: string[] = []): Promise<ListedGroup[]> {
     const ids = await this.reg.knownIds();
     const wanted = new Set(statesFilter.map((s) => s.toLowerCase()));
     const local = [...ids].filter((id) => this.reg.isLocal(id));
@@ -18,18 +28,23 @@ export class GroupAdmin {
       if (isNotCoordinator(e)) return null;
       throw e;
     })));
-    const out: Array<{ groupId: string; protocolType: string; state: GroupState }> = [];
+    const out: ListedGroup[] = [];
     for (const g of groups) {
       if (!g || g.is('Dead')) continue;
-      if (wanted.size > 0 && !wanted.has(g.state.toLowerCase())) continue;
-      out.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
+      // Kafka lists a consumer-protocol group with protocol type "consumer".
+      const listed: ListedGroup = g.modern
+        ? { groupId: g.groupId, protocolType: 'consumer', state: g.modern.state, type: 'consumer' }
+        : { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state, type: 'classic' };
+      if (wanted.size > 0 && !wanted.has(listed.state.toLowerCase())) continue;
+      out.push(listed);
     }
     return out.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
     const g = await this.reg.getGroup(groupId);
-    if (!g) return { groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
+    // Kafka (up to DescribeGroups v5): a consumer-protocol group is described as a group that does not exist, Dead.
+    if (!g || g.modern) return { groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
     const stable = g.is('Stable');
     return {
       groupId,
@@ -53,7 +68,7 @@ export class GroupAdmin {
       return storeErrorCode(e);
     }
     if (!g || g.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
-    if (!g.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
+    if (!g.is('Empty') || (g.modern !== null && g.modern.members.size > 0)) return ErrorCode.NON_EMPTY_GROUP;
     const since = g.stateTimestamp;
     const offsets = [...g.offsets.keys()];
     g.transition('Dead', this.reg.clock.now());

@@ -10,7 +10,6 @@ import type { Cancel, Clock } from '../../../common/clock.js';
 import type { CoordinatorOptions, CoordinatorSettings } from './options.js';
 import type { CommitRequest, FetchedOffset, GroupDescription, JoinRequest, MemberRef, SyncRequest, TxnCommitRequest } from './requests.js';
 import type { Group, JoinResult, SyncResult } from './group.js';
-import type { GroupState } from './group-state.js';
 import type { GroupStore } from './group-store.js';
 import { GroupRegistry } from './group-registry.js';
 import { MembershipFlow } from './heartbeat-leave.js';
@@ -19,6 +18,9 @@ import { OffsetManager } from './offsets.js';
 import { Rebalancer } from './rebalance.js';
 import { SyncFlow } from './sync.js';
 import { TxnOffsetManager } from './txn-offsets.js';
+import { ConsumerGroupFlow, type ConsumerHeartbeatResult, type DescribedConsumerGroup } from './consumer-flow.js';
+import type { HeartbeatInput } from './consumer/consumer-group.js';
+import type { ListedGroup } from './admin.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { OffsetKey } from './group-store.js';
 
@@ -36,10 +38,15 @@ export class GroupCoordinator {
   private readonly offsets: OffsetManager;
   private readonly admin: GroupAdmin;
   private readonly txnOffsets: TxnOffsetManager | null;
+  private readonly consumerGroups: ConsumerGroupFlow;
   private expiryTimer: Cancel | null = null;
 
   constructor(store: GroupStore, private readonly clock: Clock, opts: CoordinatorOptions = {}) {
-    this.registry = new GroupRegistry(store, clock, opts, (g) => rebalancer.resumeSessions(g));
+    this.registry = new GroupRegistry(store, clock, opts, (g) => {
+      rebalancer.resumeSessions(g);
+      this.consumerGroups.resumeSessions(g);
+    });
+    this.consumerGroups = new ConsumerGroupFlow(this.registry, opts.topics ?? (() => Promise.resolve([])));
     const rebalancer = new Rebalancer(this.registry);
     this.settings = this.registry.settings;
     this.joins = new JoinFlow(this.registry, rebalancer);
@@ -133,7 +140,25 @@ export class GroupCoordinator {
     return this.offsets.expireOffsets();
   }
 
-  listGroups(statesFilter: string[] = []): Promise<Array<{ groupId: string; protocolType: string; state: GroupState }>> {
+  /** ConsumerGroupHeartbeat (KIP-848). */
+  consumerGroupHeartbeat(groupId: string, req: HeartbeatInput): Promise<ConsumerHeartbeatResult> {
+    return this.consumerGroups.heartbeat(groupId, req);
+  }
+
+  /** ConsumerGroupDescribe (KIP-848): GROUP_ID_NOT_FOUND for unknown and classic groups. */
+  describeConsumerGroup(groupId: string): Promise<DescribedConsumerGroup> {
+    return this.consumerGroups.describe(groupId);
+  }
+
+  /** OffsetFetch v9+ of a consumer-protocol group member: null when allowed, else UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH. */
+  async validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): Promise<number | null> {
+    if (memberId === null && memberEpoch < 0) return null;
+    const g = await this.registry.getGroup(groupId);
+    if (!g?.modern) return null;
+    return ConsumerGroupFlow.validate(g.modern, memberId ?? '', memberEpoch, null);
+  }
+
+  listGroups(statesFilter: string[] = []): Promise<ListedGroup[]> {
     return this.admin.listGroups(statesFilter);
   }
 

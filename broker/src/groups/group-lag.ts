@@ -44,10 +44,13 @@ export type LogEndOf = (topic: string, partition: number) => number | null;
 
 export function groupLag(groupId: string, loaded: LoadedGroup, logEndOf: LogEndOf): GroupLag {
   const g = loaded.group;
-  const members: MemberView[] = (g?.members ?? []).map((m) => ({
-    memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
-    assignment: m.assignment.length ? assignedPartitions(m.assignment) : null,
-  }));
+  // A consumer-protocol group (KIP-848) keeps its members apart; their assignments name topic ids, not shown here.
+  const members: MemberView[] = g?.consumer
+    ? g.consumer.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost, assignment: null }))
+    : (g?.members ?? []).map((m) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+      assignment: m.assignment.length ? assignedPartitions(m.assignment) : null,
+    }));
   const owner = new Map<string, string>();
   for (const m of members) for (const a of m.assignment ?? []) for (const p of a.partitions) owner.set(`${a.topic}/${p}`, m.clientId);
   const keys = new Set<string>([...loaded.offsets.keys(), ...owner.keys()]);
@@ -61,7 +64,7 @@ export function groupLag(groupId: string, loaded: LoadedGroup, logEndOf: LogEndO
   return {
     groupId,
     state: members.length > 0 ? 'Stable' : 'Empty',
-    protocolType: g?.protocolType ?? '',
+    protocolType: g?.consumer ? 'consumer' : g?.protocolType ?? '',
     protocolName: g?.protocolName ?? '',
     generation: g?.generation ?? 0,
     members,

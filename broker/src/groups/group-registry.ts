@@ -8,6 +8,7 @@ import { EMPTY, Group, Member } from './group.js';
 import { CoordinatorFencedError, type GroupStore, type StoredGroup } from './group-store.js';
 import type { OffsetsMirror } from './offsets-mirror.js';
 import { invokeJoin, invokeSync, joinError, syncError } from './replies.js';
+import { loadConsumerGroup, storeConsumerGroup } from './consumer/stored.js';
 
 export class GroupRegistry {
   readonly settings: CoordinatorSettings;
@@ -121,7 +122,10 @@ export class GroupRegistry {
     const g = new Group(groupId, s?.stateTimestamp ?? this.clock.now(), s !== null && s.members.length > 0 ? 'Stable' : 'Empty');
     g.coordinatorEpoch = epoch;
     for (const [k, v] of loaded.offsets) g.offsets.set(k, v);
-    if (s) {
+    if (s?.consumer) {
+      g.modern = loadConsumerGroup(groupId, s.consumer);
+      g.generation = s.generation;
+    } else if (s) {
       g.protocolType = s.protocolType;
       g.protocolName = s.protocolName;
       g.generation = s.generation;
@@ -142,6 +146,9 @@ export class GroupRegistry {
   }
 
   snapshot(g: Group, assignment?: Map<string, Buffer>): StoredGroup {
+    if (g.modern) {
+      return { groupId: g.groupId, protocolType: null, protocolName: null, generation: g.modern.groupEpoch, leader: null, stateTimestamp: g.stateTimestamp, members: [], consumer: storeConsumerGroup(g.modern) };
+    }
     return {
       groupId: g.groupId,
       protocolType: g.protocolType,
@@ -186,7 +193,7 @@ export class GroupRegistry {
 
   /** A group created by a request that then failed, with nothing worth keeping, is forgotten. */
   dropIfUnused(g: Group): void {
-    if (this.alive(g) && g.is('Empty') && g.generation === 0 && g.size === 0 && g.pendingMembers.size === 0 && g.offsets.size === 0 && g.protocolType === null) {
+    if (this.alive(g) && g.is('Empty') && g.generation === 0 && g.size === 0 && g.pendingMembers.size === 0 && g.offsets.size === 0 && g.protocolType === null && g.modern === null) {
       this.groups.delete(g.groupId);
       this.cancelTimers(g);
     }
@@ -203,5 +210,7 @@ export class GroupRegistry {
       m.sessionTimer?.();
       m.sessionTimer = null;
     }
+    for (const c of g.modernTimers.values()) c();
+    g.modernTimers.clear();
   }
 }

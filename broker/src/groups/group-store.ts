@@ -10,6 +10,7 @@
 // coordinator that lost its slot without noticing (paused, cut off from
 // Redis) can never overwrite or roll back what its successor wrote.
 import { ErrorCode, KafkaError } from '../../../common/errors.js';
+import type { StoredConsumerGroup } from './consumer/stored.js';
 
 export interface StoredMember {
   memberId: string;
@@ -33,6 +34,8 @@ export interface StoredGroup {
   /** When the group entered its current state (Kafka's currentStateTimestamp); drives offset expiry of empty groups. */
   stateTimestamp: number;
   members: StoredMember[];
+  /** A consumer-protocol group (KIP-848); its classic fields are then empty. */
+  consumer?: StoredConsumerGroup;
 }
 
 export interface CommittedOffset {

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../../common/errors.js';
 import type { Cancel } from '../../../common/clock.js';
 import { subscribedTopics } from './consumer-protocol.js';
 import type { CommittedOffset, OffsetKey } from './group-store.js';
+import type { ConsumerGroup } from './consumer/consumer-group.js';
 import { assertValidTransition, IllegalGroupStateError, type GroupState } from './group-state.js';
 
 export interface Protocol { name: string; metadata: Buffer }
@@ -98,6 +99,13 @@ export class Group {
   subscribed: Set<string> | null = null;
   /** Coordinator epoch under which this broker loaded or created the group; every store write carries it. */
   coordinatorEpoch = 0;
+  /**
+   * Set when this is a consumer-protocol group (KIP-848, consumer/consumer-group.ts):
+   * its members live there and the classic fields stay empty (state Empty).
+   */
+  modern: ConsumerGroup | null = null;
+  /** Session timers of the consumer-protocol members. */
+  readonly modernTimers = new Map<string, Cancel>();
 
   /** A new group starts Empty; one loaded from the store starts Empty or Stable (Kafka's loadGroup initialState). */
   constructor(readonly groupId: string, now: number, initialState: 'Empty' | 'Stable' = 'Empty') {

@@ -27,6 +27,11 @@ export class JoinFlow {
     }
     if (!group) return joinError(req.memberId, ErrorCode.UNKNOWN_MEMBER_ID);
     const g = group;
+    if (g.modern) {
+      // A consumer-protocol group (KIP-848): a classic member may not join while it has members; an empty one becomes classic again.
+      if (g.modern.members.size > 0) return joinError(req.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+      g.modern = null;
+    }
     if (!this.acceptJoiningMember(g, req.memberId)) return joinError(req.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED);
     const result = new Promise<JoinResult>((resolve) => {
       if (unknown) this.joinNewMember(g, req, resolve);

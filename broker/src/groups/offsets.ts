@@ -7,6 +7,7 @@ import { offsetKey, parseOffsetKey, type CommittedOffset, type OffsetKey } from 
 import type { GroupRegistry } from './group-registry.js';
 import type { Rebalancer } from './rebalance.js';
 import { isNotCoordinator, storeErrorCode } from './replies.js';
+import { ConsumerGroupFlow } from './consumer-flow.js';
 
 export class OffsetManager {
   constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer) {}
@@ -61,6 +62,7 @@ export class OffsetManager {
 
   private validateCommit(g: Group, req: CommitRequest): number | null {
     if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (g.modern) return ConsumerGroupFlow.validate(g.modern, req.memberId, req.generationId, req.apiVersion ?? 9);
     if (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null) {
       const err = g.validateMember(req.memberId, req.groupInstanceId);
       if (err !== null) return err;
@@ -87,7 +89,9 @@ export class OffsetManager {
     const g = await this.reg.getGroup(groupId);
     if (!g || g.is('Dead')) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, partitions: [] };
     let codes: number[];
-    if (g.is('Empty')) codes = partitions.map(() => ErrorCode.NONE);
+    const cg = g.modern;
+    if (cg && cg.members.size > 0) codes = partitions.map((p) => (cg.isSubscribedTo(p.topic) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE));
+    else if (g.is('Empty')) codes = partitions.map(() => ErrorCode.NONE);
     else if (g.protocolType === 'consumer') codes = partitions.map((p) => (g.isSubscribedTo(p.topic) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE));
     else return { errorCode: ErrorCode.NON_EMPTY_GROUP, partitions: [] };
     const keys = partitions.filter((p, i) => codes[i] === ErrorCode.NONE && g.offsets.has(offsetKey(p.topic, p.partition))).map((p) => offsetKey(p.topic, p.partition));
@@ -129,11 +133,13 @@ export class OffsetManager {
   private async expireGroup(id: string): Promise<number> {
     const g = await this.reg.getGroup(id);
     if (!g || g.is('Dead')) return 0;
+    // A consumer-protocol group with members keeps its offsets; an empty one expires them by commit time.
+    if (g.modern && g.modern.members.size > 0) return 0;
     const now = this.reg.clock.now();
     const retention = this.reg.settings.offsetsRetentionMs;
     let base: ((k: OffsetKey, o: CommittedOffset) => number | null) | null = null;
     if (g.protocolType !== null && g.is('Empty')) base = () => g.stateTimestamp;
-    else if (g.protocolType === null) base = (_k, o) => o.commitTimestamp;
+    else if (g.protocolType === null || g.modern) base = (_k, o) => o.commitTimestamp;
     else if (g.protocolType === 'consumer' && g.subscribed !== null && g.is('Stable')) {
       const subscribed = g.subscribed;
       base = (k, o) => (subscribed.has(parseOffsetKey(k).topic) ? null : o.commitTimestamp);

@@ -18,6 +18,14 @@ export interface CoordinatorSettings {
   offsetsRetentionCheckIntervalMs: number;
   /** offset.metadata.max.bytes */
   offsetMetadataMaxBytes: number;
+  /** group.consumer.session.timeout.ms (consumer-protocol groups, KIP-848) */
+  consumerSessionTimeoutMs: number;
+  /** group.consumer.heartbeat.interval.ms */
+  consumerHeartbeatIntervalMs: number;
+  /** group.consumer.assignors: server-side assignor names, the first is the default */
+  consumerAssignors: string[];
+  /** group.consumer.max.size */
+  consumerMaxSize: number;
 }
 
 export const DEFAULT_SETTINGS: CoordinatorSettings = {
@@ -28,6 +36,10 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   offsetsRetentionMs: 10080 * 60_000,
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetMetadataMaxBytes: 4096,
+  consumerSessionTimeoutMs: 45_000,
+  consumerHeartbeatIntervalMs: 5_000,
+  consumerAssignors: ['uniform', 'range'],
+  consumerMaxSize: 2_147_483_647,
 };
 
 /** How long a new member may wait in a rebalance before it is dropped (Kafka's NewMemberJoinTimeoutMs). */
@@ -48,4 +60,6 @@ export interface CoordinatorOptions {
   mirror?: OffsetsMirror;
   /** Pending transactional offset commits (TxnOffsetCommit); none: TxnOffsetCommit answers COORDINATOR_NOT_AVAILABLE. */
   txnOffsets?: { store: TxnOffsetStore; slotOf(groupId: string): number };
+  /** Every topic with its id and partition count, for consumer-protocol groups (KIP-848); none: no topics. */
+  topics?: () => Promise<Array<{ name: string; id: string; partitions: number }>>;
 }

@@ -44,10 +44,13 @@ export interface CommitPartition {
 
 export interface CommitRequest {
   groupId: string;
+  /** The generation (classic groups) or the member epoch (consumer-protocol groups). */
   generationId: number;
   memberId: string;
   groupInstanceId: string | null;
   offsets: CommitPartition[];
+  /** OffsetCommit version; a consumer-protocol group member must commit with v9+ (its member epoch). Absent: v9+. */
+  apiVersion?: number;
 }
 
 export interface TxnCommitRequest {

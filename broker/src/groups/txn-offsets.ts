@@ -4,6 +4,7 @@
 // then committed (COMMIT) or dropped (ABORT). While pending, OffsetFetch with
 // require_stable answers UNSTABLE_OFFSET_COMMIT for those partitions.
 import { ErrorCode } from '../../../common/errors.js';
+import { ConsumerGroupFlow } from './consumer-flow.js';
 import type { TxnCommitRequest } from './requests.js';
 import { offsetKey, type CommittedOffset, type OffsetKey } from './group-store.js';
 import type { GroupRegistry } from './group-registry.js';
@@ -23,12 +24,15 @@ export class TxnOffsetManager {
       return all(storeErrorCode(e));
     }
     if (g.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    // A consumer-protocol group checks the member and its epoch (KIP-848).
+    const modernErr = g.modern ? ConsumerGroupFlow.validate(g.modern, req.memberId, req.generationId, null) : null;
+    if (modernErr !== null) return all(modernErr);
     // Kafka (KIP-447): a member id or generation, when given, must match the group's.
-    if (req.groupInstanceId !== null || req.memberId !== '') {
+    if (g.modern) { /* checked above */ } else if (req.groupInstanceId !== null || req.memberId !== '') {
       const err = g.validateMember(req.memberId, req.groupInstanceId);
       if (err !== null) return all(err);
     }
-    if (req.generationId >= 0 && req.generationId !== g.generation) return all(ErrorCode.ILLEGAL_GENERATION);
+    if (!g.modern && req.generationId >= 0 && req.generationId !== g.generation) return all(ErrorCode.ILLEGAL_GENERATION);
     const now = this.reg.clock.now();
     const codes = all(ErrorCode.NONE);
     const pending = new Map<OffsetKey, CommittedOffset>();

@@ -3,7 +3,8 @@
 //       time, v2 is answered before throttling.
 //   v3: flexible encoding; the client names its software and version (KIP-511);
 //       supported and finalized features may follow as tagged fields.
-//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011).
+//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011); in v3 such a
+//       feature is listed from 1 (Kafka does the same).
 // The list is computed from the registry (support/registry.ts), so it holds only
 // what is handled. An ApiVersions request of a version not served is answered in
 // v0 with UNSUPPORTED_VERSION and the ranges (KIP-511, dispatch.ts).
@@ -35,6 +36,8 @@ export interface Feature { name: string; minVersion: number; maxVersion: number;
  * AddPartitionsToTxn and AddOffsetsToTxn. Levels 0..2 as Kafka 4.x supports.
  */
 export const FEATURES: readonly Feature[] = [
+  // 1: the consumer group protocol (KIP-848): Java 4.x consumers with group.protocol=consumer need it finalized.
+  { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
   { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
 ];
 
@@ -47,15 +50,17 @@ export const FINALIZED_FEATURES_EPOCH = 1;
 
 /**
  * The feature fields of an ApiVersions answer of version `v` (Kafka's
- * ApiVersionsResponse.Builder): none before v3; before v4 a supported range
- * starting at 0 is left out (KAFKA-17492: older clients fail to read it), and
- * a finalized level 0 is never listed. Finalized keys carry the level as both
- * their minimum and maximum.
+ * ApiVersionsResponse): none before v3; before v4 a supported minimum of 0
+ * is sent as 1, since older clients cannot read 0 (KAFKA-17011), and a
+ * feature supported only at level 0 is then left out (a range of 1..0 would
+ * be invalid); a finalized level 0 is never listed. Finalized keys carry the
+ * level as both their minimum and maximum.
  */
 export function featureFields(v: number, features: readonly Feature[] = FEATURES) {
   if (v < 3) return {};
   return {
-    supportedFeatures: features.filter((f) => v >= 4 || f.minVersion > 0).map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+    supportedFeatures: features.filter((f) => v >= 4 || f.maxVersion >= 1)
+      .map((f) => ({ name: f.name, minVersion: v < 4 ? Math.max(1, f.minVersion) : f.minVersion, maxVersion: f.maxVersion })),
     finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
     finalizedFeatures: features.filter((f) => f.finalizedLevel !== 0).map((f) => ({ name: f.name, maxVersionLevel: f.finalizedLevel, minVersionLevel: f.finalizedLevel })),
   };

@@ -1,8 +1,9 @@
-// ListGroups (key 16), v0-v4.
+// ListGroups (key 16), v0-v5.
 //   v0-v2: the groups of this broker's coordinator; v1 adds the throttle time, v2 is
 //       answered before throttling.
 //   v3: flexible encoding.
 //   v4: a filter on group states; each group's state in the answer (KIP-518).
+//   v5: a filter on group types and each group's type: classic or consumer (KIP-848).
 // DESCRIBE on the cluster lists every group, else only the groups the principal may
 // DESCRIBE (Kafka). Admin clients ask every broker.
 import { ListGroups } from '../protocol/messages/list-groups.js';
@@ -14,14 +15,16 @@ import { Op, Resource, authorize, authorizeCluster } from './support/authorize.j
 export const listGroupsHandler: HandlerOf<typeof ListGroups> = {
   api: ListGroups,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   async handle(req, ctx, b) {
     try {
       // The coordinator lists only the groups this broker coordinates.
       let groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? req.statesFilter : []);
       // Kafka: DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE.
       if (!authorizeCluster(ctx, b, Op.DESCRIBE)) groups = groups.filter((g) => authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, g.groupId));
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };
+      const types = new Set(ctx.apiVersion >= 5 ? req.typesFilter.map((t) => t.toLowerCase()) : []);
+      if (types.size > 0) groups = groups.filter((g) => types.has(g.type));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: g.type })) };
     } catch (e) {
       return { throttleTimeMs: 0, errorCode: groupErrorCode(e), groups: [] };
     }

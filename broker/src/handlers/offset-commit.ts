@@ -1,4 +1,4 @@
-// OffsetCommit (key 8), v0-v8.
+// OffsetCommit (key 8), v0-v9.
 //   v0: commits outside group management (no generation or member).
 //   v1: generation and member id; a commit timestamp per partition.
 //   v2-v4: a retention time instead of the timestamp; v3 adds the throttle time, v4
@@ -7,6 +7,9 @@
 //   v6: the leader epoch of each offset (KIP-320).
 //   v7: group.instance.id (static membership, KIP-345).
 //   v8: flexible encoding.
+//   v9: GenerationIdOrMemberEpoch may carry a consumer-protocol member's epoch
+//       (KIP-848): a stale one is STALE_MEMBER_EPOCH; such members need v9+
+//       (UNSUPPORTED_VERSION below).
 // Needs READ on the group and on each topic. The retention time of v2-v4 is ignored.
 import { OffsetCommit } from '../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../../common/errors.js';
@@ -17,7 +20,7 @@ import { Op, Resource, authorize } from './support/authorize.js';
 export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
   api: OffsetCommit,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 9,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
     // Kafka: READ on the group (every partition fails without it), READ on each topic.
@@ -43,6 +46,7 @@ export const offsetCommitHandler: HandlerOf<typeof OffsetCommit> = {
           memberId: v >= 1 ? req.memberId : '',
           groupInstanceId: v >= 7 ? req.groupInstanceId : null,
           offsets,
+          apiVersion: v,
         }),
     );
   },

@@ -1,4 +1,4 @@
-// OffsetFetch (key 9), v0-v8.
+// OffsetFetch (key 9), v0-v9.
 //   v0-v1: the committed offsets of the named partitions, errors per partition (in
 //       Kafka v0 read ZooKeeper, v1 the offsets topic; both read the same here).
 //   v2-v4: null topics asks for all; a top-level error; v3 adds the throttle time, v4
@@ -7,6 +7,8 @@
 //   v6: flexible encoding.
 //   v7: require_stable: a pending transactional commit answers UNSTABLE_OFFSET_COMMIT (KIP-447).
 //   v8: many groups in one request.
+//   v9: the member id and member epoch of a consumer-protocol group member (KIP-848):
+//       an unknown member is UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH.
 // Needs DESCRIBE on the group; a topic without DESCRIBE answers
 // TOPIC_AUTHORIZATION_FAILED, or is left out when all topics are asked for.
 import { OffsetFetch } from '../protocol/messages/offset-fetch.js';
@@ -34,7 +36,7 @@ function byTopic(rows: FetchedOffset[]): GroupResult['topics'] {
   return [...out].map(([name, partitions]) => ({ name, partitions }));
 }
 
-async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: string, topics: ReqTopics, requireStable = false): Promise<GroupResult> {
+async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: string, topics: ReqTopics, requireStable = false, member: { id: string | null; epoch: number } | null = null): Promise<GroupResult> {
   const wanted = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
   const failAll = (code: number): GroupResult => ({
     errorCode: code,
@@ -44,6 +46,8 @@ async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: strin
   if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return failAll(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (!coordinatesGroup(b, groupId)) return failAll(ErrorCode.NOT_COORDINATOR);
   try {
+    const memberErr = member ? await b.groups.validateOffsetFetch(groupId, member.id, member.epoch) : null;
+    if (memberErr !== null) return failAll(memberErr);
     let rows = await b.groups.fetchOffsets(groupId, wanted);
     const visible = authorizedNames(ctx, b, Op.DESCRIBE, Resource.TOPIC, new Set(rows.map((r) => r.topic)));
     if (wanted === null) rows = rows.filter((r) => visible.has(r.topic));
@@ -62,12 +66,12 @@ async function fetchGroup(ctx: RequestContext, b: BrokerServices, groupId: strin
 export const offsetFetchHandler: HandlerOf<typeof OffsetFetch> = {
   api: OffsetFetch,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 9,
   async handle(req, ctx, b) {
     const v = ctx.apiVersion;
     if (v >= 8) {
       const groups = req.groups;
-      const results = await Promise.all(groups.map((g) => fetchGroup(ctx, b, g.groupId, g.topics, req.requireStable === true)));
+      const results = await Promise.all(groups.map((g) => fetchGroup(ctx, b, g.groupId, g.topics, req.requireStable === true, v >= 9 ? { id: g.memberId, epoch: g.memberEpoch } : null)));
       return { throttleTimeMs: 0, groups: results.map((r, i) => ({ groupId: groups[i]!.groupId, topics: r.errorCode === ErrorCode.NONE ? r.topics : [], errorCode: r.errorCode })) };
     }
     const r = await fetchGroup(ctx, b, req.groupId, req.topics, v >= 7 && req.requireStable === true);

@@ -13,6 +13,7 @@ import {
   CoordinatorFencedError, parseOffsetKey, type CommittedOffset, type GroupStore, type LoadedGroup, type OffsetKey, type StoredGroup, type StoredMember,
 } from '../groups/group-store.js';
 import type { TxnOffsetStore } from '../groups/txn-offset-store.js';
+import type { StoredConsumerGroup } from '../groups/consumer/stored.js';
 import { guard } from './stream-entries.js';
 
 /** Group key names (from common/keys.ts). */
@@ -39,7 +40,7 @@ interface MemberJson {
   assignment: string;
 }
 
-const META_FIELDS = ['protocolType', 'protocolName', 'generation', 'leader', 'stateTimestamp', 'members'] as const;
+const META_FIELDS = ['protocolType', 'protocolName', 'generation', 'leader', 'stateTimestamp', 'members', 'consumer'] as const;
 
 type GroupOp = 'save' | 'commit' | 'delete-offsets' | 'delete';
 type ScriptReply = [number, ...unknown[]];
@@ -84,6 +85,8 @@ function parseGroup(groupId: string, meta: Record<string, string>, offs: Record<
       leader: meta.leader ?? null,
       stateTimestamp: Number(meta.stateTimestamp ?? 0),
       members,
+      // A consumer-protocol group (KIP-848): its state as JSON (groups/consumer/stored.ts).
+      ...(meta.consumer !== undefined ? { consumer: JSON.parse(meta.consumer) as StoredConsumerGroup } : {}),
     },
     offsets,
   };
@@ -145,6 +148,7 @@ export class RedisGroupStore implements GroupStore, TxnOffsetStore {
     if (g.protocolType !== null) values.protocolType = g.protocolType;
     if (g.protocolName !== null) values.protocolName = g.protocolName;
     if (g.leader !== null) values.leader = g.leader;
+    if (g.consumer) values.consumer = JSON.stringify(g.consumer);
     const absent = META_FIELDS.filter((f) => values[f] === undefined);
     await this.write(g.groupId, epoch, 'save', [String(absent.length), ...absent, ...Object.entries(values).flat()]);
     await guard(this.redis.sadd(this.keys.index, g.groupId));

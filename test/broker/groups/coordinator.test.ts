@@ -352,7 +352,7 @@ describe('offsets', () => {
     expect(await c.fetchOffsets('unknown', null)).toEqual([]);
     expect(store.offsets.get('simple')!.get('t/0')).toMatchObject({ offset: 42, leaderEpoch: 7 });
     const listed = await c.listGroups();
-    expect(listed).toEqual([{ groupId: 'simple', protocolType: '', state: 'Empty' }]);
+    expect(listed).toEqual([{ groupId: 'simple', protocolType: '', state: 'Empty', type: 'classic' }]);
   });
 
   it('commit validation follows Kafka: unknown group with a generation, non-members, members of a live group', async () => {

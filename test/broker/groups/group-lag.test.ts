@@ -54,4 +54,20 @@ describe('group lag', () => {
     expect(g).toMatchObject({ state: 'Empty', members: [], generation: 0, totalLag: 0 });
     expect(g.partitions[0]!.lag).toBe(0);
   });
+
+  it('a consumer-protocol group (KIP-848) lists its members, Stable, type consumer, with its offsets\' lag', () => {
+    const g = groupLag('cg', {
+      group: {
+        groupId: 'cg', protocolType: null, protocolName: null, generation: 3, leader: null, stateTimestamp: 0, members: [],
+        consumer: {
+          groupEpoch: 3, assignmentEpoch: 3, assignorName: 'uniform', subscriptionMetadata: '',
+          members: [{ memberId: 'm', instanceId: null, rackId: null, clientId: 'java', clientHost: '/h', rebalanceTimeoutMs: 1, subscribedTopicNames: ['t'], subscribedTopicRegex: null,
+            serverAssignor: null, memberEpoch: 3, previousMemberEpoch: 2, state: 'STABLE', assigned: [], pendingRevocation: [], target: [] }],
+        },
+      },
+      offsets: new Map([['t/0', off(4)]]),
+    }, () => 10);
+    expect(g).toMatchObject({ state: 'Stable', protocolType: 'consumer', generation: 3, totalLag: 6 });
+    expect(g.members).toEqual([{ memberId: 'm', groupInstanceId: null, clientId: 'java', clientHost: '/h', assignment: null }]);
+  });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../../broker/src/dispatch.js';
 import { buildHandlers } from '../../../broker/src/handlers/support/registry.js';
 import { ApiVersions } from '../../../broker/src/protocol/messages/api-versions.js';
+import { featureFields } from '../../../broker/src/handlers/api-versions.js';
 import { Produce } from '../../../broker/src/protocol/messages/produce.js';
 import { decode } from '../../../broker/src/protocol/codec.js';
 import { Reader } from '../../../broker/src/protocol/reader.js';
@@ -93,23 +94,29 @@ async function apiVersions(version: number): Promise<Features> {
 // `transaction.version` is 2 or more (TransactionManager.maybeUpdateTransactionV2Enabled,
 // from the features of the highest FinalizedFeaturesEpoch seen); then they send
 // EndTxn v5, Produce v12 and TxnOffsetCommit v5, which must be advertised too.
-describe('feature flags (transaction.version)', () => {
+describe('feature flags (group.version, transaction.version)', () => {
   it('v4 lists transaction.version supported 0-2 and finalized at 2, with an epoch a client takes (>= 0)', async () => {
     const body = await apiVersions(4);
-    expect(body.supportedFeatures).toEqual([{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }]);
-    expect(body.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+    expect(body.supportedFeatures).toContainEqual({ name: 'transaction.version', minVersion: 0, maxVersion: 2 });
+    expect(body.finalizedFeatures).toContainEqual({ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 });
     expect(body.finalizedFeaturesEpoch).toBeGreaterThanOrEqual(0);
   });
 
-  it('v3 leaves out a supported range starting at 0 (KAFKA-17492) but keeps the finalized level', async () => {
+  it('v3 lists a supported minimum of 0 as 1 (KAFKA-17011: older clients cannot read 0) and keeps the finalized levels', async () => {
     const body = await apiVersions(3);
-    expect(body.supportedFeatures).toEqual([]);
-    expect(body.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+    expect(body.supportedFeatures).toEqual([{ name: 'group.version', minVersion: 1, maxVersion: 1 }, { name: 'transaction.version', minVersion: 1, maxVersion: 2 }]);
+    expect(body.finalizedFeatures).toEqual([{ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }, { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
   });
 
-  it('only transaction.version: group.version and share.version are not advertised', async () => {
+  it('group.version and transaction.version only: share.version is not advertised (no share groups)', async () => {
     const body = await apiVersions(4);
-    expect(body.finalizedFeatures!.map((f) => f.name)).toEqual(['transaction.version']);
+    expect(body.finalizedFeatures!.map((f) => f.name)).toEqual(['group.version', 'transaction.version']);
+  });
+
+  it('v3 leaves out a feature supported only at level 0 (1..0 would be an invalid range)', () => {
+    const f = featureFields(3, [{ name: 'x.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 }]);
+    expect(f.supportedFeatures).toEqual([]);
+    expect(featureFields(4, [{ name: 'x.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 }]).supportedFeatures).toEqual([{ name: 'x.version', minVersion: 0, maxVersion: 0 }]);
   });
 
   it('the versions of transactions v2 are listed: EndTxn 0-5, Produce to 12, TxnOffsetCommit 0-5', async () => {

@@ -50,8 +50,9 @@ describe('group handlers over the codec, every version', () => {
   it('advertise exactly the issue\'s version ranges', () => {
     const ranges = Object.fromEntries([...handlers.values()].map((h) => [h.api.name, `${h.minVersion}-${h.maxVersion}`]));
     expect(ranges).toMatchObject({
-      FindCoordinator: '0-4', JoinGroup: '0-9', SyncGroup: '0-5', Heartbeat: '0-4', LeaveGroup: '0-5', OffsetCommit: '0-8',
-      OffsetFetch: '0-8', ListGroups: '0-4', DescribeGroups: '0-5', DeleteGroups: '0-2', OffsetDelete: '0-0',
+      FindCoordinator: '0-4', JoinGroup: '0-9', SyncGroup: '0-5', Heartbeat: '0-4', LeaveGroup: '0-5', OffsetCommit: '0-9',
+      OffsetFetch: '0-9', ListGroups: '0-5', DescribeGroups: '0-5', DeleteGroups: '0-2', OffsetDelete: '0-0',
+      ConsumerGroupHeartbeat: '0-1', ConsumerGroupDescribe: '0-0',
     });
   });
 

@@ -43,6 +43,8 @@ import { deleteAclsHandler } from '../delete-acls.js';
 import { saslAuthenticateHandler } from '../sasl-authenticate.js';
 import { describeUserScramCredentialsHandler } from '../describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from '../alter-user-scram-credentials.js';
+import { consumerGroupHeartbeatHandler } from '../consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from '../consumer-group-describe.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -67,6 +69,8 @@ export function buildHandlers(): Handler[] {
     joinGroupHandler,
     syncGroupHandler,
     heartbeatHandler,
+    consumerGroupHeartbeatHandler,
+    consumerGroupDescribeHandler,
     leaveGroupHandler,
     offsetCommitHandler,
     offsetFetchHandler,

@@ -43,6 +43,8 @@ import { DeleteAcls } from './delete-acls.js';
 import { SaslAuthenticate } from './sasl-authenticate.js';
 import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
+import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 
 /** Every API we implement, in apiKey order (one name per line, so adding an API touches its own lines only). Each definition is imported from its own file. */
 export const ALL_APIS: ApiDef[] = [
@@ -90,4 +92,6 @@ export const ALL_APIS: ApiDef[] = [
   SaslAuthenticate,
   DescribeUserScramCredentials,
   AlterUserScramCredentials,
+  ConsumerGroupHeartbeat,
+  ConsumerGroupDescribe,
 ].sort((a, b) => a.apiKey - b.apiKey);

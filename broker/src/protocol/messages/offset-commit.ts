@@ -3,7 +3,7 @@ import { f, message, s, type ApiDef } from '../schema.js';
 export const OffsetCommit = {
   apiKey: 8,
   name: 'OffsetCommit',
-  request: message('OffsetCommitRequest', '0-8', '8+', [
+  request: message('OffsetCommitRequest', '0-9', '8+', [
     f('GroupId', 'string', '0+'),
     f('GenerationIdOrMemberEpoch', 'int32', '1+', { default: -1 }),
     f('MemberId', 'string', '1+'),
@@ -20,7 +20,7 @@ export const OffsetCommit = {
       ]),
     ]),
   ]),
-  response: message('OffsetCommitResponse', '0-8', '8+', [
+  response: message('OffsetCommitResponse', '0-9', '8+', [
     f('ThrottleTimeMs', 'int32', '3+'),
     s('Topics', '[]OffsetCommitResponseTopic', '0+', [
       f('Name', 'string', '0+'),

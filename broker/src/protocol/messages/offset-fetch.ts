@@ -3,7 +3,7 @@ import { f, message, s, type ApiDef } from '../schema.js';
 export const OffsetFetch = {
   apiKey: 9,
   name: 'OffsetFetch',
-  request: message('OffsetFetchRequest', '0-8', '6+', [
+  request: message('OffsetFetchRequest', '0-9', '6+', [
     f('GroupId', 'string', '0-7'),
     s('Topics', '[]OffsetFetchRequestTopic', '0-7', [
       f('Name', 'string', '0-7'),
@@ -11,6 +11,8 @@ export const OffsetFetch = {
     ], { nullable: '2-7' }),
     s('Groups', '[]OffsetFetchRequestGroup', '8+', [
       f('GroupId', 'string', '8+'),
+      f('MemberId', 'string', '9+', { nullable: '9+', default: null }),
+      f('MemberEpoch', 'int32', '9+', { default: -1 }),
       s('Topics', '[]OffsetFetchRequestTopics', '8+', [
         f('Name', 'string', '8+'),
         f('PartitionIndexes', '[]int32', '8+'),
@@ -18,7 +20,7 @@ export const OffsetFetch = {
     ]),
     f('RequireStable', 'bool', '7+', { default: false }),
   ]),
-  response: message('OffsetFetchResponse', '0-8', '6+', [
+  response: message('OffsetFetchResponse', '0-9', '6+', [
     f('ThrottleTimeMs', 'int32', '3+'),
     s('Topics', '[]OffsetFetchResponseTopic', '0-7', [
       f('Name', 'string', '0-7'),

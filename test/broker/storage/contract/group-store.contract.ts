@@ -37,6 +37,28 @@ export function groupStoreContract(open: Factory<GroupStore>): void {
       expect(await s.listGroupIds()).toEqual([g.groupId]);
     });
 
+    it('a consumer-protocol group (KIP-848) round-trips with its epochs, members and assignments; a classic save drops it', async () => {
+      const s = store();
+      const g: StoredGroup = {
+        groupId: 'cg', protocolType: null, protocolName: null, generation: 7, leader: null, stateTimestamp: 9, members: [],
+        consumer: {
+          groupEpoch: 7, assignmentEpoch: 7, assignorName: 'range', subscriptionMetadata: 't:id-t:4',
+          members: [{
+            memberId: 'm', instanceId: 'i', rackId: null, clientId: 'c', clientHost: '/h', rebalanceTimeoutMs: 30_000,
+            subscribedTopicNames: ['t'], subscribedTopicRegex: 'x.*', serverAssignor: null, memberEpoch: 6, previousMemberEpoch: 5,
+            state: 'UNREVOKED_PARTITIONS', assigned: [{ topicId: 'id-t', partitions: [0, 1] }], pendingRevocation: [{ topicId: 'id-t', partitions: [2] }],
+            target: [{ topicId: 'id-t', partitions: [0, 1] }],
+          }],
+        },
+      };
+      await s.saveGroup(g, 1);
+      expect((await s.load('cg', 1)).group).toEqual(g);
+      const classic: StoredGroup = { ...g, consumer: undefined, protocolType: 'consumer' };
+      delete classic.consumer;
+      await s.saveGroup(classic, 1);
+      expect((await s.load('cg', 1)).group).toEqual(classic);
+    });
+
     it('offset commits replace per partition; deleteOffsets removes only the named partitions; deleteGroup removes everything', async () => {
       const s = store();
       await s.commitOffsets('simple', new Map([[offsetKey('t', 0), committed(10, 'm0')], [offsetKey('t', 1), committed(20)], [offsetKey('a/b.c', 2), committed(30)]]), 1);
