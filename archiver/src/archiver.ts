@@ -31,7 +31,8 @@ import { openArchiverRedis } from './redis.js';
 import type { TransactionHooks } from './records/transactions.js';
 import { redisTransactionHooks } from './records/redis-transactions.js';
 import { openLake, type ObjectStore } from '../../common/lake/index.js';
-import type { TopicArchiver } from './topic-state.js';
+import type { TopicArchiver, TopicSchemas } from './topic-state.js';
+import { RegistryReader } from './schemas/registry.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { stallTable } from './table-stall.js';
 
@@ -50,6 +51,8 @@ export class Archiver implements ArchiverContext {
   readonly topics = new Map<string, TopicArchiver>();
   readonly stats: ArchiverStats = emptyStats();
   readonly metrics = new ArchiverMetrics();
+  /** Registry schemas by id, cached (typed columns) */
+  readonly registry: RegistryReader;
   private readonly membership: Membership;
   private stopRequested = false;
   private loops: Promise<void>[] = [];
@@ -70,6 +73,7 @@ export class Archiver implements ArchiverContext {
       openLake(config.lake, { s3Endpoint: config.s3Endpoint, s3ForcePathStyle: config.s3ForcePathStyle, s3Region: config.s3Region });
     if (deps.redis) this.useClient(deps.redis, isCluster(deps.redis));
     this.pool = new ParquetPool(config.workers);
+    this.registry = new RegistryReader(() => this.redis, this.keys);
     this.leases = new Leases(() => this.redis, this.keys, config.archiverId, config.leaseTtlMs);
     this.membership = new Membership(this);
   }
@@ -113,6 +117,10 @@ export class Archiver implements ArchiverContext {
 
   topicId(topic: string): string | undefined {
     return this.membership.topicId(topic);
+  }
+
+  topicSchemas(topic: string): TopicSchemas | undefined {
+    return this.membership.topicSchemas(topic);
   }
 
   wakeUp(): void {

@@ -19,7 +19,10 @@ import { splitRuns } from './parquet/split.js';
 import { withPartitionRanges } from './parquet/partition-stats.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable } from './table-stall.js';
-import type { Buffered, PartState, TopicArchiver } from './topic-state.js';
+import type { Buffered, PartState, TopicArchiver, TopicSchemas } from './topic-state.js';
+import { mergeTypedColumns, tableTypedColumns, TypedColumnConflict } from './schemas/table-schema.js';
+import { SchemaLookupError } from './schemas/registry.js';
+import type { PartMode, TypedSpec } from './schemas/typed.js';
 
 export const PROTOCOL = { minReaderVersion: 1, minWriterVersion: 2 } as const;
 
@@ -101,7 +104,9 @@ export interface PreparedFlush {
   files: EncodedFile[];
   encodeMs: number;
   /** the encode failed: handled (under the table lock) by finishFlush */
-  error?: UndecodableBuffer;
+  error?: UndecodableBuffer | SchemaLookupError;
+  /** typed columns: records whose value or key did not decode, by `part:reason` */
+  decodeErrors: Record<string, number>;
 }
 
 /** Write what `t` has buffered as data files and commit them with the partitions' new txn versions (caller holds the table lock). */
@@ -132,17 +137,25 @@ export async function prepareFlush(ctx: ArchiverContext, t: TopicArchiver): Prom
   }
   if (!adv.length) return null;
   const t0 = performance.now();
-  const prepared: PreparedFlush = { adv, generation: t.generation, storedBytes, records: 0, files: [], encodeMs: 0 };
+  const prepared: PreparedFlush = { adv, generation: t.generation, storedBytes, records: 0, files: [], encodeMs: 0, decodeErrors: {} };
   if (batches.length) {
-    // large buffers encode as several runs at once, one per worker (parquet/split.ts)
-    const runs = splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
+    // typed columns (schemas/typed.ts): the job learns the table's typed columns, and asks for schemas through the cached reader
     try {
+      const schemas = ctx.topicSchemas?.(t.topic);
+      // inside the try: a registry read that fails is this flush's error (finishFlush resets the positions)
+      const typed: TypedSpec | undefined = schemas && ctx.registry ? await typedSpec(ctx, t, schemas) : undefined;
+      const lookup = typed ? (ids: number[]) => ctx.registry!.lookup(ids) : undefined;
+      // large buffers encode as several runs at once, one per worker (parquet/split.ts)
+      const runs = t.noSplit && typed ? [batches] : splitRuns(batches, ctx.pool.size, ctx.config.splitMinBytes);
       // CRC verified when read; a failure here is the records themselves (or the worker), not the lake
-      const encoded = await Promise.all(runs.map((run) => ctx.pool.encode(encodeJob(run))));
+      const encoded = await Promise.all(runs.map((run) => ctx.pool.encode(encodeJob(run, typed), lookup)));
       prepared.files = encoded.flatMap((e) => e.files);
       prepared.records = encoded.reduce((s, e) => s + e.records, 0);
+      for (const e of encoded) for (const [k, n] of Object.entries(e.decodeErrors ?? {})) prepared.decodeErrors[k] = (prepared.decodeErrors[k] ?? 0) + n;
     } catch (e) {
-      prepared.error = new UndecodableBuffer(e as Error);
+      const err = e as Error;
+      // the registry could not be read (Redis away): retried like a lake failure, never a decode error
+      prepared.error = err instanceof SchemaLookupError ? err : err.message.startsWith(SchemaLookupError.PREFIX) ? new SchemaLookupError(err.message) : new UndecodableBuffer(err);
     }
   }
   prepared.encodeMs = Math.round(performance.now() - t0);
@@ -196,7 +209,10 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
         if (cur !== a.base) return null;
       }
       const actions: Action[] = [];
-      if (!state.metaData) actions.push(...tableHeader(ctx, t.topic));
+      // typed columns new to the table: Delta schema evolution, a new metaData in the same commit as the first file with them
+      const merged = mergeTypedColumns(state.metaData?.schemaString ?? JSON.stringify(DELTA_SCHEMA), prepared.files.map((f) => f.typed));
+      if (!state.metaData) actions.push(...tableHeader(ctx, t.topic, merged ?? JSON.stringify(DELTA_SCHEMA)));
+      else if (merged) actions.push({ metaData: { ...state.metaData, schemaString: merged } });
       const now = Date.now();
       for (const a of adv) actions.push({ txn: { appId: appIdOf(t.topic, a.ps.partition), version: a.last, lastUpdated: now } });
       for (const f of files) actions.push({ add: f.add });
@@ -216,6 +232,10 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
     ctx.stats.commits++;
     ctx.stats.filesWritten += files.length;
     ctx.stats.recordsArchived += records;
+    if (Object.keys(prepared.decodeErrors).length) {
+      ctx.metrics?.countDecodeErrors(t.topic, prepared.decodeErrors);
+      ctx.log.warn('records archived with decode_error (typed columns null, raw bytes kept)', { topic: t.topic, ...prepared.decodeErrors });
+    }
     const published: { p: number; v: number }[] = [];
     for (const a of adv) {
       if (t.parts.get(a.ps.partition) === a.ps) {
@@ -241,6 +261,15 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
       return;
     }
     ctx.stats.errors++;
+    if (e instanceof TypedColumnConflict || e instanceof SchemaLookupError) {
+      // a typed column's type chosen twice differently (by two runs of this flush, or
+      // a concurrent commit): re-encoded against the table's schema, in one run
+      if (e instanceof TypedColumnConflict) t.noSplit = true;
+      ctx.log.warn(`${t.topic}: ${e.message}; retrying`);
+      t.backoffUntil = Date.now() + 1000;
+      await resetTable(ctx, t);
+      return;
+    }
     if (e instanceof UndecodableBuffer && !t.verifyRecords) {
       // Some buffered batch passed the read checks (CRC) but its records do not decode.
       // Re-read with record checks: that batch then stalls only its partition (records/stall.ts).
@@ -264,14 +293,21 @@ export async function finishFlush(ctx: ArchiverContext, t: TopicArchiver, prepar
   }
 }
 
+/** The encode job's typed spec: the table's typed columns, and for `latest` the subject's latest schema id (TopicNameStrategy: `<topic>-value`, `<topic>-key`). */
+async function typedSpec(ctx: ArchiverContext, t: TopicArchiver, s: TopicSchemas): Promise<TypedSpec> {
+  const part = async (mode: TopicSchemas['value'], suffix: string): Promise<PartMode> =>
+    mode === 'none' ? false : mode === 'id' ? 'id' : ((await ctx.registry!.latestId(`${t.topic}-${suffix}`)) ?? -1);
+  return { value: await part(s.value, 'value'), key: await part(s.key, 'key'), table: tableTypedColumns(t.table.state.metaData?.schemaString) };
+}
+
 /** The worker job for one run of buffered batches (each batch's bytes are transferred to the worker). */
-function encodeJob(run: Buffered[]): EncodeJob {
+function encodeJob(run: Buffered[], typed?: TypedSpec): EncodeJob {
   const meta = new Float64Array(run.length * 2);
   run.forEach((b, i) => {
     meta[i * 2] = b.p;
     meta[i * 2 + 1] = b.skipUpTo;
   });
-  return { batches: run.map((b) => b.bytes), meta, verifyCrc: false };
+  return { batches: run.map((b) => b.bytes), meta, verifyCrc: false, ...(typed ? { typed } : {}) };
 }
 
 /** The Parquet job failed on the buffered batches (decode or encode), before any lake request. */
@@ -281,7 +317,7 @@ class UndecodableBuffer extends Error {
   }
 }
 
-function tableHeader(ctx: ArchiverContext, topic: string): Action[] {
+function tableHeader(ctx: ArchiverContext, topic: string, schemaString: string): Action[] {
   return [
     { protocol: { ...PROTOCOL } },
     {
@@ -290,7 +326,7 @@ function tableHeader(ctx: ArchiverContext, topic: string): Action[] {
         name: topic,
         description: `Kafka topic ${topic} archived by Runnel`,
         format: { provider: 'parquet', options: {} },
-        schemaString: JSON.stringify(DELTA_SCHEMA),
+        schemaString,
         partitionColumns: ['date'],
         configuration: ctx.topicId(topic) ? { 'runnel.topicId': ctx.topicId(topic)! } : {},
         createdTime: Date.now(),

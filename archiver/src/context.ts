@@ -9,7 +9,8 @@ import type { ArchiverMetrics, ArchiverStats } from './metrics.js';
 import type { ParquetPool } from './parquet/pool.js';
 import type { TransactionHooks } from './records/transactions.js';
 import type { ObjectStore } from '../../common/lake/index.js';
-import type { TopicArchiver } from './topic-state.js';
+import type { TopicArchiver, TopicSchemas } from './topic-state.js';
+import type { RegistryReader } from './schemas/registry.js';
 
 export interface ArchiverContext {
   readonly config: ArchiverConfig;
@@ -29,6 +30,10 @@ export interface ArchiverContext {
   readonly stopping: boolean;
   /** id of the topic as registered in Redis, if known */
   topicId(topic: string): string | undefined;
+  /** the topic's typed-column settings (absent in contexts built by tests: raw columns only) */
+  topicSchemas?(topic: string): TopicSchemas | undefined;
+  /** registry schemas by id (typed columns) */
+  readonly registry?: RegistryReader;
   /** end the main loop's current sleep */
   wakeUp(): void;
 }

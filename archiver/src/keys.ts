@@ -35,6 +35,9 @@ export class Keys {
   members(): string { return this.k.archivers; }
   /** Summaries of the topics' Delta tables (read by the broker's web console). */
   lakeTables(): string { return this.k.lakeTables; }
+  /** The Schema Registry's schemas by id, and its subjects' version lists (read only: typed columns, schemas/registry.ts). */
+  schemaRecords(): string { return this.k.schemaRecords; }
+  schemaSubjects(): string { return this.k.schemaSubjects; }
 }
 
 /**

@@ -8,7 +8,7 @@ import { rendezvousMember } from '../../common/rendezvous.js';
 import { refreshLogEnds } from './reader.js';
 import { TornCommit } from '../../common/lake/delta/torn.js';
 import { clearTableStall, stallTable, tableStallHolds } from './table-stall.js';
-import { TopicArchiver, type TopicInfo } from './topic-state.js';
+import { TopicArchiver, type SchemaMode, type TopicInfo, type TopicSchemas } from './topic-state.js';
 
 /** The broker's largest topic (topic.max.partitions is at most cluster.max.partitions, default 100000). */
 const MAX_TOPIC_PARTITIONS = 100_000;
@@ -26,6 +26,11 @@ export class Membership {
     return this.topicInfo.get(topic)?.id;
   }
 
+  /** The topic's typed-column settings, or undefined when neither value nor key is decoded. */
+  topicSchemas(topic: string): TopicSchemas | undefined {
+    return this.topicInfo.get(topic)?.schemas;
+  }
+
   /** Topics already reported as unusable (logged once). */
   private readonly refused = new Set<string>();
 
@@ -41,7 +46,7 @@ export class Membership {
     for (const [name, json] of Object.entries(all)) {
       if (name.startsWith('__')) continue; // internal topics are not archived
       if (ctx.config.topics && !ctx.config.topics.includes(name)) continue;
-      let info: { partitions?: unknown; id?: string; placement?: unknown };
+      let info: { partitions?: unknown; id?: string; placement?: unknown; configs?: Record<string, unknown> };
       try {
         info = JSON.parse(json) as typeof info;
         if (info === null || typeof info !== 'object') throw new Error('not an object');
@@ -63,7 +68,7 @@ export class Membership {
       }
       this.refused.delete(name);
       ctx.keys.place(name, placement);
-      next.set(name, { partitions, id: info.id, placement });
+      next.set(name, { partitions, id: info.id, placement, schemas: topicSchemas(info.configs) });
     }
     // Placement of a topic that is gone is kept while this process still has its
     // table loaded: its partitions' leases are released with those keys.
@@ -211,4 +216,18 @@ export class Membership {
     this.ctx.log.debug('partition released', { topic, partition: p });
     this.changed.released.push(`${topic}/${p}`);
   }
+}
+
+/**
+ * The topic configs archive.value.schema and archive.key.schema (the broker checks
+ * their values: none | id | latest). `id`: the part is in the Confluent wire format
+ * and is decoded with the registry schema its id names; `latest`: the part is a
+ * bare Avro body of the latest schema of subject `<topic>-value` (`-key`). Absent:
+ * raw only.
+ */
+export function topicSchemas(configs: Record<string, unknown> | undefined): TopicSchemas | undefined {
+  const mode = (v: unknown): SchemaMode => (v === 'id' || v === 'latest' ? v : 'none');
+  const value = mode(configs?.['archive.value.schema']);
+  const key = mode(configs?.['archive.key.schema']);
+  return value !== 'none' || key !== 'none' ? { value, key } : undefined;
 }

@@ -112,6 +112,21 @@ export class ArchiverMetrics {
     registers: [this.registry],
   });
 
+  private readonly decodeErrors = new Counter<'topic' | 'part' | 'reason'>({
+    name: 'runnel_archiver_decode_errors_total',
+    help: 'Records archived with decode_error set (typed columns): part value|key, reason not_wire_format|unknown_schema|unsupported_schema|corrupt',
+    labelNames: ['topic', 'part', 'reason'],
+    registers: [this.registry],
+  });
+
+  /** Counts committed records whose typed columns could not be decoded (`part:reason` -> records). */
+  countDecodeErrors(topic: string, errors: Record<string, number>): void {
+    for (const [k, n] of Object.entries(errors)) {
+      const [part, reason] = k.split(':') as [string, string];
+      this.decodeErrors.inc({ topic, part, reason }, n);
+    }
+  }
+
   /** Starts timing a commit; call the result with its outcome. */
   commitTimer(): (outcome: 'committed' | 'aborted') => void {
     const end = this.commitDuration.startTimer();

@@ -61,6 +61,17 @@ export interface TopicInfo {
   id?: string;
   /** placement salts from the record (index = partition; absent or shorter = salt 0) */
   placement?: number[];
+  /** typed columns (archive.value.schema / archive.key.schema = id; docs/lake.md "Typed columns") */
+  schemas?: TopicSchemas;
+}
+
+export type SchemaMode = 'none' | 'id' | 'latest';
+
+/** Which parts of a topic's records are decoded into typed columns. */
+export interface TopicSchemas {
+  /** id: the Confluent wire format, by each record's schema id; latest: no prefix, the subject's latest schema */
+  value: SchemaMode;
+  key: SchemaMode;
 }
 
 export class TopicArchiver {
@@ -98,6 +109,8 @@ export class TopicArchiver {
   /** partitions that had a bad batch: always checked record by record when read */
   readonly suspects = new Set<number>();
   lastDecodeFailureLog = 0;
+  /** set when two runs of one flush chose different types for a new typed column: flushes then encode as one run */
+  noSplit = false;
   /** set while the Delta log cannot be read past a torn commit (RN4008, table-stall.ts) */
   tableStall?: TableStall;
   constructor(readonly topic: string, store: ObjectStore, codec: CheckpointCodec) {

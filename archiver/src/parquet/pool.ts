@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CompactJob, CompactResult, EncodeJob, EncodeResult, EncodedFile } from './jobs.js';
 import type { Action } from '../../../common/lake/delta/actions.js';
+import type { SchemaLookup } from '../schemas/typed.js';
 
 // The inline mode's job code (Arrow, parquet-wasm) loads on its first job: with
 // workers, the main thread never loads it, and the archiver starts faster.
@@ -13,6 +14,8 @@ const checkpoints = () => import('../../../common/lake/delta/checkpoint.js');
 interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
+  /** a typed encode job's schema lookup (the worker asks through `schemaRequest` messages) */
+  lookup?: SchemaLookup;
 }
 
 interface Slot {
@@ -40,7 +43,17 @@ export class ParquetPool {
   private spawn(url: URL) {
     const worker = new Worker(url);
     const slot: Slot = { worker, busy: 0 };
-    worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: { message: string } }) => {
+    worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: { message: string }; schemaRequest?: number; job?: number; ids?: number[] }) => {
+      if (m.schemaRequest !== undefined) {
+        // a typed job needs schemas: looked up here (cached, schemas/registry.ts) and sent back;
+        // a failed lookup (Redis away) fails the job, and the flush is retried
+        const lookup = this.pending.get(m.job!)?.lookup ?? (async () => ({}));
+        lookup(m.ids!).then(
+          (schemas) => worker.postMessage({ schemaReply: m.schemaRequest, schemas }),
+          (e: unknown) => worker.postMessage({ schemaReply: m.schemaRequest, error: (e as Error).message }),
+        );
+        return;
+      }
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
@@ -69,20 +82,24 @@ export class ParquetPool {
     if (!this.closed) this.spawn(url);
   }
 
-  private run<T>(kind: string, job: unknown, transfer: ArrayBuffer[]): Promise<T> {
+  private run<T>(kind: string, job: unknown, transfer: ArrayBuffer[], lookup?: SchemaLookup): Promise<T> {
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.nextId++;
     slot.busy++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, slot });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, slot, lookup });
       slot.worker.postMessage({ id, kind, job }, transfer);
     });
   }
 
-  async encode(job: EncodeJob): Promise<EncodeResult> {
-    if (this.inline) return (await jobs()).encodeDataFiles(job);
+  /** `lookup` answers a typed job's schema requests (needed when `job.typed` is set). */
+  async encode(job: EncodeJob, lookup?: SchemaLookup): Promise<EncodeResult> {
+    if (this.inline) {
+      const j = await jobs();
+      return job.typed ? j.encodeTypedFiles(job, lookup ?? (async () => ({}))) : j.encodeDataFiles(job);
+    }
     const transfer = [...new Set(job.batches.map((b) => b.buffer as ArrayBuffer))];
-    return this.run<EncodeResult>('encode', job, transfer);
+    return this.run<EncodeResult>('encode', job, transfer, lookup);
   }
 
   async compact(job: CompactJob): Promise<CompactResult> {

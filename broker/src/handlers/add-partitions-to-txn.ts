@@ -6,13 +6,17 @@
 //   v4: sent by brokers (KIP-890): a batch of transactions, each added or only
 //       verified (VerifyOnly), with a top-level error code too.
 //   v5: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
+// A v4+ transaction without VerifyOnly is the implicit add of transactions v2
+// (KIP-890 part 2: a broker adds the partition a v2 producer wrote to), so the
+// transaction takes client transaction version 2, as Kafka's
+// transactionVersionForAddPartitionsToTxn does.
 // v0-v3 need WRITE on the id and on each topic, v4+ CLUSTER_ACTION. As in Kafka an
 // unauthorized or unknown partition fails the request and the others answer
 // OPERATION_NOT_ATTEMPTED.
 import { AddPartitionsToTxn } from '../protocol/messages/add-partitions-to-txn.js';
 import { ErrorCode, type KafkaErrorCode } from '../../../common/errors.js';
 import type { TopicPartition } from '../storage/log-store.js';
-import { tpKey } from '../transactions/txn-metadata.js';
+import { tpKey, TXN_V2 } from '../transactions/txn-metadata.js';
 import { fencedFor, txnCoordinatorFor } from './support/txn-common.js';
 import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf } from '../protocol/typed.js';
@@ -48,7 +52,7 @@ async function addOne(b: BrokerServices, id: string, producerId: number, produce
     for (const tp of tps) if (!codes.has(tpKey(tp))) codes.set(tpKey(tp), ErrorCode.OPERATION_NOT_ATTEMPTED);
     return answer();
   }
-  const r = await t.addPartitions(id, producerId, producerEpoch, tps, verifyOnly);
+  const r = await t.addPartitions(id, producerId, producerEpoch, tps, verifyOnly, version >= 4 ? TXN_V2 : 0);
   for (const [k, code] of r) codes.set(k, fencedFor(code, version, 2));
   return answer();
 }

@@ -3,21 +3,17 @@
 //       time, v2 is answered before throttling.
 //   v3: flexible encoding; the client names its software and version (KIP-511);
 //       supported and finalized features may follow as tagged fields.
-//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011); in v3 such a
-//       feature is listed from 1 (Kafka does the same).
+//   v4: a supported feature's MinVersion may be 0 (KAFKA-17011).
 // The list is computed from the registry (support/registry.ts), so it holds only
 // what is handled. An ApiVersions request of a version not served is answered in
 // v0 with UNSUPPORTED_VERSION and the ranges (KIP-511, dispatch.ts).
+// v3+ also carry the feature flags (FEATURES below), which is how 4.x clients
+// choose protocol paths such as transactions v2.
 import { ApiVersions } from '../protocol/messages/api-versions.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { Handler, HandlerOf } from './support/types.js';
 
 export interface ApiRange { apiKey: number; minVersion: number; maxVersion: number }
-
-/** Feature flags (KIP-584) as Kafka 4.x lists them: the supported range and the finalized level. */
-export const FEATURES: Array<{ name: string; minVersion: number; maxVersion: number; level: number }> = [
-  { name: 'group.version', minVersion: 0, maxVersion: 1, level: 1 }, // 1: the consumer group protocol (KIP-848)
-];
 
 /**
  * The range ApiVersions lists for a handler. Produce lists 0-2 although it
@@ -28,6 +24,44 @@ export function advertisedRange(h: Pick<Handler, 'api' | 'minVersion' | 'maxVers
   return { apiKey: h.api.apiKey, minVersion: h.advertisedMinVersion ?? h.minVersion, maxVersion: h.maxVersion };
 }
 
+/** A feature flag as Kafka's ApiVersions lists it: the levels this broker supports and the one the cluster runs at. */
+export interface Feature { name: string; minVersion: number; maxVersion: number; finalizedLevel: number }
+
+/**
+ * The features advertised. `transaction.version` 2 is transactions v2
+ * (KIP-890 part 2): a Kafka 4.x producer reads the finalized level
+ * (TransactionManager.maybeUpdateTransactionV2Enabled) and, at 2 or more,
+ * sends EndTxn v5, Produce v12 and TxnOffsetCommit v5 instead of
+ * AddPartitionsToTxn and AddOffsetsToTxn. Levels 0..2 as Kafka 4.x supports.
+ */
+export const FEATURES: readonly Feature[] = [
+  { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
+  { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 }, // 1: the consumer group protocol (KIP-848)
+];
+
+/**
+ * The epoch of the finalized features (Kafka: the metadata offset they were
+ * read at). Runnel's never change, so one constant epoch; a client keeps the
+ * features of the highest epoch it saw, and starts below 0.
+ */
+export const FINALIZED_FEATURES_EPOCH = 1;
+
+/**
+ * The feature fields of an ApiVersions answer of version `v` (Kafka's
+ * ApiVersionsResponse.Builder): none before v3; before v4 a supported range
+ * starting at 0 is left out (KAFKA-17492: older clients fail to read it), and
+ * a finalized level 0 is never listed. Finalized keys carry the level as both
+ * their minimum and maximum.
+ */
+export function featureFields(v: number, features: readonly Feature[] = FEATURES) {
+  if (v < 3) return {};
+  return {
+    supportedFeatures: features.filter((f) => v >= 4 || f.minVersion > 0).map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+    finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
+    finalizedFeatures: features.filter((f) => f.finalizedLevel !== 0).map((f) => ({ name: f.name, maxVersionLevel: f.finalizedLevel, minVersionLevel: f.finalizedLevel })),
+  };
+}
+
 /** ApiVersions is computed from the registry, so it can only advertise what is handled. */
 export function apiVersionsHandler(ranges: () => ApiRange[]): HandlerOf<typeof ApiVersions> {
   return {
@@ -35,13 +69,7 @@ export function apiVersionsHandler(ranges: () => ApiRange[]): HandlerOf<typeof A
     minVersion: 0,
     maxVersion: 4,
     async handle(_req, ctx) {
-      const v3 = ctx.apiVersion < 4;
-      return {
-        errorCode: ErrorCode.NONE, apiKeys: ranges(), throttleTimeMs: 0,
-        supportedFeatures: FEATURES.map((f) => ({ name: f.name, minVersion: v3 ? Math.max(1, f.minVersion) : f.minVersion, maxVersion: f.maxVersion })),
-        finalizedFeaturesEpoch: 1,
-        finalizedFeatures: FEATURES.map((f) => ({ name: f.name, maxVersionLevel: f.level, minVersionLevel: f.level })),
-      };
+      return { errorCode: ErrorCode.NONE, apiKeys: ranges(), throttleTimeMs: 0, ...featureFields(ctx.apiVersion) };
     },
   };
 }

@@ -1,4 +1,4 @@
-// Produce (key 0), v3-v11.
+// Produce (key 0), v3-v12.
 //   v3: the oldest served: magic-2 batches (the only kind stored); a transactional id.
 //   v4-v6: KAFKA_STORAGE_ERROR may be answered; v5 adds the log start offset.
 //   v7: zstd batches (KIP-110).
@@ -6,7 +6,10 @@
 //   v9: flexible encoding.
 //   v10: a NOT_LEADER answer names the new leader and its endpoint (KIP-951).
 //   v11: TRANSACTION_ABORTABLE becomes a possible error (KIP-890).
-// ApiVersions lists v0-v11 for librdkafka's compression check, and a v0-v2 request
+//   v12: transactions v2 (KIP-890 part 2): the batch that opens a transaction on a
+//       partition adds the partition to it (the coordinator's implicit
+//       AddPartitionsToTxn) instead of only verifying it.
+// ApiVersions lists v0-v12 for librdkafka's compression check, and a v0-v2 request
 // closes the connection (Kafka 4.0, KAFKA-18659). Needs WRITE on each topic (and on
 // the transactional id); acks=0 is answered with nothing.
 import { Produce } from '../protocol/messages/produce.js';
@@ -43,7 +46,7 @@ const fail = (index: number, code: KafkaErrorCode, message?: string, recordError
 export const produceHandler: HandlerOf<typeof Produce> = {
   api: Produce,
   minVersion: 3,
-  maxVersion: 11,
+  maxVersion: 12,
   // Listed from v0 for librdkafka's compression check, refused on use (Kafka 4.0, KAFKA-18659).
   advertisedMinVersion: 0,
   async handle(req, ctx, b) {
@@ -66,7 +69,7 @@ export const produceHandler: HandlerOf<typeof Produce> = {
             if (!topic || pd.index < 0 || pd.index >= topic.partitions) return fail(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
             // Kafka refuses client appends to internal topics (ReplicaManager: InvalidTopicException); only the coordinator writes them.
             if (isInternalTopic(td.name)) return fail(pd.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${td.name}`);
-            return await producePartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, req.transactionalId, turn);
+            return await producePartition(b, topic, pd.index, pd.records, acks, req.timeoutMs, { id: req.transactionalId, addsPartition: ctx.apiVersion >= 12 }, turn);
           } finally {
             turn.release();
           }
@@ -81,19 +84,26 @@ export const produceHandler: HandlerOf<typeof Produce> = {
   },
 };
 
+/** The request's transactional id, and whether its version adds partitions to the transaction (v12+, transactions v2). */
+interface TxnOfRequest { id: string | null; addsPartition: boolean }
+
 /**
  * A transactional batch needs the request's transactional id (Kafka answers
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED without one), and the batch that
- * opens the producer's transaction on this partition must be verified by the
- * transaction coordinator (KIP-890 part 1). Later batches of the same
- * transaction append without a round trip. Null when the batch may go on.
+ * opens the producer's transaction on this partition goes to the transaction
+ * coordinator first: verified (KIP-890 part 1), or with Produce v12 added to
+ * the transaction (KIP-890 part 2, Kafka's TransactionSupportedOperation
+ * ADD_PARTITION). Later batches of the same transaction append without a
+ * round trip. Null when the batch may go on.
  */
-async function verifyTransactional(b: BrokerServices, p: Partition, h: BatchHeader, transactionalId: string | null): Promise<{ code: KafkaErrorCode; message: string } | null> {
-  if (transactionalId === null) return { code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: 'a transactional batch needs the request\'s transactional id' };
+async function verifyTransactional(b: BrokerServices, p: Partition, h: BatchHeader, txn: TxnOfRequest): Promise<{ code: KafkaErrorCode; message: string } | null> {
+  if (txn.id === null) return { code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: 'a transactional batch needs the request\'s transactional id' };
   if (!p.ready) await p.ensureLoaded();
   if (!p.producers.beginsTransaction(h)) return null;
-  const code = await b.txn.verify(transactionalId, h.producerId, h.producerEpoch, p.tp);
-  return code === ErrorCode.NONE ? null : { code, message: `transaction of ${transactionalId} not verified on ${p.tp.topic}-${p.tp.partition}: ${codeName(code)}` };
+  const code = txn.addsPartition
+    ? await b.txn.addPartition(txn.id, h.producerId, h.producerEpoch, p.tp)
+    : await b.txn.verify(txn.id, h.producerId, h.producerEpoch, p.tp);
+  return code === ErrorCode.NONE ? null : { code, message: `transaction of ${txn.id} not ${txn.addsPartition ? 'joined' : 'verified'} on ${p.tp.topic}-${p.tp.partition}: ${codeName(code)}` };
 }
 
 /** Errors after which a client sends the same batch again (Kafka's retriable produce errors). */
@@ -141,7 +151,7 @@ function topicPolicy(b: BrokerServices, topic: TopicRecord, index: number, logAp
  * idempotent batch's outcome opens or fills its sequence hole.
  */
 async function producePartition(
-  b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
+  b: BrokerServices, topic: TopicRecord, index: number, records: Buffer | null, acks: number, timeoutMs: number, txn: TxnOfRequest, turn: Turn,
 ): Promise<PartitionResult> {
   let batch: ValidBatch | null = null;
   let r: PartitionResult;
@@ -154,7 +164,7 @@ async function producePartition(
     if (schemaRefused.length > 0) {
       return fail(index, ErrorCode.INVALID_RECORD, recordErrorsMessage(schemaRefused), schemaRefused.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
     }
-    r = await appendPartition(b, topic, index, batch, logAppendTime, acks, timeoutMs, transactionalId, turn);
+    r = await appendPartition(b, topic, index, batch, logAppendTime, acks, timeoutMs, txn, turn);
   } catch (e) {
     r = failFromError(index, e);
   }
@@ -177,7 +187,7 @@ async function checkSchemas(b: BrokerServices, topic: TopicRecord, batch: ValidB
 }
 
 async function appendPartition(
-  b: BrokerServices, topic: TopicRecord, index: number, batch: ValidBatch, logAppendTime: boolean, acks: number, timeoutMs: number, transactionalId: string | null, turn: Turn,
+  b: BrokerServices, topic: TopicRecord, index: number, batch: ValidBatch, logAppendTime: boolean, acks: number, timeoutMs: number, txn: TxnOfRequest, turn: Turn,
 ): Promise<PartitionResult> {
   const h = batch.header;
   const minIsr = acks === -1 ? b.log.configNumber(topic, 'min.insync.replicas') : 1;
@@ -195,7 +205,7 @@ async function appendPartition(
   // openers too.
   if (turn.ready) await turn.ready;
   if (h.isTransactional) {
-    const refused = await verifyTransactional(b, p, h, transactionalId);
+    const refused = await verifyTransactional(b, p, h, txn);
     if (refused) return fail(index, refused.code, refused.message);
   }
   // acks=all with Redis replicas or WAITAOF: the records stay invisible to

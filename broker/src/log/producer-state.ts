@@ -133,6 +133,11 @@ export class ProducerStateTable {
       if (b.firstSeq === h.baseSequence && b.lastSeq === last) return { kind: 'duplicate', baseOffset: b.baseOffset };
     }
     const newest = entry.batches[entry.batches.length - 1];
+    // No batch at this epoch: a marker set it (transactions v2 bump the epoch at every end, and the markers carry
+    // the new one), so sequences restart at 0 (Kafka's checkSequence: "the epoch was bumped by a control record").
+    if (!newest && h.baseSequence !== 0) {
+      return { kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message: `epoch ${entry.epoch} was set by a transaction marker: sequence must restart at 0, got ${h.baseSequence}` };
+    }
     if (newest && h.baseSequence !== nextSeq(newest.lastSeq)) {
       return { kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message: `expected sequence ${nextSeq(newest.lastSeq)}, got ${h.baseSequence}` };
     }
@@ -163,12 +168,19 @@ export class ProducerStateTable {
 
   /**
    * True when a transactional batch opens the producer's transaction on this
-   * partition: KIP-890 part 1 asks the coordinator first (TransactionServices.verify).
+   * partition: KIP-890 asks the coordinator first (TransactionServices.verify,
+   * or addPartition for transactions v2). A batch of a newer epoch than the
+   * open transaction's opens a new one, as Kafka's hasOngoingTransaction
+   * (producerId, producerEpoch) has it: with transactions v2 every
+   * transaction has its own epoch, so the next transaction's first batch is
+   * never taken for part of a previous one whose marker is still on its way.
+   * An older epoch asks nothing: the append refuses it (INVALID_PRODUCER_EPOCH).
    */
   beginsTransaction(h: BatchHeader, now = Date.now()): boolean {
     if (!h.isTransactional || h.producerId < 0) return false;
     const e = this.live(h.producerId, now);
-    return !e || e.txnFirstOffset < 0;
+    if (!e) return true;
+    return h.producerEpoch > e.epoch || (h.producerEpoch === e.epoch && e.txnFirstOffset < 0);
   }
 
   /**

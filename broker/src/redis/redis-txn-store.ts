@@ -48,6 +48,9 @@ export class RedisTxnStore implements TxnStore {
       groups: JSON.parse(h.groups ?? '[]') as string[],
       txnStartMs: Number(h.txnStartMs ?? -1),
       lastUpdateMs: Number(h.lastUpdateMs ?? 0),
+      // Absent in hashes written before transactions v2: a v1 transaction with no producer id rotation.
+      txnVersion: Number(h.txnVersion ?? 0),
+      nextProducerId: Number(h.nextProducerId ?? -1),
     };
   }
 
@@ -57,7 +60,8 @@ export class RedisTxnStore implements TxnStore {
       'lastProducerId', String(m.lastProducerId), 'lastProducerEpoch', String(m.lastProducerEpoch),
       'timeoutMs', String(m.timeoutMs), 'state', m.state,
       'partitions', JSON.stringify(m.partitions), 'groups', JSON.stringify(m.groups),
-      'txnStartMs', String(m.txnStartMs), 'lastUpdateMs', String(m.lastUpdateMs)));
+      'txnStartMs', String(m.txnStartMs), 'lastUpdateMs', String(m.lastUpdateMs),
+      'txnVersion', String(m.txnVersion), 'nextProducerId', String(m.nextProducerId)));
     if (r[0] !== 1) throw new TxnCoordinatorFencedError(m.transactionalId, epoch, Number(r[1]));
     await guard(this.redis.sadd(this.keys.slotTransactions(slot), m.transactionalId));
   }

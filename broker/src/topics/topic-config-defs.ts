@@ -103,4 +103,6 @@ export const DEFS: TopicConfigDef[] = [
   { name: 'remote.copy.lag.bytes', type: 'long', fallback: fixed('-1'), check: atLeast(-1), doc: `${NO_EFFECT} (tiered storage only)` },
   { name: 'errors.deadletterqueue.group.enable', type: 'boolean', fallback: fixed('false'), doc: `${NO_EFFECT} (share groups are not supported)` },
   { name: 'archive.enable', type: 'boolean', fallback: fixed('false'), doc: 'Runnel: the archiver drains this topic into the lake; Redis is never trimmed past the archived offset.' },
+  { name: 'archive.value.schema', type: 'string', fallback: fixed('none'), check: oneOf('none', 'id', 'latest'), doc: 'Runnel: id = record values are in the Confluent wire format; the archiver decodes each with the Schema Registry schema its id names into typed lake columns (docs/lake.md, "Typed columns"). latest = bare Avro values of the latest schema of subject <topic>-value. none = raw bytes only.' },
+  { name: 'archive.key.schema', type: 'string', fallback: fixed('none'), check: oneOf('none', 'id', 'latest'), doc: 'Runnel: id = record keys are in the Confluent wire format; the archiver decodes each into the lake column key_fields (docs/lake.md, "Typed columns"). latest = bare Avro keys of the latest schema of subject <topic>-key. none = raw bytes only.' },
 ];

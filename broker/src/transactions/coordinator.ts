@@ -10,9 +10,9 @@ import type { Logger } from '../../../common/logger/logger.js';
 import type { Cancel, Clock } from '../../../common/clock.js';
 import type { TopicPartition } from '../storage/log-store.js';
 import type { MarkerWriter } from './types.js';
-import { isPrepare, parseTp, tpKey, type TxnMetadata, type TxnState } from './txn-metadata.js';
+import { isPrepare, parseTp, tpKey, TXN_V2, type TxnMetadata, type TxnState } from './txn-metadata.js';
 import { TxnCoordinatorFencedError, type TxnStore } from './txn-store.js';
-import { bumped, decideAdd, decideEnd, decideInit, fenced, completed, timedOut, verifyPartition, type InitRequest } from './transitions.js';
+import { bumped, decideAdd, decideEnd, decideInit, endedWith, fenced, completed, prepared, timedOut, verifyPartition, type InitRequest } from './transitions.js';
 import { writeAllMarkers } from './markers.js';
 
 export interface TxnSettings {
@@ -127,13 +127,17 @@ export class TransactionCoordinator {
     });
   }
 
-  /** AddPartitionsToTxn (and its v4+ verifyOnly form): one error for all partitions. */
-  async addPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitions: TopicPartition[], verifyOnly = false): Promise<Map<string, KafkaErrorCode>> {
+  /**
+   * AddPartitionsToTxn (and its v4+ verifyOnly form): one error for all
+   * partitions. `txnVersion` 2: an implicit add of transactions v2 (Produce
+   * v12, TxnOffsetCommit v5, AddPartitionsToTxn v4+ from a broker).
+   */
+  async addPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitions: TopicPartition[], verifyOnly = false, txnVersion = 0): Promise<Map<string, KafkaErrorCode>> {
     const keys = partitions.map(tpKey);
     const all = (code: KafkaErrorCode) => new Map(keys.map((k) => [k, code]));
     return this.guard(transactionalId, all, async (c) => {
       if (verifyOnly) return new Map(keys.map((k) => [k, verifyPartition(c.meta, producerId, producerEpoch, k)]));
-      const d = decideAdd(c.meta, producerId, producerEpoch, keys, this.clock.now());
+      const d = decideAdd(c.meta, producerId, producerEpoch, keys, this.clock.now(), undefined, txnVersion);
       if (d.kind === 'error') return all(d.errorCode);
       if (d.kind === 'store') await this.save(c, d.meta);
       return all(ErrorCode.NONE);
@@ -155,23 +159,33 @@ export class TransactionCoordinator {
     return (await this.addPartitions(transactionalId, producerId, producerEpoch, [tp], true)).get(tpKey(tp))!;
   }
 
+  /** KIP-890 part 2, for the partition side (TransactionServices.addPartition): the implicit AddPartitionsToTxn of transactions v2. */
+  async addPartition(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition): Promise<KafkaErrorCode> {
+    return (await this.addPartitions(transactionalId, producerId, producerEpoch, [tp], false, TXN_V2)).get(tpKey(tp))!;
+  }
+
   /**
    * EndTxn: stores Prepare*, writes the markers and answers once they are
    * written or, for partitions that failed, retried in the background.
+   * `txnVersion` 2 (EndTxn v5+): the epoch is bumped, and the answer carries
+   * the producer id and epoch to go on with (-1/-1 with an error).
    */
-  async endTxn(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean): Promise<KafkaErrorCode> {
+  async endTxn(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean, txnVersion = 0): Promise<{ errorCode: KafkaErrorCode; producerId: number; producerEpoch: number }> {
+    const fail = (errorCode: KafkaErrorCode) => ({ errorCode, producerId: -1, producerEpoch: -1 });
     let finishing: Promise<boolean> | null = null;
-    const code = await this.guard(transactionalId, (e) => e, async (c) => {
-      const d = decideEnd(c.meta, producerId, producerEpoch, commit, this.clock.now());
-      if (d.kind === 'error') return d.errorCode;
-      if (d.kind === 'store') {
-        await this.save(c, d.meta);
-        finishing = this.finishInBackground(transactionalId);
-      }
-      return ErrorCode.NONE;
+    const r = await this.guard(transactionalId, fail, async (c) => {
+      const d = decideEnd(c.meta, producerId, producerEpoch, commit, txnVersion);
+      if (d.kind === 'error') return fail(d.errorCode);
+      const m = c.meta!;
+      if (d.kind === 'reply') return { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch };
+      const next = d.newProducerId ? await this.store.nextProducerId() : -1;
+      const meta = prepared(m, commit, txnVersion, next, d.noPartitionAdded, this.clock.now());
+      await this.save(c, meta);
+      finishing = this.finishInBackground(transactionalId);
+      return { errorCode: ErrorCode.NONE, ...endedWith(meta) };
     });
     if (finishing) await finishing;
-    return code;
+    return r;
   }
 
   async describe(transactionalId: string): Promise<TxnDescription> {

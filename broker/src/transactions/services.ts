@@ -22,11 +22,26 @@ export class CoordinatorTransactionServices implements TransactionServices {
 
   async verify(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition): Promise<KafkaErrorCode> {
     if (this.coordinator.isLocal(transactionalId)) return this.coordinator.verify(transactionalId, producerId, producerEpoch, tp);
+    return this.remote(transactionalId, producerId, producerEpoch, tp, true);
+  }
+
+  async addPartition(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition): Promise<KafkaErrorCode> {
+    if (this.coordinator.isLocal(transactionalId)) return this.coordinator.addPartition(transactionalId, producerId, producerEpoch, tp);
+    return this.remote(transactionalId, producerId, producerEpoch, tp, false);
+  }
+
+  /**
+   * The id's coordinator on another broker, as Kafka's brokers ask it:
+   * AddPartitionsToTxn v4 with VerifyOnly (KIP-890 part 1), v5 without it for
+   * the implicit add of transactions v2 (the coordinator takes v4+ without
+   * VerifyOnly for a v2 client's).
+   */
+  private async remote(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition, verifyOnly: boolean): Promise<KafkaErrorCode> {
     const addr = this.coordinatorOf(transactionalId);
     if (!addr) return ErrorCode.NOT_COORDINATOR;
     try {
-      const res = await this.client.request(addr, AddPartitionsToTxn, 4, {
-        transactions: [{ transactionalId, producerId, producerEpoch, verifyOnly: true, topics: [{ name: tp.topic, partitions: [tp.partition] }] }],
+      const res = await this.client.request(addr, AddPartitionsToTxn, verifyOnly ? 4 : 5, {
+        transactions: [{ transactionalId, producerId, producerEpoch, verifyOnly, topics: [{ name: tp.topic, partitions: [tp.partition] }] }],
       });
       if (res.errorCode !== ErrorCode.NONE) return kafkaErrorCodeOf(res.errorCode);
       const code = res.resultsByTransaction?.[0]?.topicResults?.[0]?.resultsByPartition?.[0]?.partitionErrorCode;

@@ -32,7 +32,22 @@ export interface TxnMetadata {
   /** When the ongoing transaction started (its first AddPartitionsToTxn), -1 when none. */
   txnStartMs: number;
   lastUpdateMs: number;
+  /**
+   * Kafka's clientTransactionVersion: 2 when the current (or last) transaction
+   * used transactions v2 (KIP-890 part 2: partitions added by Produce v12 or
+   * TxnOffsetCommit v5, ended by EndTxn v5, an epoch bump at every end), else 0.
+   */
+  txnVersion: number;
+  /**
+   * Transactions v2 with the epoch exhausted: the producer id the transaction
+   * ends with (epoch 0), taken when it is prepared and moved in at Complete*;
+   * -1 when none. The markers still carry the old id.
+   */
+  nextProducerId: number;
 }
+
+/** Kafka's TransactionVersion.TV_2: the first that bumps the epoch at every transaction end. */
+export const TXN_V2 = 2;
 
 /** Kafka's Short.MaxValue: an epoch at MAX_EPOCH - 1 cannot be bumped; the producer gets a new id. */
 export const MAX_EPOCH = 32767;

@@ -22,6 +22,14 @@ export interface TransactionServices {
    */
   verify(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition): Promise<KafkaErrorCode>;
   /**
+   * KIP-890 part 2 (transactions v2): `tp` joins the ongoing transaction of
+   * `producerId`/`producerEpoch` (an implicit AddPartitionsToTxn, for Produce
+   * v12 and TxnOffsetCommit v5). NONE, or the error to answer with
+   * (CONCURRENT_TRANSACTIONS while the previous transaction completes,
+   * PRODUCER_FENCED, INVALID_PRODUCER_ID_MAPPING, NOT_COORDINATOR...).
+   */
+  addPartition(transactionalId: string, producerId: number, producerEpoch: number, tp: TopicPartition): Promise<KafkaErrorCode>;
+  /**
    * A marker reached partition `partition` of `__consumer_offsets` (the
    * group coordinator's partition): commit or drop the pending transactional
    * offset commits (TxnOffsetCommit) of that producer for the groups of that

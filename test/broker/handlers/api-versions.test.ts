@@ -42,13 +42,13 @@ function oldProduce(version: number, correlationId: number): Buffer {
 }
 
 describe('Produce versions (KAFKA-18659)', () => {
-  it('ApiVersions v3 lists Produce 0-11', async () => {
+  it('ApiVersions v3 lists Produce 0-12', async () => {
     const res = await dispatcher().dispatch(strip(WireClient.frame(ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 7)), session);
     expect(res.kind).toBe('response');
     const frame = Buffer.concat((res as { chunks: Buffer[] }).chunks).subarray(4);
     const body = decode(ApiVersions.response, 3, new Reader(frame, 4)) as { errorCode: number; apiKeys: Array<{ apiKey: number; minVersion: number; maxVersion: number }> };
     expect(body.errorCode).toBe(0);
-    expect(body.apiKeys.find((k) => k.apiKey === 0)).toEqual({ apiKey: 0, minVersion: 0, maxVersion: 11 });
+    expect(body.apiKeys.find((k) => k.apiKey === 0)).toEqual({ apiKey: 0, minVersion: 0, maxVersion: 12 });
   });
 
   it('the KIP-511 fallback (ApiVersions v0 with UNSUPPORTED_VERSION) lists Produce from 0 too', async () => {
@@ -66,12 +66,63 @@ describe('Produce versions (KAFKA-18659)', () => {
     });
   }
 
-  it('Produce v3 is handled and v12 (above the range) is answered UNSUPPORTED_VERSION as before', async () => {
+  it('Produce v3 is handled and v13 (above the range) is answered UNSUPPORTED_VERSION as before', async () => {
     const d = dispatcher();
     const v3 = await d.dispatch(strip(WireClient.frame(Produce, 3, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, 10)), session);
     expect(v3.kind).toBe('response');
-    const v12 = Buffer.from(strip(WireClient.frame(Produce, 11, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, 11)));
-    v12.writeInt16BE(12, 2);
-    expect((await d.dispatch(v12, session)).kind).toBe('response');
+    const v13 = Buffer.from(strip(WireClient.frame(Produce, 12, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, 11)));
+    v13.writeInt16BE(13, 2);
+    expect((await d.dispatch(v13, session)).kind).toBe('response');
+  });
+});
+
+type Features = {
+  apiKeys: Array<{ apiKey: number; minVersion: number; maxVersion: number }>;
+  supportedFeatures?: Array<{ name: string; minVersion: number; maxVersion: number }>;
+  finalizedFeaturesEpoch?: number;
+  finalizedFeatures?: Array<{ name: string; maxVersionLevel: number; minVersionLevel: number }>;
+};
+
+async function apiVersions(version: number): Promise<Features> {
+  const res = await dispatcher().dispatch(strip(WireClient.frame(ApiVersions, version, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 12)), session);
+  const frame = Buffer.concat((res as { chunks: Buffer[] }).chunks).subarray(4);
+  return decode(ApiVersions.response, version, new Reader(frame, 4)) as Features;
+}
+
+// Kafka 4.x producers use transactions v2 (KIP-890 part 2) when the finalized
+// `transaction.version` is 2 or more (TransactionManager.maybeUpdateTransactionV2Enabled,
+// from the features of the highest FinalizedFeaturesEpoch seen); then they send
+// EndTxn v5, Produce v12 and TxnOffsetCommit v5, which must be advertised too.
+describe('feature flags (transaction.version, group.version)', () => {
+  it('v4 lists transaction.version supported 0-2 and finalized at 2, group.version 0-1 at 1, with an epoch a client takes (>= 0)', async () => {
+    const body = await apiVersions(4);
+    expect(body.supportedFeatures).toEqual([{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }, { name: 'group.version', minVersion: 0, maxVersion: 1 }]);
+    expect(body.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }, { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }]);
+    expect(body.finalizedFeaturesEpoch).toBeGreaterThanOrEqual(0);
+  });
+
+  it('v3 leaves out a supported range starting at 0 (KAFKA-17492) but keeps the finalized level', async () => {
+    const body = await apiVersions(3);
+    expect(body.supportedFeatures).toEqual([]);
+    expect(body.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }, { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }]);
+  });
+
+  it('share.version is not advertised (no share groups)', async () => {
+    const body = await apiVersions(4);
+    expect(body.finalizedFeatures!.map((f) => f.name)).toEqual(['transaction.version', 'group.version']);
+  });
+
+  it('the versions of transactions v2 are listed: EndTxn 0-5, Produce to 12, TxnOffsetCommit 0-5', async () => {
+    const keys = (await apiVersions(4)).apiKeys;
+    expect(keys.find((k) => k.apiKey === 26)).toEqual({ apiKey: 26, minVersion: 0, maxVersion: 5 });
+    expect(keys.find((k) => k.apiKey === 0)?.maxVersion).toBe(12);
+    expect(keys.find((k) => k.apiKey === 28)).toEqual({ apiKey: 28, minVersion: 0, maxVersion: 5 });
+  });
+
+  it('v0-v2 carry no features (the decoder leaves its defaults)', async () => {
+    const body = await apiVersions(2);
+    expect(body.apiKeys.length).toBeGreaterThan(0);
+    expect(body.finalizedFeatures).toEqual([]);
+    expect(body.finalizedFeaturesEpoch).toBe(-1);
   });
 });

@@ -90,12 +90,13 @@ describe('ConsumerGroupHeartbeat and ConsumerGroupDescribe over the codec', () =
     expect((await call(b, 'ListGroups', 5, { statesFilter: [], typesFilter: ['classic'] })).groups).toEqual([]);
   });
 
-  it('ApiVersions lists both APIs and group.version (supported 0-1, v3: from 1; finalized 1)', async () => {
+  it('ApiVersions lists both APIs and group.version (supported 0-1, left out of v3 for its 0 minimum; finalized 1)', async () => {
     const { b } = await services();
     for (const v of [3, 4]) {
       const r = await call(b, 'ApiVersions', v, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
       expect(r.apiKeys).toEqual(expect.arrayContaining([{ apiKey: 68, minVersion: 0, maxVersion: 1 }, { apiKey: 69, minVersion: 0, maxVersion: 0 }]));
-      expect(r.supportedFeatures).toContainEqual({ name: 'group.version', minVersion: v === 3 ? 1 : 0, maxVersion: 1 });
+      if (v >= 4) expect(r.supportedFeatures).toContainEqual({ name: 'group.version', minVersion: 0, maxVersion: 1 });
+      else expect(r.supportedFeatures.map((f: { name: string }) => f.name)).not.toContain('group.version');
       expect(r.finalizedFeatures).toContainEqual({ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 });
     }
   });

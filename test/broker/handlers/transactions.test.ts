@@ -28,6 +28,11 @@ class RecordingTxn implements TransactionServices {
     this.verified.push([id, pid, epoch, tp]);
     return this.answer;
   }
+  added: Array<[string, number, number, TopicPartition]> = [];
+  async addPartition(id: string, pid: number, epoch: number, tp: TopicPartition): Promise<KafkaErrorCode> {
+    this.added.push([id, pid, epoch, tp]);
+    return this.answer;
+  }
   async completeTxnOffsets(slot: number, marker: TxnMarker): Promise<void> {
     this.completed.push([slot, marker]);
   }

@@ -75,6 +75,30 @@ describe('ProducerStateTable with transactions', () => {
     expect(t.check(h(1, 1, 0)).kind).toBe('append');
   });
 
+  it('transactions v2: the marker carries the bumped epoch; the next transaction starts at sequence 0 and opens anew', () => {
+    const t = new ProducerStateTable();
+    t.record(h(1, 4, 0, 3), 0);
+    const plan = t.planMarker(1, marker(1, 5, true), 3);
+    if ('code' in plan) throw new Error('refused');
+    t.applyMarker(plan);
+    // Kafka: the epoch was bumped by a control record, so the sequence must restart at 0.
+    expect(t.check(h(1, 5, 3))).toMatchObject({ kind: 'error', code: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(t.check(h(1, 4, 3))).toMatchObject({ kind: 'error', code: ErrorCode.INVALID_PRODUCER_EPOCH }); // the ended transaction's zombie
+    expect(t.beginsTransaction(h(1, 5, 0))).toBe(true);
+    expect(t.check(h(1, 5, 0)).kind).toBe('append');
+    t.record(h(1, 5, 0), 4);
+    expect(t.beginsTransaction(h(1, 5, 1))).toBe(false);
+    expect(t.firstUnstableOffset()).toBe(4);
+  });
+
+  it('a batch of a newer epoch while an older transaction is open asks the coordinator again (Kafka\'s hasOngoingTransaction(pid, epoch))', () => {
+    const t = new ProducerStateTable();
+    t.record(h(1, 4, 0), 0);
+    expect(t.beginsTransaction(h(1, 4, 1))).toBe(false);
+    expect(t.beginsTransaction(h(1, 5, 0))).toBe(true);
+    expect(t.beginsTransaction(h(1, 3, 0))).toBe(false); // older: refused by the append, nothing to ask
+  });
+
   it('refuses a marker from an older producer epoch or an older coordinator epoch', () => {
     const t = new ProducerStateTable();
     t.record(h(1, 5, 0), 0);

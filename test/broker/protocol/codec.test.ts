@@ -353,7 +353,7 @@ describe('hostile length prefixes', () => {
 
   it('unsupported versions throw ProtocolError', () => {
     expect(() => decode(Produce.request, 2, new Reader(Buffer.alloc(100)))).toThrow(ProtocolError);
-    expect(() => encode<MessageDef>(Produce.request, 12, {})).toThrow(ProtocolError);
+    expect(() => encode<MessageDef>(Produce.request, 13, {})).toThrow(ProtocolError);
   });
 });
 

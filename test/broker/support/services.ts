@@ -17,6 +17,7 @@ import { systemClock, type Clock } from '../../../common/clock.js';
 /** A transaction side for handlers that never see transactional data: every verification is refused. */
 export const noTransactions: TransactionServices = {
   verify: async () => ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  addPartition: async () => ErrorCode.COORDINATOR_NOT_AVAILABLE,
   completeTxnOffsets: async () => {},
 };
 

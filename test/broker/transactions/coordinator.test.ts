@@ -94,7 +94,7 @@ describe('InitProducerId with a transactional id', () => {
     expect((await c.describe(ID)).state).toBe('CompleteAbort');
     expect(await init(c)).toMatchObject({ errorCode: E.NONE, producerId: 1000, producerEpoch: 2 });
     // The fenced producer's late requests are refused.
-    expect((await c.endTxn(ID, 1000, 0, true))).toBe(E.PRODUCER_FENCED);
+    expect(((await c.endTxn(ID, 1000, 0, true)).errorCode)).toBe(E.PRODUCER_FENCED);
   });
 });
 
@@ -139,18 +139,18 @@ describe('EndTxn', () => {
     await init(c);
     await c.addPartitions(ID, 1000, 0, [tp('a'), tp('b')]);
     await c.addOffsets(ID, 1000, 0, 'g');
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.NONE);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.NONE);
     await flush();
     expect(markers.written.map((w) => w.tp).sort()).toEqual(['__consumer_offsets/7', 'a/0', 'b/0']);
     expect(markers.written.every((w) => w.marker.commit && w.marker.producerEpoch === 0 && w.marker.coordinatorEpoch === 3)).toBe(true);
     expect(store.txns.get(ID)).toMatchObject({ state: 'CompleteCommit', partitions: [], groups: [] });
     // Kafka keeps the start time of a completed transaction (DescribeTransactions, kafka-transactions describe).
     expect(await c.describe(ID)).toMatchObject({ state: 'CompleteCommit', txnStartMs: clock.now() });
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.NONE);
-    expect(await c.endTxn(ID, 1000, 0, false)).toBe(E.INVALID_TXN_STATE);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.NONE);
+    expect((await c.endTxn(ID, 1000, 0, false)).errorCode).toBe(E.INVALID_TXN_STATE);
     // the next transaction
     expect((await c.addPartitions(ID, 1000, 0, [tp('c')])).get('c/0')).toBe(E.NONE);
-    expect(await c.endTxn(ID, 1000, 0, false)).toBe(E.NONE);
+    expect((await c.endTxn(ID, 1000, 0, false)).errorCode).toBe(E.NONE);
     await flush();
     expect(markers.written.at(-1)).toMatchObject({ tp: 'c/0', marker: { commit: false } });
   });
@@ -160,10 +160,10 @@ describe('EndTxn', () => {
     await init(c);
     await c.addPartitions(ID, 1000, 0, [tp('a'), tp('b')]);
     markers.failures.set('b/0', 3);
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.NONE);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.NONE);
     expect((await c.describe(ID)).state).toBe('PrepareCommit');
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.CONCURRENT_TRANSACTIONS);
-    expect(await c.endTxn(ID, 1000, 0, false)).toBe(E.INVALID_TXN_STATE);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.CONCURRENT_TRANSACTIONS);
+    expect((await c.endTxn(ID, 1000, 0, false)).errorCode).toBe(E.INVALID_TXN_STATE);
     expect((await c.addPartitions(ID, 1000, 0, [tp('x')])).get('x/0')).toBe(E.CONCURRENT_TRANSACTIONS);
     expect((await init(c)).errorCode).toBe(E.CONCURRENT_TRANSACTIONS);
     await clock.advance(5000);
@@ -173,12 +173,12 @@ describe('EndTxn', () => {
 
   it('refuses EndTxn without a transaction, with a wrong producer id or an old epoch', async () => {
     const { c } = setup();
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.INVALID_PRODUCER_ID_MAPPING);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.INVALID_PRODUCER_ID_MAPPING);
     await init(c);
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.INVALID_TXN_STATE); // Empty
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.INVALID_TXN_STATE); // Empty
     await init(c);
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.PRODUCER_FENCED);
-    expect(await c.endTxn(ID, 7, 1, true)).toBe(E.INVALID_PRODUCER_ID_MAPPING);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.PRODUCER_FENCED);
+    expect((await c.endTxn(ID, 7, 1, true)).errorCode).toBe(E.INVALID_PRODUCER_ID_MAPPING);
   });
 });
 
@@ -193,7 +193,7 @@ describe('timeouts, takeover and fencing', () => {
     await clock.advance(2000);
     expect(markers.written).toEqual([{ tp: 'a/0', marker: { producerId: 1000, producerEpoch: 1, commit: false, coordinatorEpoch: 3 } }]);
     expect(await c.describe(ID)).toMatchObject({ state: 'CompleteAbort', producerEpoch: 1 });
-    expect(await c.endTxn(ID, 1000, 0, true)).toBe(E.PRODUCER_FENCED);
+    expect((await c.endTxn(ID, 1000, 0, true)).errorCode).toBe(E.PRODUCER_FENCED);
     expect((await c.addPartitions(ID, 1000, 0, [tp('a')])).get('a/0')).toBe(E.PRODUCER_FENCED);
     // KIP-360/588: the fenced producer re-initialises with its old epoch and continues with the current one.
     expect(await init(c, { producerId: 1000, producerEpoch: 0 })).toMatchObject({ errorCode: E.NONE, producerId: 1000, producerEpoch: 1 });
@@ -207,7 +207,7 @@ describe('timeouts, takeover and fencing', () => {
     await init(old.c);
     await old.c.addPartitions(ID, 1000, 0, [tp('a')]);
     old.markers.failures.set('a/0', 1000); // the old coordinator dies before any marker lands
-    await old.c.endTxn(ID, 1000, 0, true);
+    (await old.c.endTxn(ID, 1000, 0, true)).errorCode;
     await old.c.initProducerId({ transactionalId: 'other', timeoutMs: 2000, producerId: -1, producerEpoch: -1 });
     await old.c.addPartitions('other', 1001, 0, [tp('b')]);
     old.c.stop();

@@ -1,9 +1,11 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
+// v12 (Kafka 4.0, KIP-890 part 2) has the body of v11: a transactional batch sent
+// with it adds its partition to the transaction (transactions v2).
 export const Produce = {
   apiKey: 0,
   name: 'Produce',
-  request: message('ProduceRequest', '3-11', '9+', [
+  request: message('ProduceRequest', '3-12', '9+', [
     f('TransactionalId', 'string', '3+', { nullable: '3+', default: null }),
     f('Acks', 'int16', '0+'),
     f('TimeoutMs', 'int32', '0+'),
@@ -15,7 +17,7 @@ export const Produce = {
       ]),
     ]),
   ]),
-  response: message('ProduceResponse', '3-11', '9+', [
+  response: message('ProduceResponse', '3-12', '9+', [
     s('Responses', '[]TopicProduceResponse', '0+', [
       f('Name', 'string', '0+'),
       s('PartitionResponses', '[]PartitionProduceResponse', '0+', [

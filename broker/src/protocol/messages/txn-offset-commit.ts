@@ -1,9 +1,11 @@
 import { f, message, s, type ApiDef } from '../schema.js';
 
+// v5 (Kafka 4.0, KIP-890 part 2) has the body of v4: it adds the group's
+// `__consumer_offsets` partition to the transaction (transactions v2).
 export const TxnOffsetCommit = {
   apiKey: 28,
   name: 'TxnOffsetCommit',
-  request: message('TxnOffsetCommitRequest', '0-4', '3+', [
+  request: message('TxnOffsetCommitRequest', '0-5', '3+', [
     f('TransactionalId', 'string', '0+'),
     f('GroupId', 'string', '0+'),
     f('ProducerId', 'int64', '0+'),
@@ -22,7 +24,7 @@ export const TxnOffsetCommit = {
       ]),
     ]),
   ]),
-  response: message('TxnOffsetCommitResponse', '0-4', '3+', [
+  response: message('TxnOffsetCommitResponse', '0-5', '3+', [
     f('ThrottleTimeMs', 'int32', '0+'),
     s('Topics', '[]TxnOffsetCommitResponseTopic', '0+', [
       f('Name', 'string', '0+'),

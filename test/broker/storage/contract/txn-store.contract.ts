@@ -8,7 +8,7 @@ import { perTest, type Factory } from './harness.js';
 
 const meta = (transactionalId: string, producerEpoch: number, o: Partial<TxnMetadata> = {}): TxnMetadata => ({
   transactionalId, producerId: 4000, producerEpoch, lastProducerId: -1, lastProducerEpoch: -1, timeoutMs: 60_000, state: 'Ongoing',
-  partitions: ['t/0', 'a/b/3'], groups: ['g'], txnStartMs: 1_700_000_000_000, lastUpdateMs: 1_700_000_000_500, ...o,
+  partitions: ['t/0', 'a/b/3'], groups: ['g'], txnStartMs: 1_700_000_000_000, lastUpdateMs: 1_700_000_000_500, txnVersion: 0, nextProducerId: -1, ...o,
 });
 
 export function txnStoreContract(open: Factory<TxnStore>): void {
@@ -27,6 +27,13 @@ export function txnStoreContract(open: Factory<TxnStore>): void {
       expect(await s.load('app {1}', 1)).toEqual(done);
       expect((await s.idsOfSlot(7)).sort()).toEqual(['app {1}', 'other']);
       expect(await s.idsOfSlot(9)).toEqual([]);
+    });
+
+    it('keeps the transactions v2 fields (client transaction version, the producer id an exhausted epoch moves to)', async () => {
+      const s = store();
+      const v2 = meta('v2', 32767, { state: 'PrepareCommit', txnVersion: 2, nextProducerId: 4001, lastProducerId: 4000, lastProducerEpoch: 32766 });
+      await s.save(v2, 3, 1);
+      expect(await s.load('v2', 1)).toEqual(v2);
     });
 
     it('a newer coordinator\'s load fences an older coordinator\'s loads and saves', async () => {

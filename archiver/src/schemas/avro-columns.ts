@@ -1,0 +1,349 @@
+// Column builders that Avro binary is decoded straight into (no JS object per
+// record: the typed archiver's cost is this loop, bench/archiver/typed-micro.mjs).
+// Each builder appends one value per row (a struct's children one each, a
+// list's child one per element). A row that fails to decode is cut off again
+// (truncate): a top-level column held exactly `row` values before it, a struct's
+// children as many as the struct, a list's child as many as its last offset.
+import { isUtf8 } from 'node:buffer';
+import * as arrow from 'apache-arrow';
+
+/** Thrown by a reader on bytes that are not a valid Avro body of its schema. */
+export class AvroDecodeError extends Error {}
+
+function truncated(): never {
+  throw new AvroDecodeError('truncated');
+}
+
+export abstract class Col {
+  n = 0;
+  valid: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  protected setValid(ok: boolean) {
+    if (this.n >= this.valid.length) this.valid = grow8(this.valid, this.n + 1);
+    this.valid[this.n] = ok ? 1 : 0;
+  }
+  abstract appendNull(): void;
+  /** drops the values from index `n` on (a row that failed to decode) */
+  truncate(n: number): void {
+    this.n = n;
+  }
+  /** null count and validity bitmap, counted once when the column is finished */
+  protected nb(): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+    let nulls = 0;
+    for (let i = 0; i < this.n; i++) if (!this.valid[i]) nulls++;
+    if (!nulls) return { nullCount: 0, nullBitmap: undefined };
+    const bm = new Uint8Array((this.n + 7) >> 3);
+    for (let i = 0; i < this.n; i++) if (this.valid[i]) bm[i >> 3]! |= 1 << (i & 7);
+    return { nullCount: nulls, nullBitmap: bm };
+  }
+  abstract finish(type: arrow.DataType): arrow.Data;
+}
+
+function grow8(a: Uint8Array, need: number): Uint8Array<ArrayBuffer> {
+  const n = new Uint8Array(Math.max(need, a.length * 2));
+  n.set(a);
+  return n;
+}
+function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
+  const n = new Int32Array(Math.max(need, a.length * 2));
+  n.set(a);
+  return n;
+}
+
+/** int32 / date32 */
+export class I32Col extends Col {
+  v = new Int32Array(64);
+  push(x: number) {
+    if (this.n >= this.v.length) this.v = grow32(this.v, this.n + 1);
+    this.setValid(true);
+    this.v[this.n++] = x;
+  }
+  appendNull() {
+    if (this.n >= this.v.length) this.v = grow32(this.v, this.n + 1);
+    this.setValid(false);
+    this.v[this.n++] = 0;
+  }
+  finish(type: arrow.DataType) {
+    return arrow.makeData({ type: type as arrow.Int32, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
+  }
+}
+
+const TWO32 = 4294967296;
+/** int64 / timestamp: values below 2^53 as two int32 words, others as BigInt */
+export class I64Col extends Col {
+  v = new BigInt64Array(64);
+  w = new Int32Array(this.v.buffer);
+  private room() {
+    if (this.n >= this.v.length) {
+      const n = new BigInt64Array(this.v.length * 2);
+      n.set(this.v);
+      this.v = n;
+      this.w = new Int32Array(n.buffer);
+    }
+  }
+  pushNumber(x: number) {
+    this.room();
+    this.setValid(true);
+    const i = this.n++;
+    this.w[2 * i] = x | 0;
+    this.w[2 * i + 1] = Math.floor(x / TWO32);
+  }
+  pushBig(x: bigint) {
+    this.room();
+    this.setValid(true);
+    this.v[this.n++] = x;
+  }
+  appendNull() {
+    this.room();
+    this.setValid(false);
+    this.v[this.n++] = 0n;
+  }
+  finish(type: arrow.DataType) {
+    return arrow.makeData({ type: type as arrow.Int64, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
+  }
+}
+
+export class F64Col extends Col {
+  v = new Float64Array(64);
+  push(x: number) {
+    if (this.n >= this.v.length) {
+      const n = new Float64Array(this.v.length * 2);
+      n.set(this.v);
+      this.v = n;
+    }
+    this.setValid(true);
+    this.v[this.n++] = x;
+  }
+  appendNull() {
+    this.push(0);
+    this.valid[this.n - 1] = 0;
+  }
+  finish(type: arrow.DataType) {
+    return arrow.makeData({ type: type as arrow.Float64, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
+  }
+}
+
+export class F32Col extends Col {
+  v = new Float32Array(64);
+  push(x: number) {
+    if (this.n >= this.v.length) {
+      const n = new Float32Array(this.v.length * 2);
+      n.set(this.v);
+      this.v = n;
+    }
+    this.setValid(true);
+    this.v[this.n++] = x;
+  }
+  appendNull() {
+    this.push(0);
+    this.valid[this.n - 1] = 0;
+  }
+  finish(type: arrow.DataType) {
+    return arrow.makeData({ type: type as arrow.Float32, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
+  }
+}
+
+export class BoolCol extends Col {
+  v = new Uint8Array(64);
+  push(x: boolean) {
+    if (this.n >= this.v.length) this.v = grow8(this.v, this.n + 1);
+    this.setValid(true);
+    this.v[this.n++] = x ? 1 : 0;
+  }
+  appendNull() {
+    this.push(false);
+    this.valid[this.n - 1] = 0;
+  }
+  finish(type: arrow.DataType) {
+    const bits = new Uint8Array((this.n + 7) >> 3);
+    for (let i = 0; i < this.n; i++) if (this.v[i]) bits[i >> 3]! |= 1 << (i & 7);
+    return arrow.makeData({ type: type as arrow.Bool, length: this.n, ...this.nb(), data: bits });
+  }
+}
+
+/** Decimal128: 16 bytes per value, little-endian two's complement */
+export class DecimalCol extends Col {
+  v = new Uint8Array(64 * 16);
+  /** `len` big-endian two's-complement bytes at buf[pos..] */
+  push(buf: Uint8Array, pos: number, len: number) {
+    if (len > 16) throw new AvroDecodeError(`decimal of ${len} bytes does not fit 128 bits`);
+    if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
+    this.setValid(true);
+    const o = this.n++ * 16;
+    const fill = len > 0 && buf[pos]! & 0x80 ? 0xff : 0;
+    for (let i = 0; i < 16; i++) this.v[o + i] = i < len ? buf[pos + len - 1 - i]! : fill;
+  }
+  appendNull() {
+    if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
+    this.setValid(false);
+    this.v.fill(0, this.n * 16, this.n * 16 + 16);
+    this.n++;
+  }
+  finish(type: arrow.DataType) {
+    const words = new Uint32Array(this.v.buffer, 0, this.n * 4);
+    return arrow.makeData({ type: type as arrow.Decimal, length: this.n, ...this.nb(), data: words });
+  }
+}
+
+/** utf8 / binary */
+export class BytesCol extends Col {
+  offsets = new Int32Array(65);
+  data = new Uint8Array(1024);
+  len = 0;
+  push(buf: Uint8Array, pos: number, n: number) {
+    if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
+    if (this.len + n > this.data.length) this.data = grow8(this.data, this.len + n);
+    // short values (most strings) byte by byte: cheaper than a subarray view
+    if (n < 48) for (let i = 0; i < n; i++) this.data[this.len + i] = buf[pos + i]!;
+    else this.data.set(buf.subarray(pos, pos + n), this.len);
+    this.len += n;
+    this.setValid(true);
+    this.offsets[++this.n] = this.len;
+  }
+  pushString(s: string) {
+    const b = Buffer.from(s, 'utf8');
+    this.push(b, 0, b.length);
+  }
+  appendNull() {
+    if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
+    this.setValid(false);
+    this.offsets[++this.n] = this.len;
+  }
+  override truncate(n: number) {
+    this.n = n;
+    this.len = this.offsets[n]!;
+  }
+  finish(type: arrow.DataType) {
+    return arrow.makeData({ type: type as arrow.Utf8, length: this.n, ...this.nb(), valueOffsets: this.offsets.subarray(0, this.n + 1), data: this.data.subarray(0, this.len) });
+  }
+}
+
+export class StructCol extends Col {
+  constructor(readonly children: Col[]) {
+    super();
+  }
+  /** the children were appended by the caller */
+  pushValid() {
+    this.setValid(true);
+    this.n++;
+  }
+  appendNull() {
+    this.setValid(false);
+    this.n++;
+    for (const c of this.children) c.appendNull();
+  }
+  override truncate(n: number) {
+    this.n = n;
+    for (const c of this.children) c.truncate(n);
+  }
+  finish(type: arrow.DataType) {
+    const children = this.children.map((c, i) => c.finish(type.children[i]!.type as arrow.DataType));
+    return arrow.makeData({ type: type as arrow.Struct, length: this.n, ...this.nb(), children });
+  }
+}
+
+/** list / map: offsets into one child (a map's child is its key_value struct) */
+export class ListCol extends Col {
+  offsets = new Int32Array(65);
+  constructor(readonly child: Col) {
+    super();
+  }
+  /** closes a value whose elements the caller appended to `child` */
+  pushValid() {
+    if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
+    this.setValid(true);
+    this.offsets[++this.n] = this.child.n;
+  }
+  appendNull() {
+    if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
+    this.setValid(false);
+    this.offsets[++this.n] = this.child.n;
+  }
+  override truncate(n: number) {
+    this.n = n;
+    this.child.truncate(this.offsets[n]!);
+  }
+  finish(type: arrow.DataType) {
+    const child = this.child.finish(type.children[0]!.type as arrow.DataType);
+    return arrow.makeData({ type: type as arrow.List, length: this.n, ...this.nb(), valueOffsets: this.offsets.subarray(0, this.n + 1), child });
+  }
+}
+
+// ---- reading Avro binary
+
+/** A read position in one body; `end` bounds it. */
+export interface Cursor {
+  buf: Buffer;
+  pos: number;
+  end: number;
+}
+
+/** Avro int / long (zig-zag varint) as a Number; exact below 2^53, else a decode error. Use readLongInto for int64 columns. */
+export function readInt(c: Cursor): number {
+  const buf = c.buf;
+  let pos = c.pos;
+  if (pos >= c.end) truncated();
+  let b = buf[pos++]!;
+  // 1 and 2 bytes (|v| < 8192): small ints, lengths, indexes, in int32 arithmetic
+  if (b < 0x80) {
+    c.pos = pos;
+    return (b >>> 1) ^ -(b & 1);
+  }
+  if (pos >= c.end) truncated();
+  let n = (b & 0x7f) | ((buf[pos]! & 0x7f) << 7);
+  if (buf[pos++]! < 0x80) {
+    c.pos = pos;
+    return (n >>> 1) ^ -(n & 1);
+  }
+  let shift = 14;
+  do {
+    if (pos >= c.end) truncated();
+    if (shift > 49) throw new AvroDecodeError('varint longer than 53 bits where an int or a length was expected');
+    b = buf[pos++]!;
+    n += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  c.pos = pos;
+  return n % 2 ? -(n + 1) / 2 : n / 2;
+}
+
+/** An Avro long into an int64 column, exact over the whole range; `scale` multiplies it (timestamp-millis -> micros). */
+export function readLongInto(c: Cursor, col: I64Col, scale: number): void {
+  const buf = c.buf;
+  const start = c.pos;
+  let pos = start;
+  let b: number;
+  do {
+    if (pos >= c.end) truncated();
+    b = buf[pos++]!;
+  } while (b & 0x80 && pos - start < 10);
+  if (b & 0x80) throw new AvroDecodeError('varint longer than 10 bytes');
+  if (pos - start <= 7) {
+    c.pos = start;
+    const v = readInt(c) * scale;
+    if (Number.isSafeInteger(v)) return col.pushNumber(v);
+    return col.pushBig(BigInt(v / scale) * BigInt(scale));
+  }
+  let z = 0n;
+  for (let i = pos - 1; i >= start; i--) z = (z << 7n) | BigInt(buf[i]! & 0x7f);
+  z = BigInt.asUintN(64, z);
+  const v = BigInt.asIntN(64, (z >> 1n) ^ -(z & 1n));
+  c.pos = pos;
+  col.pushBig(BigInt.asIntN(64, v * BigInt(scale)));
+}
+
+/** The length prefix of bytes / string, checked against the body. */
+export function readLen(c: Cursor): number {
+  const n = readInt(c);
+  if (n < 0) throw new AvroDecodeError(`negative length ${n}`);
+  if (c.pos + n > c.end) truncated();
+  return n;
+}
+
+export function need(c: Cursor, n: number): void {
+  if (c.pos + n > c.end) truncated();
+}
+
+/** A UTF-8 check (Avro strings must be UTF-8; Parquet's writer refuses invalid UTF-8 in a string column). */
+export function checkUtf8(buf: Uint8Array, pos: number, n: number): void {
+  if (n && !isUtf8(buf.subarray(pos, pos + n))) throw new AvroDecodeError('a string is not valid UTF-8');
+}
