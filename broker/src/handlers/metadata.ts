@@ -81,7 +81,8 @@ function autoCreateAnswer(name: string, answer: AutoCreateAnswer): TopicAnswer {
 
 async function resolve(ctx: RequestContext, rt: TopicRequest, autoCreate: boolean, b: BrokerServices, on: Listener): Promise<TopicAnswer | AutoCreate> {
   const denied = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: rt.name, topicId: rt.topicId, partitions: [] };
-  if (rt.name === null) {
+  // Kafka: a topic id, when given, names the topic (the Java client leaves the name empty, "", not null).
+  if (rt.name === null || rt.topicId !== ZERO_UUID) {
     const t = rt.topicId !== ZERO_UUID ? await b.log.topicById(rt.topicId) : null;
     if (t && !authorize(ctx, b, Op.DESCRIBE, Resource.TOPIC, t.name)) return denied;
     return t ? await describeTopic(t, b, on) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId: rt.topicId, partitions: [] };

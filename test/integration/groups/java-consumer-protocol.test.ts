@@ -11,6 +11,8 @@
 //   - kafka-consumer-groups --describe lists the consumer-protocol members,
 //     kafka-groups --list its type, kafka-features group.version 1, and
 //     `runnel group describe` its members and their partitions,
+//   - a member killed with SIGKILL loses its partitions to the other once its
+//     session (group.consumer.session.timeout.ms, 6 s here) expires,
 //   - (Runnel only) a broker SIGKILL and restart mid-run: the restarted broker
 //     loads the group from Redis, the members carry on with the partitions
 //     they had, and no record is lost or read twice.
@@ -31,9 +33,13 @@ const MESSAGES = 2400;
 let target: Target;
 beforeAll(async () => {
   // A 1 s heartbeat interval (Kafka's default is 5 s) so reassignments reach members quickly in both targets.
+  // A 6 s session timeout (Kafka's default is 45 s) so a killed member's partitions move within the test.
   target = await startTarget({
-    runnel: { args: ['--set', 'group.consumer.heartbeat.interval.ms=1000'] },
-    kafka: { props: { 'group.consumer.heartbeat.interval.ms': 1000, 'group.consumer.min.heartbeat.interval.ms': 1000 } },
+    runnel: { args: ['--set', 'group.consumer.heartbeat.interval.ms=1000', '--set', 'group.consumer.session.timeout.ms=6000'] },
+    kafka: { props: {
+      'group.consumer.heartbeat.interval.ms': 1000, 'group.consumer.min.heartbeat.interval.ms': 1000,
+      'group.consumer.session.timeout.ms': 6000, 'group.consumer.min.session.timeout.ms': 6000,
+    } },
   });
 });
 
@@ -190,6 +196,10 @@ describe('Java consumers with group.protocol=consumer (KIP-848)', () => {
     expect(new Set([...rows.values()].map((r) => r.consumerId)).size).toBe(2);
     // Nothing moved after c3 left (across the restart on Runnel).
     expect(ownership()).toEqual(owned);
+
+    // A member killed (SIGKILL, no leave): its session expires and c1 gets its partitions.
+    await c2!.proc.kill();
+    timings.crash = await settle([c1!], PARTITIONS, 'c2 killed (session timeout 6 s)');
     console.log(`[groups/kip848 ${target.kind}] ${seen.size} records once each; timings ms ${JSON.stringify(timings)}; total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 });
