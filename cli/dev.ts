@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { loadBrokerConfig, type BrokerConfig } from '../broker/src/config/config.js';
 import { readEmbeddedRedisUrl } from '../broker/src/redis/embedded-redis.js';
 import { listenError } from '../broker/src/server/listen-error.js';
+import { registryListeners } from '../broker/src/schema-registry/server.js';
 import { devBanner, type DevEndpoints } from './dev-banner.js';
 
 /** Settings `runnel dev` gives the broker unless the environment or a flag says otherwise. */
@@ -90,14 +91,6 @@ async function stopChild(c: Child, graceMs = STOP_GRACE_MS): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The Schema Registry's listeners (validated by the broker's config: http(s)://host:port). */
-function registryAddresses(listeners: string): Array<{ url: string; host: string; port: number }> {
-  return listeners.split(',').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const u = new URL(l);
-    return { url: l.replace(/\/$/, ''), host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) };
-  });
-}
-
 /** The address clients use for the first listener (a wildcard bind is reached on the loopback). */
 function kafkaAddress(cfg: BrokerConfig): { host: string; port: number } {
   const l = cfg.listeners[0]!;
@@ -115,8 +108,10 @@ export async function devCommand(args: string[], env: NodeJS.ProcessEnv = proces
   const kafka = kafkaAddress(cfg);
   if (kafka.port === 0) throw new Error('runnel dev needs a fixed Kafka port (listeners=PLAINTEXT://127.0.0.1:9092 by default)');
   const dataDir = resolve(cfg.dataDir);
-  const registries = registryAddresses(cfg.schemaRegistryListeners);
+  // The broker's own parse of schema.registry.listeners (a bad value fails here as it would in the broker).
+  let registries: Array<{ url: string; host: string; port: number }> = [];
   try {
+    registries = registryListeners(cfg).map((l) => ({ url: `${l.tls ? 'https' : 'http'}://${l.settings.host.includes(':') ? `[${l.settings.host}]` : l.settings.host}:${l.settings.port}`, host: l.settings.host, port: l.settings.port }));
     await checkPortFree(cfg.listeners[0]!.host, kafka.port, '--port (or listeners)');
     if (cfg.httpPort > 0) await checkPortFree(cfg.httpHost, cfg.httpPort, 'http.port');
     for (const r of registries) await checkPortFree(r.host, r.port, 'schema.registry.listeners');

@@ -11,19 +11,13 @@ import { normalizeHost } from '../security/acl/authorizer.js';
 import { aclAccess, OPEN_ACCESS, type AclCheck, type RegistryAccess } from './access.js';
 import { CONTENT_TYPE, registryRoutes } from './rest.js';
 import type { SchemaRegistry } from './registry.js';
+import type { BrokerConfig } from '../config/config.js';
 
-/** The broker settings of the registry (BrokerConfig's fields). */
-export interface SchemaRegistryConfig {
-  schemaRegistryListeners: string;
-  schemaRegistryAuthBasicUser: string;
-  schemaRegistryAuthBasicPassword: string;
-  schemaRegistryAuthBearerToken: string;
-  schemaRegistryAuthBearerPrincipal: string;
-  schemaRegistrySslKeystoreLocation: string;
-  schemaRegistrySslKeyPassword: string;
-  schemaRegistrySslTruststoreLocation: string;
-  schemaRegistrySslClientAuth: string;
-}
+/** The broker settings of the registry. */
+export type SchemaRegistryConfig = Pick<BrokerConfig,
+  | 'schemaRegistryListeners' | 'schemaRegistryAuthBasicUser' | 'schemaRegistryAuthBasicPassword' | 'schemaRegistryAuthBearerToken'
+  | 'schemaRegistryAuthBearerPrincipal' | 'schemaRegistrySslKeystoreLocation' | 'schemaRegistrySslKeyPassword'
+  | 'schemaRegistrySslTruststoreLocation' | 'schemaRegistrySslClientAuth'>;
 
 /** The setting names, for the messages of configuration errors. */
 export const REGISTRY_KEYS: Record<keyof HttpSettings, string> = {
