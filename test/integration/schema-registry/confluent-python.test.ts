@@ -5,7 +5,7 @@
 // at the same moment answer one id.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CACHE_DIR, HOST, REPO_ROOT, freePort, runCommand } from '../../helpers/procs.js';
+import { CACHE_DIR, HOST, REPO_ROOT, freePort, runCommand, waitFor } from '../../helpers/procs.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
@@ -111,10 +111,13 @@ describe.skipIf(onKafka)('schema registry with confluent-kafka (Python)', () => 
     ]);
   });
 
-  it('keeps subjects and ids across a broker restart', async () => {
+  it('keeps subjects and ids across a broker crash (SIGKILL) and restart', async () => {
     const [id1, id2] = produced.ids!;
     const before = await getJson(`${urlA}/schemas/ids/${id1}`);
+    await a.kill(); // the real fault: no graceful stop that could flush anything first
     await a.restart();
+    // the registry listener opens after the Kafka port (the restarted broker first takes its node id over)
+    await waitFor('the registry answers again', async () => (await fetch(`${urlA}/subjects`).catch(() => null))?.status === 200, { timeoutMs: 30_000, intervalMs: 200 });
     expect(await getJson(`${urlA}/schemas/ids/${id1}`)).toEqual(before);
     expect(await getJson(`${urlA}/subjects/${TOPIC}-value/versions`)).toEqual([1, 2]);
     expect(await getJson(`${urlA}/subjects/${TOPIC}-value/versions/2`)).toMatchObject({ id: id2, version: 2 });
