@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST, freePort, runCommand, type RunResult } from '../../helpers/procs.js';
+import { HOST, freePort, runCommand, waitFor, type RunResult } from '../../helpers/procs.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { RUNNEL_CLI, startRunnel, type RunnelBroker } from '../../helpers/runnel.js';
 import { targetKindFromEnv } from '../../helpers/target.js';
@@ -42,6 +42,8 @@ beforeAll(async () => {
     redisUrl: redis.url,
     args: ['--set', `schema.registry.listeners=${url}`, '--set', 'schema.registry.auth.basic.user=ops', '--set', 'schema.registry.auth.basic.password=ops-secret'],
   });
+  // the registry listener opens after the Kafka port that startRunnel waits for
+  await waitFor('the registry', async () => (await fetch(`${url}/subjects`).catch(() => null))?.status === 401, { timeoutMs: 30_000, intervalMs: 100 });
 }, 120_000);
 
 afterAll(async () => {

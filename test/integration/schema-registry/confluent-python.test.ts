@@ -32,10 +32,16 @@ let a: RunnelBroker;
 let b: RunnelBroker | null = null;
 let urlA: string;
 
+/** The registry listener opens after the Kafka port that startRunnel waits for: wait until it answers. */
+async function registryUp(url: string): Promise<void> {
+  await waitFor(`the registry at ${url}`, async () => (await fetch(`${url}/subjects`).catch(() => null))?.status === 200, { timeoutMs: 30_000, intervalMs: 100 });
+}
+
 async function broker(nodeId: number): Promise<{ broker: RunnelBroker; url: string }> {
   const port = await freePort();
   const url = `http://${HOST}:${port}`;
   const broker = await startRunnel({ redisUrl: redis.url, args: ['--set', `node.id=${nodeId}`, '--set', `schema.registry.listeners=${url}`] });
+  await registryUp(url);
   return { broker, url };
 }
 
@@ -116,8 +122,7 @@ describe.skipIf(onKafka)('schema registry with confluent-kafka (Python)', () => 
     const before = await getJson(`${urlA}/schemas/ids/${id1}`);
     await a.kill(); // the real fault: no graceful stop that could flush anything first
     await a.restart();
-    // the registry listener opens after the Kafka port (the restarted broker first takes its node id over)
-    await waitFor('the registry answers again', async () => (await fetch(`${urlA}/subjects`).catch(() => null))?.status === 200, { timeoutMs: 30_000, intervalMs: 200 });
+    await registryUp(urlA);
     expect(await getJson(`${urlA}/schemas/ids/${id1}`)).toEqual(before);
     expect(await getJson(`${urlA}/subjects/${TOPIC}-value/versions`)).toEqual([1, 2]);
     expect(await getJson(`${urlA}/subjects/${TOPIC}-value/versions/2`)).toMatchObject({ id: id2, version: 2 });
