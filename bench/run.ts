@@ -135,7 +135,7 @@ function summaryLine(r: Row): string {
   if (r.workload[0] === 'k') return secureSummary(m);
   if (r.workload === 'l-tiered') return tieredSummary(m);
   if (r.workload === 'm-cli') return cliSummary(m);
-  if (r.workload === 'n-groups') return groupsSummary(m);
+  if (r.workload === 'p-groups') return groupsSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -314,7 +314,7 @@ async function main(): Promise<number> {
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }
       }
-      if (want('n-groups')) {
+      if (want('p-groups')) {
         // Kafka and Runnel only: groups need a Kafka listener. Share groups where ShareFetch (78) is advertised.
         for (const s of order.filter((x) => x !== 'raw')) {
           const sys = systems.get(s)!;

@@ -1,4 +1,4 @@
-// Consumer-group workloads for the bench (workload n, bench/lib/groups.ts), the
+// Consumer-group workloads for the bench (workload p, bench/lib/groups.ts), the
 // same on every broker:
 //
 //   java -cp '.cache/java/lib/*:.cache/bench-java' GroupPerf consume <bootstrap> <topic> <records> <classic|consumer>

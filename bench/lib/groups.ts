@@ -1,4 +1,4 @@
-// Workload n: consumer groups on Kafka 4.4 and Runnel, side by side, with
+// Workload p: consumer groups on Kafka 4.4 and Runnel, side by side, with
 // bench/java/GroupPerf (the same client code on both brokers):
 //   - consume: `counts.groups` records of 100 B in a 16-partition topic read by
 //     one consumer of a fresh group, classic protocol then KIP-848
@@ -44,10 +44,10 @@ async function withServerCpu(sys: System, args: string[]): Promise<{ out: Record
 }
 
 export async function runGroups(sys: System, ctx: Ctx, shareGroups: boolean): Promise<Row> {
-  const row: Row = { workload: 'n-groups', system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  const row: Row = { workload: 'p-groups', system: sys.name, run: ctx.run, metrics: {}, notes: [] };
   const m = row.metrics;
-  const topic = topicName('n', ctx.run);
-  const share = `${topicName('n-share', ctx.run)}-${randomBytes(2).toString('hex')}`;
+  const topic = topicName('p', ctx.run);
+  const share = `${topicName('p-share', ctx.run)}-${randomBytes(2).toString('hex')}`;
   try {
     await sys.createTopic(topic, GROUP_PARTITIONS);
     const n = ctx.counts.groups;
@@ -136,7 +136,7 @@ export function groupsMarkdown(medians: Partial<Record<SystemName, Metrics>> | u
   const g = (s: SystemName, k: string): number | null => medians[s]?.[k] ?? null;
   const ratio = (a: number | null, b: number | null): string => (a !== null && b !== null && a > 0 && b > 0 ? `${(a / b).toFixed(2)}×` : '—');
   const L = [
-    `**Consumer groups** (n): ${fmt(counts.groups, 0)} records of ${RECORD_BYTES} B in ${GROUP_PARTITIONS} partitions read by one consumer of a fresh group ` +
+    `**Consumer groups** (p): ${fmt(counts.groups, 0)} records of ${RECORD_BYTES} B in ${GROUP_PARTITIONS} partitions read by one consumer of a fresh group ` +
       '(bench/java/GroupPerf), classic protocol and KIP-848 (`group.protocol=consumer`): records/s after the first record, join = subscribe to first record, ' +
       `server CPU = broker + its Redis per record over the whole read; rebalance = a second member joining a ${GROUP_PARTITIONS}-partition group until the two own 8 + 8. ` +
       `Share groups (KIP-932): ${fmt(counts.share, 0)} records of ${RECORD_BYTES} B to one partition, ${SHARE_CONSUMERS} share consumers, each record acknowledged ACCEPT on its own; ` +

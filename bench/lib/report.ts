@@ -150,7 +150,7 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (tiered) L.push('', tiered);
   const cli = cliMarkdown(r.medians['m-cli'], r.counts);
   if (cli) L.push('', cli);
-  const groups = groupsMarkdown(r.medians['n-groups'], r.counts);
+  const groups = groupsMarkdown(r.medians['p-groups'], r.counts);
   if (groups) L.push('', groups);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');

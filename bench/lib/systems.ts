@@ -292,7 +292,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
   let rn: RunnelBroker;
   try {
     // Same cleaner back-off as Kafka's log.cleaner.backoff.ms above (Runnel's default is also 15 s),
-    // and the same group.initial.rebalance.delay.ms as the Kafka of test/helpers/kafka.ts (0; workload n's join times).
+    // and the same group.initial.rebalance.delay.ms as the Kafka of test/helpers/kafka.ts (0; workload p's join times).
     const env = { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS), RUNNEL_GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
     if (o.secure && o.nodeArgs?.length) throw new Error('startRunnelSystem: secure listeners and node flags together are not supported');
     if (o.nodeArgs?.length) rn = await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env);

@@ -53,7 +53,7 @@ export interface Counts {
   tiered: number;
   /** m: keyed 100 B records produced and consumed by runnel produce/consume and by kcat */
   cli: number;
-  /** n: 100 B records in 16 partitions read by a classic and a KIP-848 consumer; records through the share group */
+  /** p: 100 B records in 16 partitions read by a classic and a KIP-848 consumer; records through the share group */
   groups: number;
   share: number;
 }
@@ -133,7 +133,7 @@ export type WorkloadId =
   | 'k-sasl-ssl'
   | 'l-tiered'
   | 'm-cli'
-  | 'n-groups';
+  | 'p-groups';
 
 export interface WorkloadInfo {
   id: WorkloadId;
@@ -198,10 +198,10 @@ export const WORKLOADS: WorkloadInfo[] = [
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
-  // n: one row per broker; recordsPerSec is the KIP-848 consumer's (groups.ts).
+  // p: one row per broker; recordsPerSec is the KIP-848 consumer's (groups.ts).
   {
-    id: 'n-groups',
-    title: 'n) consumer groups: classic vs KIP-848 consume and rebalance (16 partitions), share-group queue (1 partition, 3 share consumers, per-record ACCEPT)',
+    id: 'p-groups',
+    title: 'p) consumer groups: classic vs KIP-848 consume and rebalance (16 partitions), share-group queue (1 partition, 3 share consumers, per-record ACCEPT)',
     kind: 'groups',
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
