@@ -130,7 +130,7 @@ export function groupsSummary(m: Metrics): string {
   return `${one('classic', 'classic')}; ${one('kip848', 'KIP-848')}${share}`;
 }
 
-/** The consumer-groups section of the results Markdown ('' when workload n did not run). */
+/** The consumer-groups section of the results Markdown ('' when workload p did not run). */
 export function groupsMarkdown(medians: Partial<Record<SystemName, Metrics>> | undefined, counts: Counts): string {
   if (!medians || !Object.keys(medians).length) return '';
   const g = (s: SystemName, k: string): number | null => medians[s]?.[k] ?? null;
