@@ -95,7 +95,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/describe-configs-secrets.test.ts' --exclude 'test/integration/malformed-input.test.ts'
   --exclude 'test/integration/topic-compression.test.ts' --exclude 'test/integration/apps/**' --exclude 'test/integration/transactions/kafkajs.test.ts'
   --exclude 'test/integration/transactions/copier.test.ts' --exclude 'test/integration/transactions/librdkafka.test.ts' --exclude 'test/integration/transactions/tools.test.ts' --exclude 'test/interop/fetch-sessions.test.ts'
-  --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**'
+  --exclude 'test/integration/security/**' --exclude 'test/integration/quotas/**' --exclude 'test/integration/observability/**' --exclude 'test/integration/tail-cache.test.ts'
   --exclude 'test/integration/restart.test.ts' --exclude 'test/integration/key-namespace.test.ts' --exclude 'test/integration/cluster/failover.test.ts'
   --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
   --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts' --exclude 'test/archiver/integration/startup.test.ts' --exclude 'test/archiver/integration/timestamps.test.ts' --exclude 'test/archiver/integration/torn-commit.test.ts'
