@@ -145,7 +145,7 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   L.push('');
   L.push('| workload | payload B/record | Runnel Redis B/record | raw Redis B/record | Runnel / raw | Runnel / payload | Runnel MEMORY USAGE B/record | Kafka log B/record | records per stored batch: Runnel | Kafka |');
   L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const w of WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e')) {
+  for (const w of WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e' && x.id !== 'n-tail')) {
     const payload = get(r, w.id, 'runnel', 'payloadBytesPerRecord') ?? get(r, w.id, 'kafka', 'payloadBytesPerRecord');
     const rn = get(r, w.id, 'runnel', 'redisBytesPerRecord');
     const raw = get(r, w.id, 'raw', 'redisBytesPerRecord');
