@@ -3,7 +3,7 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i,j,k,l,m,n (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; m = runnel produce/consume vs kcat; n = produce and consume at once; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j,k,l,m,n,o (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; m = runnel produce/consume vs kcat; n = produce and consume at once; o = OMB 1-topic-16-partitions-1kb rate steps; `cluster` = the cluster-scale family),
 //          --tail-cache-bytes N (Runnel's log.tail.cache.bytes; 0 = off),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
@@ -22,6 +22,7 @@ import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
 import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
 import { cliSummary, runCli } from './lib/cli.js';
+import { ombSummary, runOmb } from './lib/omb.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
@@ -140,6 +141,7 @@ function summaryLine(r: Row): string {
   if (r.workload[0] === 'k') return secureSummary(m);
   if (r.workload === 'l-tiered') return tieredSummary(m);
   if (r.workload === 'm-cli') return cliSummary(m);
+  if (r.workload === 'o-omb') return ombSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -315,6 +317,13 @@ async function main(): Promise<number> {
         // Kafka and Runnel only: raw Redis has no consumer at the tail to compare.
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runTail(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('o-omb')) {
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runOmb(systems.get(s)!, ctx);
           rows.push(r);
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }

@@ -6,6 +6,7 @@ import { transactionsMarkdown } from './transactions.js';
 import { secureMarkdown } from './secure.js';
 import { tieredMarkdown } from './tiered.js';
 import { cliMarkdown } from './cli.js';
+import { ombMarkdown } from './omb.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -140,6 +141,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (tiered) L.push('', tiered);
   const cli = cliMarkdown(r.medians['m-cli'], r.counts);
   if (cli) L.push('', cli);
+  const omb = ombMarkdown(r.medians['o-omb'], r.counts);
+  if (omb) L.push('', omb);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');
   L.push('');

@@ -56,6 +56,9 @@ export interface Counts {
   /** n: 1 KiB records produced at tailRate records/s while a consumer reads them at the tail */
   tail: number;
   tailRate: number;
+  /** o: the publish rates (records/s) stepped through, and about how long each step produces */
+  ombRates: number[];
+  ombStepSec: number;
 }
 
 export const FULL: Counts = {
@@ -84,6 +87,8 @@ export const FULL: Counts = {
   cli: 1_000_000,
   tail: 400_000,
   tailRate: 20_000,
+  ombRates: [5_000, 10_000, 20_000, 40_000, 80_000, 160_000],
+  ombStepSec: 10,
 };
 
 // Quick mode is CI's smoke test (every workload must yield a number): each
@@ -114,6 +119,8 @@ export const QUICK: Counts = {
   cli: 20_000,
   tail: 30_000,
   tailRate: 10_000,
+  ombRates: [2_000, 8_000, 32_000],
+  ombStepSec: 2,
 };
 
 export type WorkloadId =
@@ -133,12 +140,13 @@ export type WorkloadId =
   | 'k-sasl-ssl'
   | 'l-tiered'
   | 'm-cli'
-  | 'n-tail';
+  | 'n-tail'
+  | 'o-omb';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli' | 'omb';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -203,6 +211,14 @@ export const WORKLOADS: WorkloadInfo[] = [
     id: 'n-tail',
     title: 'n) produce and consume at once: 1 producer at a fixed rate, 1 consumer at the tail, 4 partitions, 1 KiB, acks=1, linger 1 ms',
     kind: 'throughput',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
+  // o: OMB's 1-topic-16-partitions-1kb at rising fixed publish rates (omb.ts); recordsPerSec is the highest rate held.
+  {
+    id: 'o-omb',
+    title: 'o) OMB 1-topic-16-partitions-1kb: publish rate stepped up to saturation, 1 consumer at the tail, acks=all',
+    kind: 'omb',
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
