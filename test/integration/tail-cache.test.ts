@@ -33,7 +33,7 @@ beforeAll(async () => {
   if (onKafka) return;
   redis = await startRedis();
   httpPort = await freePort();
-  broker = await startRunnel({ redisUrl: redis.url, args: ['--set', `http.port=${httpPort}`, '--set', `http.auth.bearer.token=${TOKEN}`] });
+  broker = await startRunnel({ redisUrl: redis.url, args: ['--set', `http.port=${httpPort}`, '--set', `http.auth.bearer.token=${TOKEN}`, '--set', 'log.retention.check.interval.ms=300'] });
 }, 60_000);
 
 afterAll(async () => {
@@ -162,6 +162,29 @@ describe.skipIf(onKafka)('tail cache', () => {
     const at6 = await fetchAt(broker.port, topic, 0, 6);
     expect(at6.values).toEqual(['v6', 'v7', 'v8', 'v9']);
     expect(at6.bytes.equals(await storedBytes(redis.url, topic, 0, 6))).toBe(true);
+  }, 60_000);
+
+  it('retention trims what the cache held: the trimmed offsets are OFFSET_OUT_OF_RANGE', async () => {
+    const topic = 'tail-retention';
+    expect(await wireCreateTopic(broker.port, topic, 1, { 'retention.ms': '1000' })).toBe(0);
+    const old = Date.now() - 60_000; // record timestamps past retention.ms: every batch but the newest is due
+    const c = await WireClient.connect(broker.port);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const b = buildBatch([{ key: null, value: Buffer.from(`r${i}`), timestamp: old + i }]);
+        expect((await wireProduce(c, topic, 0, b, 1)).errorCode).toBe(0);
+      }
+    } finally {
+      c.close();
+    }
+    // Right after the appends, from the cache (retention has not run yet, or has just trimmed: both are fine here).
+    const first = await fetchAt(broker.port, topic, 0, 0);
+    expect([0, ErrorCode.OFFSET_OUT_OF_RANGE]).toContain(first.errorCode);
+    await waitFor('retention trimmed all but the newest batch', async () => (await fetchAt(broker.port, topic, 0, 0)).errorCode === ErrorCode.OFFSET_OUT_OF_RANGE, { timeoutMs: 20_000, intervalMs: 100 });
+    for (const offset of [0, 3, 4]) expect((await fetchAt(broker.port, topic, 0, offset)).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
+    const at5 = await fetchAt(broker.port, topic, 0, 5);
+    expect(at5.values).toEqual(['r5']);
+    expect(at5.bytes.equals(await storedBytes(redis.url, topic, 0, 5))).toBe(true);
   }, 60_000);
 
   it('serves the bytes Redis holds, the same a broker without the cache serves', async () => {
