@@ -150,6 +150,20 @@ describe('Partition with a tail cache', () => {
     expect(await again.readForFetch(0, 1 << 20)).toEqual([]);
   });
 
+  it('starts no read ahead at an offset it holds (the next fetch is answered from memory)', async () => {
+    const { store, reads, p } = setup();
+    for (let i = 0; i < 10; i++) await p.append(plain(`v${i}`), opts);
+    p.readAhead(4, 1 << 20, false);
+    expect(p.ahead.size).toBe(0);
+    expect(reads).toEqual([]);
+    // The same partition without the cache reads ahead there.
+    const bare = new Partition(tp, store);
+    await bare.ensureLoaded();
+    bare.readAhead(4, 1 << 20, false);
+    expect(bare.ahead.size).toBe(1);
+    bare.ahead.clear();
+  });
+
   it('is off with log.tail.cache.bytes=0: every fetch reads the store', async () => {
     const store = new MemoryLogStore();
     const log = new LogManager(store, loadBrokerConfig(['--set', 'log.tail.cache.bytes=0'], {}));
