@@ -27,10 +27,10 @@ export async function runOmb(sys: System, ctx: Ctx): Promise<Row> {
   let best = 0;
   try {
     for (const [i, target] of ctx.counts.ombRates.entries()) {
-      const topic = topicName(`${w}-${target}`, ctx.run);
+      let topic = topicName(`${w}-${target}`, ctx.run);
       const records = Math.max(1000, Math.round(target * ctx.counts.ombStepSec));
       try {
-        await sys.createTopic(topic, PARTITIONS);
+        topic = await createWithRetry(sys, topic);
         const consumer = assignConsumerPerf(sys.bootstrap, topic, records);
         await new Promise((r) => setTimeout(r, 2500)); // the consumer is polling the empty partitions
         const cpu0 = cpuMark(sys.pids() as Record<string, number>);
@@ -53,6 +53,11 @@ export async function runOmb(sys: System, ctx: Ctx): Promise<Row> {
           row.notes!.push(`saturated at the ${target} records/s step (held ${Math.round(p.steady.recordsPerSec)})`);
           break;
         }
+      } catch (e) {
+        // A failed step ends the series; the steps before it stand.
+        if (best === 0) throw e;
+        row.notes!.push(`the ${target} records/s step failed: ${errText(e).split('\n')[0]!.slice(0, 200)}`);
+        break;
       } finally {
         await sys.deleteTopic(topic, PARTITIONS).catch(() => undefined);
       }
@@ -62,6 +67,25 @@ export async function runOmb(sys: System, ctx: Ctx): Promise<Row> {
     row.error = errText(e);
   }
   return row;
+}
+
+/**
+ * Creates the step's topic and returns its name. Kafka's admin at times fails a
+ * create right after the previous step's delete (its leaders not known yet):
+ * that topic is dropped and another name tried.
+ */
+async function createWithRetry(sys: System, topic: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const name = attempt === 1 ? topic : `${topic}-${attempt}`;
+    try {
+      await sys.createTopic(name, PARTITIONS);
+      return name;
+    } catch (e) {
+      await sys.deleteTopic(name, PARTITIONS).catch(() => undefined);
+      if (attempt >= 4) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
 }
 
 export function ombSummary(m: Metrics): string {
