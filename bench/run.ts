@@ -3,7 +3,8 @@
 //   npm run bench                 full run: 3 runs per workload (median), profile, archiver hook, README update
 //   npm run bench -- --quick      1 short run of every workload; fails if a workload produced no number
 //
-// Options: --runs N, --only a,c,f,i,j,k,l,m (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; m = runnel produce/consume vs kcat; `cluster` = the cluster-scale family),
+// Options: --runs N, --only a,c,f,i,j,k,l,m,n,o (workload letters; i = compaction; j = transactions; k = TLS and SASL_SSL; l = tiered storage; m = runnel produce/consume vs kcat; n = produce and consume at once; o = OMB 1-topic-16-partitions-1kb rate steps; `cluster` = the cluster-scale family),
+//          --tail-cache-bytes N (Runnel's log.tail.cache.bytes; 0 = off),
 //          --systems kafka,runnel,raw, --b-producers N, --profile / --no-profile, --no-archiver,
 //          --no-readme, --no-cluster, --cluster-primaries 1,2,3, --cluster-acks 1,all,
 //          --cluster-replicas / --no-cluster-replicas.
@@ -21,6 +22,7 @@ import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
 import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
 import { cliSummary, runCli } from './lib/cli.js';
+import { ombSummary, runOmb } from './lib/omb.js';
 import { groupsSummary, maxApiVersion, runGroups } from './lib/groups.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
@@ -34,6 +36,7 @@ import {
   runAckLatency,
   runEndToEnd,
   runProduce,
+  runTail,
   warmUp,
   WORKLOADS,
   type Ctx,
@@ -55,6 +58,8 @@ interface Args {
   clusterPrimaries: number[] | null;
   clusterAcks: Acks[] | null;
   clusterReplicas: boolean | null;
+  /** Runnel's log.tail.cache.bytes (null: the broker's default); 0 turns the tail cache off (the before/after of workload n). */
+  tailCacheBytes: number | null;
 }
 
 /** Full mode: 1, 2 and 3 primaries, acks=1 and acks=all, and acks=all with a replica per primary. Quick (the smoke run): 3 primaries, acks=1. */
@@ -77,6 +82,7 @@ function parseArgs(argv: string[]): Args {
     clusterPrimaries: null,
     clusterAcks: null,
     clusterReplicas: null,
+    tailCacheBytes: null,
   };
   let profileSet = false;
   for (let i = 0; i < argv.length; i++) {
@@ -100,6 +106,7 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--cluster-acks') a.clusterAcks = val().split(',').map((v) => v.trim().toLowerCase().replace(/^-1$/, 'all')) as Acks[];
     else if (x === '--cluster-replicas') a.clusterReplicas = true;
     else if (x === '--no-cluster-replicas') a.clusterReplicas = false;
+    else if (x === '--tail-cache-bytes') a.tailCacheBytes = Number(val());
     else throw new Error(`unknown option ${x}`);
   }
   if (a.quick && !profileSet) a.profile = false;
@@ -135,6 +142,7 @@ function summaryLine(r: Row): string {
   if (r.workload[0] === 'k') return secureSummary(m);
   if (r.workload === 'l-tiered') return tieredSummary(m);
   if (r.workload === 'm-cli') return cliSummary(m);
+  if (r.workload === 'o-omb') return ombSummary(m);
   if (r.workload === 'p-groups') return groupsSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
@@ -242,7 +250,8 @@ async function main(): Promise<number> {
   try {
     if (wantSecure) secure = await makeSecureMaterial();
     const so = secure ? { secure } : {};
-    const starters: Record<SystemName, () => Promise<System>> = { kafka: () => startKafkaSystem(so), runnel: () => startRunnelSystem(so), raw: startRawSystem };
+    const runnelEnv: Record<string, string> = args.tailCacheBytes === null ? {} : { RUNNEL_LOG_TAIL_CACHE_BYTES: String(args.tailCacheBytes) };
+    const starters: Record<SystemName, () => Promise<System>> = { kafka: () => startKafkaSystem(so), runnel: () => startRunnelSystem({ ...so, env: runnelEnv }), raw: startRawSystem };
     if (anyStandard) log('starting systems');
     for (const s of anyStandard ? args.systems : []) {
       systems.set(s, await starters[s]());
@@ -302,6 +311,21 @@ async function main(): Promise<number> {
         // Kafka and Runnel only; Runnel runs on a stack of its own with a lake and an archiver (tiered.ts).
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runTiered(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('n-tail')) {
+        // Kafka and Runnel only: raw Redis has no consumer at the tail to compare.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runTail(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('o-omb')) {
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const r = await runOmb(systems.get(s)!, ctx);
           rows.push(r);
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }

@@ -6,6 +6,7 @@ import { transactionsMarkdown } from './transactions.js';
 import { secureMarkdown } from './secure.js';
 import { tieredMarkdown } from './tiered.js';
 import { cliMarkdown } from './cli.js';
+import { ombMarkdown } from './omb.js';
 import { groupsMarkdown } from './groups.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
@@ -150,6 +151,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (tiered) L.push('', tiered);
   const cli = cliMarkdown(r.medians['m-cli'], r.counts);
   if (cli) L.push('', cli);
+  const omb = ombMarkdown(r.medians['o-omb'], r.counts);
+  if (omb) L.push('', omb);
   const groups = groupsMarkdown(r.medians['p-groups'], r.counts);
   if (groups) L.push('', groups);
   L.push('');
@@ -157,7 +160,7 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   L.push('');
   L.push('| workload | payload B/record | Runnel Redis B/record | raw Redis B/record | Runnel / raw | Runnel / payload | Runnel MEMORY USAGE B/record | Kafka log B/record | records per stored batch: Runnel | Kafka |');
   L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const w of WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e')) {
+  for (const w of WORKLOADS.filter((x) => x.kind === 'throughput' && x.id[0] !== 'e' && x.id !== 'n-tail')) {
     const payload = get(r, w.id, 'runnel', 'payloadBytesPerRecord') ?? get(r, w.id, 'kafka', 'payloadBytesPerRecord');
     const rn = get(r, w.id, 'runnel', 'redisBytesPerRecord');
     const raw = get(r, w.id, 'raw', 'redisBytesPerRecord');

@@ -53,6 +53,12 @@ export interface Counts {
   tiered: number;
   /** m: keyed 100 B records produced and consumed by runnel produce/consume and by kcat */
   cli: number;
+  /** n: 1 KiB records produced at tailRate records/s while a consumer reads them at the tail */
+  tail: number;
+  tailRate: number;
+  /** o: the publish rates (records/s) stepped through, and about how long each step produces */
+  ombRates: number[];
+  ombStepSec: number;
   /** p: 100 B records in 16 partitions read by a classic and a KIP-848 consumer; records through the share group */
   groups: number;
   share: number;
@@ -82,6 +88,10 @@ export const FULL: Counts = {
   secure: 400_000,
   tiered: 200_000,
   cli: 1_000_000,
+  tail: 400_000,
+  tailRate: 20_000,
+  ombRates: [5_000, 10_000, 20_000, 40_000, 80_000, 160_000],
+  ombStepSec: 10,
   groups: 500_000,
   share: 50_000,
 };
@@ -112,6 +122,10 @@ export const QUICK: Counts = {
   secure: 10_000,
   tiered: 20_000,
   cli: 20_000,
+  tail: 30_000,
+  tailRate: 10_000,
+  ombRates: [2_000, 8_000, 32_000],
+  ombStepSec: 2,
   groups: 50_000,
   share: 5_000,
 };
@@ -133,12 +147,14 @@ export type WorkloadId =
   | 'k-sasl-ssl'
   | 'l-tiered'
   | 'm-cli'
+  | 'n-tail'
+  | 'o-omb'
   | 'p-groups';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli' | 'groups';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli' | 'omb' | 'groups';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -195,6 +211,22 @@ export const WORKLOADS: WorkloadInfo[] = [
     id: 'm-cli',
     title: 'm) command-line clients: runnel produce/consume vs kcat -P/-C, keyed 100 B records, 4 partitions',
     kind: 'cli',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
+  // n: consumers at the tail (Runnel: answered from the tail cache, log.tail.cache.bytes); the CPU is of producing and consuming each record.
+  {
+    id: 'n-tail',
+    title: 'n) produce and consume at once: 1 producer at a fixed rate, 1 consumer at the tail, 4 partitions, 1 KiB, acks=1, linger 1 ms',
+    kind: 'throughput',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
+  // o: OMB's 1-topic-16-partitions-1kb at rising fixed publish rates (omb.ts); recordsPerSec is the highest rate held.
+  {
+    id: 'o-omb',
+    title: 'o) OMB 1-topic-16-partitions-1kb: publish rate stepped up to saturation, 1 consumer at the tail, acks=all',
+    kind: 'omb',
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
@@ -557,6 +589,51 @@ async function runConsume(sys: System, w: WorkloadId, topic: string, spec: Produ
     }
   } catch (e) {
     row.error = errText(e);
+  }
+  return row;
+}
+
+// ------------------------------------------------------------- tail (n) ---
+
+/**
+ * Produce and consume at once: AssignConsumerPerf starts first and waits at
+ * the (empty) tail; ProducerPerformance then writes `tail` 1 KiB records at
+ * `tailRate` records/s, so the consumer reads each batch just after it is
+ * acknowledged (Runnel: from the tail cache; Kafka: from the page cache). The
+ * server CPU is over the whole window (each record produced once and consumed
+ * once) per record; recordsPerSec is the consumer's rate, p50/p99/p99.9 the
+ * producer's acknowledgement latency at that rate.
+ */
+export async function runTail(sys: System, ctx: Ctx): Promise<Row> {
+  const w: WorkloadId = 'n-tail';
+  const row: Row = { workload: w, system: sys.name, run: ctx.run, metrics: {}, notes: [] };
+  const topic = topicName(w, ctx.run);
+  const partitions = 4;
+  const total = ctx.counts.tail;
+  try {
+    await sys.createTopic(topic, partitions);
+    const consumer = assignConsumerPerf(sys.bootstrap, topic, total).then((c) => ({ ...c, at: Date.now() }));
+    await new Promise((r) => setTimeout(r, 2500)); // the consumer JVM is up and polling the empty partitions
+    // CPU from here: producing and consuming the records (the consumer's start-up and idle polls before are left out).
+    const aof0 = await sys.aofRewrites().catch(() => null);
+    const cpu0 = cpuMark(sys.pids() as Record<string, number>);
+    const produced = producerPerfSteady({
+      bootstrap: sys.bootstrap, topic, numRecords: total, warmup: warmupOf(total), recordSize: 1024, throughput: ctx.counts.tailRate,
+      props: { acks: 1, 'linger.ms': 1, 'batch.size': 1048576 },
+    }).then((p) => ({ ...p, at: Date.now() }));
+    const [c, p] = await Promise.all([consumer, produced]);
+    Object.assign(row.metrics, cpuMetrics(cpuDelta(cpu0, cpuMark(sys.pids() as Record<string, number>)), Math.max(1, c.records)));
+    if (c.records < total) row.notes!.push(`read ${c.records} of ${total} records`);
+    Object.assign(row.metrics, {
+      // The rate both sides held: the producer's; the consumer kept up when it finished right after the producer.
+      records: c.records, recordsPerSec: p.overall.recordsPerSec, mbPerSec: p.overall.mbPerSec, rate: ctx.counts.tailRate,
+      consumerDoneAfterProducerMs: c.at - p.at, p50: p.steady.p50, p99: p.steady.p99, p999: p.steady.p999,
+    });
+    noteAofRewrites(row, aof0, await sys.aofRewrites().catch(() => null));
+  } catch (e) {
+    row.error = errText(e);
+  } finally {
+    await sys.deleteTopic(topic, partitions).catch(() => undefined);
   }
   return row;
 }

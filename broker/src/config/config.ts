@@ -138,6 +138,8 @@ export interface BrokerConfig extends RedisTlsConfig {
   maxIncrementalFetchSessionCacheSlots: number;
   /** Bytes of store reads started ahead for consumers' next fetches, over all partitions (Runnel's name); 0 disables read-ahead. */
   fetchReadAheadBytes: number;
+  /** Bytes of the batches appended last that Fetch is answered from without reading Redis, all partitions together (Runnel's name); 0 disables the tail cache. */
+  logTailCacheBytes: number;
   /** Client quotas are measured over this many samples (Kafka's quota.window.num)... */
   quotaWindowNum: number;
   /** ...of this many seconds each (quota.window.size.seconds). */
@@ -279,6 +281,7 @@ const SETTINGS: Setting[] = [
   { key: 'remote.log.metadata.refresh.interval.ms', field: 'remoteLogMetadataRefreshIntervalMs', kind: 'int', default: '1000' },
   { key: 'max.incremental.fetch.session.cache.slots', field: 'maxIncrementalFetchSessionCacheSlots', kind: 'int', default: '1000' },
   { key: 'fetch.read.ahead.bytes', field: 'fetchReadAheadBytes', kind: 'int', default: '67108864' },
+  { key: 'log.tail.cache.bytes', field: 'logTailCacheBytes', kind: 'int', default: '67108864' },
   { key: 'quota.window.num', field: 'quotaWindowNum', kind: 'int', default: '11' },
   { key: 'quota.window.size.seconds', field: 'quotaWindowSizeSeconds', kind: 'int', default: '1' },
   { key: 'connections.max.idle.ms', field: 'connectionsMaxIdleMs', kind: 'int', default: '600000' },

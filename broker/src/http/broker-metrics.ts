@@ -1,7 +1,7 @@
 // The broker's metrics computed when /metrics is scraped (partitions led,
 // connections, consumer-group lag, Redis memory: redis-metrics.ts), the Redis
 // round-trip sampler, runnel_build_info and the process metrics. Request and traffic counters are in request-metrics.ts.
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { scrapeGauge, withProcessMetrics, type Sample } from '../../../common/metrics/registry.js';
 import { registerBuildInfo } from '../../../common/metrics/build-info.js';
 import { At } from '../../../common/record-batch/layout.js';
@@ -46,6 +46,13 @@ export function observeBroker(registry: Registry, d: BrokerProbeDeps): () => voi
   scrapeGauge(registry, 'runnel_partition_log_start_offset', 'Log start offset of each led partition (on a tiered topic the first offset consumers may read, in the lake)', ['topic', 'partition'], perPartition((p) => p.earliestOffset));
   scrapeGauge(registry, 'runnel_partition_leader_epoch', 'Leader epoch of each led partition', ['topic', 'partition'], perPartition((p) => p.leaderEpoch));
   scrapeGauge(registry, 'runnel_connections', 'Open client connections, by Kafka listener', ['listener'], () => d.connections().map((c) => ({ labels: { listener: c.listener }, value: c.count })));
+  const tail = b.log.tailCache;
+  new Counter({
+    name: 'runnel_tail_cache_lookups_total', help: 'Fetch reads answered from the tail cache (result=hit) or from Redis (miss); none while log.tail.cache.bytes=0', labelNames: ['result'], registers: [registry],
+    collect() { this.reset(); this.inc({ result: 'hit' }, tail.hits); this.inc({ result: 'miss' }, tail.misses); },
+  });
+  new Counter({ name: 'runnel_tail_cache_served_bytes_total', help: 'Record batch bytes Fetch took from the tail cache', registers: [registry], collect() { this.reset(); this.inc(tail.servedBytes); } });
+  scrapeGauge(registry, 'runnel_tail_cache_bytes', 'Bytes of batches held in the tail cache (bounded by log.tail.cache.bytes)', [], () => [{ value: tail.used }]);
   let truncated = 0;
   scrapeGauge(registry, 'runnel_consumer_group_lag', 'Records between the committed offset of a group and the end of the partition (groups this broker coordinates)', ['group', 'topic', 'partition'], async () => {
     const r = await groupLag(b, MAX_LAG_SERIES).catch(() => ({ samples: [], truncated: 0 }));

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrokerConfig } from '../config/config.js';
 import { ReadAheadBudget } from './read-ahead.js';
+import { TailCache } from './tail-cache.js';
 import { ErrorCode, KafkaError, RunnelError } from '../../../common/errors.js';
 import type { LogStore, TopicPartition, TopicRecord } from '../storage/log-store.js';
 import type { LeaseUnit } from '../storage/cluster-store.js';
@@ -63,6 +64,8 @@ export class LogManager {
 
   /** The byte budget of all partitions' reads ahead (fetch.read.ahead.bytes). */
   readonly readAheadBudget: ReadAheadBudget;
+  /** The batches appended last, all partitions together (log.tail.cache.bytes; tail-cache.ts). */
+  readonly tailCache: TailCache;
   /** Produce appends in arrival order per partition (append-order.ts). */
   readonly appendOrder = new AppendOrder();
   /** Idempotent sequences to be retried before later ones (sequence-holes.ts). */
@@ -71,6 +74,7 @@ export class LogManager {
   /** Without `cluster` (unit tests) this broker leads everything and keeps no epoch history. */
   constructor(readonly store: LogStore, readonly config: BrokerConfig, cluster: Partial<LogCluster> = {}) {
     this.readAheadBudget = new ReadAheadBudget(config.fetchReadAheadBytes);
+    this.tailCache = new TailCache(config.logTailCacheBytes);
     this.leadership = cluster.leadership ?? SOLO;
     this.epochs = cluster.epochs ?? NO_HISTORY;
   }
@@ -199,7 +203,9 @@ export class LogManager {
 
   private dropPartitions(topic: string): void {
     for (const key of [...this.partitions.keys()]) {
-      if (key.startsWith(`${topic}\u0000`)) this.partitions.delete(key);
+      if (!key.startsWith(`${topic}\u0000`)) continue;
+      this.partitions.get(key)?.close();
+      this.partitions.delete(key);
     }
   }
 
@@ -256,14 +262,16 @@ export class LogManager {
 
   /** Forgets a partition whose leadership moved away. */
   release(topic: string, index: number): void {
-    this.partitions.delete(`${topic}\u0000${index}`);
+    const key = `${topic}\u0000${index}`;
+    this.partitions.get(key)?.close();
+    this.partitions.delete(key);
   }
 
   partitionOf(t: TopicRecord, index: number): Partition {
     const key = `${t.name}\u0000${index}`;
     let p = this.partitions.get(key);
     if (!p) {
-      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs, readAheadBudget: this.readAheadBudget, sequenceHoles: this.sequenceHoles });
+      p = new Partition({ topic: t.name, partition: index }, this.store, { producerIdExpirationMs: this.config.producerIdExpirationMs, readAheadBudget: this.readAheadBudget, sequenceHoles: this.sequenceHoles, tailCache: this.tailCache });
       this.partitions.set(key, p);
     }
     return p;

@@ -12,6 +12,7 @@ import { leaseUnitOf } from './internal-topics.js';
 import { buildMarkerBatch } from './txn-marker.js';
 import { ReadAhead, ReadAheadBudget, BUDGET_BYTES } from './read-ahead.js';
 import type { SequenceHoles } from './sequence-holes.js';
+import { TailCache, type TailSlice } from './tail-cache.js';
 
 /** Most aborted transactions one read_committed fetch looks at (a consumer far behind many aborts gets the first ones; see docs). */
 const ABORTED_SCAN_LIMIT = 1000;
@@ -61,21 +62,33 @@ export interface PartitionOptions {
   readAheadBudget?: ReadAheadBudget;
   /** Shared by all partitions of a broker: producer sequences still to be retried (see sequence-holes.ts). */
   sequenceHoles?: SequenceHoles;
+  /** Shared by all partitions of a broker (log.tail.cache.bytes); a partition made alone gets none (0 bytes). */
+  tailCache?: TailCache;
 }
 
 export class Partition {
   nextOffset = 0;
   /** End of the visible log: every offset below it is stored with the durability its acks level promised. */
   highWatermark = 0;
-  /** The start of what Redis holds (Kafka's local log start offset on a tiered topic). */
-  logStartOffset = 0;
+  /** The start of what Redis holds (Kafka's local log start offset on a tiered topic); moving it drops older batches from the tail cache. */
+  get logStartOffset(): number { return this.logStart; }
+  set logStartOffset(v: number) {
+    this.logStart = v;
+    this.tailCache.dropEndingBefore(v);
+  }
+  private logStart = 0;
   /** Tiered topics: the Kafka-visible log start when below logStartOffset (the offsets between are in the lake); null: none. */
   remoteLogStartOffset: number | null = null;
   /** The epoch this broker writes with; the append script rejects any other. */
   leaderEpoch = 0;
   archivedOffset = -1;
-  /** Compacted topics: offsets below this have been compacted (the compacted prefix). */
-  cleanedTo = 0;
+  /** Compacted topics: offsets below this have been compacted (the compacted prefix); never served from the tail cache. */
+  get cleanedTo(): number { return this.cleaned; }
+  set cleanedTo(v: number) {
+    this.cleaned = v;
+    this.tailCache.dropStartingBefore(v);
+  }
+  private cleaned = 0;
   /** Bytes of batches this broker appended since it loaded the partition (the cleaner's segment.bytes roll). */
   appendedBytes = 0;
   readonly producers: ProducerStateTable;
@@ -100,6 +113,16 @@ export class Partition {
     this.unit = leaseUnitOf(tp);
     this.producers = new ProducerStateTable(opts.producerIdExpirationMs);
     this.ahead = new ReadAhead(opts.readAheadBudget ?? new ReadAheadBudget(BUDGET_BYTES));
+    this.tailCache = (opts.tailCache ?? new TailCache(0)).slice();
+  }
+
+  /** The batches this broker appended last, as Redis stored them (tail-cache.ts). */
+  readonly tailCache: TailSlice;
+
+  /** The partition is no longer served here (released, its topic deleted): its cached batches go. */
+  close(): void {
+    this.tailCache.close();
+    this.ahead.clear();
   }
 
   get ready(): boolean { return !this.needsLoad; }
@@ -121,6 +144,7 @@ export class Partition {
     while (this.queue.length > 0) await new Promise<void>((r) => this.idle.push(r));
     this.generation++;
     this.ahead.clear();
+    this.tailCache.clear();
     const [tail, producers, lastAborted] = await Promise.all([this.store.tail(this.tp), this.store.producerStates(this.tp), this.store.lastAbortedOffset(this.tp)]);
     this.lastAbortedOffset = lastAborted;
     this.logStartOffset = tail.logStartOffset;
@@ -182,6 +206,7 @@ export class Partition {
     this.needsLoad = true;
     this.generation++;
     this.ahead.clear();
+    this.tailCache.clear();
   }
 
   /** Sequential fetches' next reads, started early (see read-ahead.ts). */
@@ -261,17 +286,21 @@ export class Partition {
       const result = await this.store.append(this.tp, { epoch: this.leaderEpoch, baseOffset: base, nextOffset: end, batch, producer, txn });
       if (result !== 'ok') {
         this.needsLoad = true;
+        this.tailCache.clear();
         this.fail(entry);
         const why = `append fenced at base ${base}, epoch ${this.leaderEpoch} (${result.fenced}): this broker no longer leads the partition in its epoch, or the log end moved`;
         return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: why, baseOffset: -1, logAppendTime: -1, pending: null };
       }
       this.avgBatchBytes = (this.avgBatchBytes * 7 + batch.length) / 8;
       this.appendedBytes += batch.length;
+      // Stored: the batch may be served from memory, once visible (reads are cut at the high watermark / LSO).
+      if (!this.needsLoad) this.tailCache.append(base, end - base - 1, batch);
       stored?.();
       if (!opts.deferVisibility) this.settle(entry);
       return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: base, logAppendTime: appendTime, pending: opts.deferVisibility ? entry : null };
     } catch (e) {
       this.needsLoad = true;
+      this.tailCache.clear();
       this.fail(entry);
       return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: e instanceof Error ? e.message : String(e), baseOffset: -1, logAppendTime: -1, pending: null };
     }
@@ -386,7 +415,10 @@ export class Partition {
    * one (readAhead).
    */
   async readForFetch(offset: number, maxBytes: number, committed = false, seen?: { highWatermark: number; lastStableOffset: number }): Promise<FetchBatch[]> {
-    const fetch = async (count: number): Promise<FetchBatch[]> => {
+    const fetch = async (count: number, bound: number): Promise<FetchBatch[]> => {
+      // Never from memory below the compacted prefix (the cleaner rewrote those offsets in Redis).
+      const cached = this.tailCache.read(offset, count, bound, offset >= this.cleanedTo);
+      if (cached) return cached;
       const ahead = this.ahead.take(offset, count, this.aheadStamp());
       const got = ahead ? await ahead : null;
       return got ?? this.readStored(offset, count);
@@ -402,6 +434,7 @@ export class Partition {
   readAhead(offset: number, maxBytes: number, committed: boolean): void {
     if (this.needsLoad || offset < this.cleanedTo) return;
     if (offset >= (committed ? this.lastStableOffset : this.highWatermark)) return;
+    if (this.tailCache.holds(offset)) return; // the next fetch is answered from memory
     const count = this.readCount(maxBytes);
     this.ahead.start(offset, count, this.aheadStamp(), Math.min(maxBytes, Math.ceil(count * this.avgBatchBytes)), () => this.readStored(offset, count));
   }
@@ -418,7 +451,7 @@ export class Partition {
 
   private async readBounded<B extends { baseOffset: number }>(
     offset: number, maxBytes: number, committed: boolean, seen: { highWatermark: number; lastStableOffset: number } | undefined,
-    fetch: (count: number) => Promise<B[]>, lastOffsetDelta: (b: B) => number, size: (b: B) => number,
+    fetch: (count: number, bound: number) => Promise<B[]>, lastOffsetDelta: (b: B) => number, size: (b: B) => number,
   ): Promise<B[]> {
     if (this.needsLoad) await this.ensureLoaded();
     const hw = this.highWatermark;
@@ -431,7 +464,7 @@ export class Partition {
     const count = this.readCount(maxBytes);
     let batches: B[];
     try {
-      batches = await fetch(count);
+      batches = await fetch(count, bound);
     } catch (e) {
       throw asKafkaError(e);
     }

@@ -65,6 +65,7 @@ describe('produce and fetch handlers', () => {
   it('report the high watermark and LSO the read was bounded by, not ones that moved during it (as Kafka does)', async () => {
     const store = new InterleavingStore();
     const b = services(store);
+    b.log.tailCache.limit = 0; // the interleaving happens in a store read: off the tail cache
     await b.log.createTopic('t', 1, {});
     await produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('a') }])), ctx(9), b);
     store.during = () => produceHandler.handle(produceReq('t', buildBatch([{ key: null, value: Buffer.from('b') }])), ctx(9), b);
@@ -157,6 +158,7 @@ describe('produce and fetch handlers', () => {
   it('reads ahead where each answered partition ends, within the broker-wide read-ahead budget', async () => {
     const store = new CountingStore();
     const b = services(store);
+    b.log.tailCache.limit = 0; // reads ahead are for what is no longer in the tail cache
     await b.log.createTopic('t', 8, {});
     for (let index = 0; index < 8; index++) {
       for (let i = 0; i < 4; i++) {

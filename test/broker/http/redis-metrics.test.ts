@@ -9,6 +9,7 @@ import { observeBroker } from '../../../broker/src/http/broker-metrics.js';
 import type { BrokerServices } from '../../../broker/src/handlers/support/types.js';
 import type { RedisMemory } from '../../../broker/src/storage/status.js';
 import type { TopicRecord } from '../../../broker/src/storage/log-store.js';
+import { TailCache } from '../../../broker/src/log/tail-cache.js';
 
 const topic = (name: string, partitions: number): TopicRecord => ({ name, id: name, partitions, configs: {}, created: 0 });
 
@@ -176,7 +177,7 @@ describe('observeBroker', () => {
   it('registers runnel_build_info and the Redis memory gauges', async () => {
     const services = {
       cluster: { liveBrokers: () => [], leads: () => false },
-      log: { loadedPartitions: () => [], allTopics: async () => [], sizeBytes: async () => 0 },
+      log: { loadedPartitions: () => [], allTopics: async () => [], sizeBytes: async () => 0, tailCache: new TailCache(0) },
       groups: { listGroups: async () => [] },
     } as unknown as BrokerServices;
     const r = new Registry();
