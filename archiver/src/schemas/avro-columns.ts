@@ -172,6 +172,14 @@ export class DecimalCol extends Col {
     const fill = len > 0 && buf[pos]! & 0x80 ? 0xff : 0;
     for (let i = 0; i < 16; i++) this.v[o + i] = i < len ? buf[pos + len - 1 - i]! : fill;
   }
+  /** an integer (scale 0) that fits 128 bits */
+  pushBig(x: bigint) {
+    if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
+    this.setValid(true);
+    const o = this.n++ * 16;
+    let u = BigInt.asUintN(128, x);
+    for (let i = 0; i < 16; i++, u >>= 8n) this.v[o + i] = Number(u & 0xffn);
+  }
   appendNull() {
     if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
     this.setValid(false);
