@@ -28,13 +28,29 @@ export interface ParsedProtobuf {
 
 const BASE64 = /^[A-Za-z0-9+/\s]+=*\s*$/;
 
+/**
+ * Runs `f` with Root#resolveAll a no-op: Root.fromDescriptor resolves the file
+ * on its own, where the types it imports (references, well-known types) are
+ * missing; they are resolved later, in the root that has them all.
+ */
+function unresolved<T>(f: () => T): T {
+  const proto = pb.Root.prototype as unknown as { resolveAll(): unknown };
+  const resolveAll = proto.resolveAll;
+  proto.resolveAll = function (this: unknown) { return this; };
+  try {
+    return f();
+  } finally {
+    proto.resolveAll = resolveAll;
+  }
+}
+
 /** Adds one schema (text or base64 descriptor) to `root`; returns the files it imports. */
 function load(root: PB.Root, text: string, what: string): string[] {
   try {
     if (BASE64.test(text)) {
       const bytes = Buffer.from(text.replace(/\s/g, ''), 'base64');
       const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as { dependency?: string[]; messageType?: unknown[]; name?: string };
-      const set = fromDescriptor({ file: [{ ...file, dependency: [] }] }, { keepCase: true });
+      const set = unresolved(() => fromDescriptor({ file: [{ ...file, dependency: [] }] }, { keepCase: true }));
       root.addJSON((set.toJSON() as { nested?: Record<string, PB.AnyNestedObject> }).nested ?? {});
       return file.dependency ?? [];
     }
