@@ -19,7 +19,8 @@ import type avro from 'avsc';
 import * as arrow from 'apache-arrow';
 import type * as PB from 'protobufjs';
 import { mapAvro, parseAvro, type DeltaField, type Mapped } from './avro-arrow.js';
-import { AvroDecodeError, BytesCol, readInt, type Col, type Cursor } from './avro-columns.js';
+import { genReader } from './avro-codegen.js';
+import { AvroDecodeError, BytesCol, readInt, withCapacity, type Col, type Cursor } from './avro-columns.js';
 import { parseProtobuf, protobufMessageAt, type ParsedProtobuf } from '../../../common/schemas/protobuf-schema.js';
 import { mapMessage, messageFields } from './protobuf-arrow.js';
 import { jsonTopFields, mapJson, parseJsonBody } from './json-arrow.js';
@@ -90,11 +91,6 @@ const isFailure = (e: Entry): e is Failure => 'error' in e;
  */
 const compiled = new Map<number, Entry>();
 
-/** The rest of the body must be empty once its reader is done. */
-function atEnd(cur: Cursor): void {
-  if (cur.pos !== cur.end) throw new AvroDecodeError(`${cur.end - cur.pos} bytes left after the record`);
-}
-
 function compileAvro(type: avro.Type): Compiled {
   const rt = type.typeName === 'record' ? (type as avro.types.RecordType) : null;
   const fields = rt ? rt.fields.map((f) => ({ name: f.name, m: mapAvro(f.type, [rt.name ?? '']) })) : null;
@@ -102,20 +98,8 @@ function compileAvro(type: avro.Type): Compiled {
   const wholeOf = () => (whole ??= mapAvro(type));
   return {
     format: 'Avro', fields, whole: wholeOf,
-    reader: (split) => {
-      if (split && fields) {
-        const readers = fields.map((f) => f.m.read);
-        return (cur, builders) => {
-          for (let f = 0; f < readers.length; f++) readers[f]!(cur, builders[f]!);
-          atEnd(cur);
-        };
-      }
-      const read = wholeOf().read;
-      return (cur, builders) => {
-        read(cur, builders[0]!);
-        atEnd(cur);
-      };
-    },
+    // one generated function per schema (avro-codegen.ts): the fields' readers inlined
+    reader: (split) => genReader(split && fields ? fields.map((f) => f.m) : [wholeOf()]),
   };
 }
 
@@ -294,7 +278,9 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   /** per `part:id[:message path]`: the columns of each field (or of the whole value) */
   const plans = new Map<string, Plan>();
   const errors: Record<string, number> = {};
-  const errCol = new BytesCol();
+  /** rows that did not decode, and why (most files have none: decode_error is then all null) */
+  const errRows: number[] = [];
+  const errTexts: string[] = [];
   let row = 0;
   /** columns the current row wrote (value and key plans have no column in common) */
   let wrote = 0;
@@ -306,7 +292,7 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
     if (have !== undefined && have !== json) name = `${base}__v${id}`;
     let c = byName.get(name);
     if (!c) {
-      c = { name, deltaJson: json, m, col: m.make() };
+      c = { name, deltaJson: json, m, col: withCapacity(n, () => m.make()) };
       for (let k = 0; k < row; k++) c.col.appendNull(); // the rows before its first value
       byName.set(name, c);
       cols.push(c);
@@ -404,8 +390,10 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
       const col = cols[j]!.col;
       while (col.n <= i) col.appendNull();
     }
-    if (err === null) errCol.appendNull();
-    else errCol.pushString(err);
+    if (err !== null) {
+      errRows.push(i);
+      errTexts.push(err);
+    }
   }
   const fields: arrow.Field[] = [];
   const data: arrow.Data[] = [];
@@ -417,7 +405,19 @@ export function typedColumns(spec: TypedSpec, value: RawColumn, key: RawColumn):
   }
   const utf8 = new arrow.Utf8();
   fields.push(new arrow.Field(DECODE_ERROR, utf8, true));
-  data.push(errCol.finish(utf8));
+  data.push(errorColumn(n, errRows, errTexts, utf8));
   delta.push({ name: DECODE_ERROR, type: 'string', nullable: true, metadata: {} });
   return { fields, data, delta, errors };
+}
+
+/** The decode_error column: null except at `rows`. */
+function errorColumn(n: number, rows: number[], texts: string[], utf8: arrow.Utf8): arrow.Data {
+  if (!rows.length) return arrow.makeData({ type: utf8, length: n, nullCount: n, nullBitmap: new Uint8Array((n + 7) >> 3), valueOffsets: new Int32Array(n + 1), data: new Uint8Array(0) });
+  const col = new BytesCol();
+  let next = 0;
+  for (let i = 0; i < n; i++) {
+    if (rows[next] === i) col.pushString(texts[next++]!);
+    else col.appendNull();
+  }
+  return col.finish(utf8);
 }
