@@ -161,6 +161,12 @@ function jsonColumn(t: avro.Type): Mapped {
 const fixedWidth = <C extends Col>(a: arrow.DataType, delta: DeltaType, make: () => C, read: (c: Cursor, col: C) => void, gen?: Mapped['gen']): Mapped =>
   ({ arrow: a, delta, make, read: read as (c: Cursor, col: Col) => void, ...(gen ? { gen } : {}) });
 
+/** Scratch bytes for generated float / double reads on little-endian hosts (others use Buffer#readDoubleLE). */
+const SCRATCH_F64 = new Float64Array(1);
+const SCRATCH_U8 = new Uint8Array(SCRATCH_F64.buffer);
+const SCRATCH_F32 = new Float32Array(SCRATCH_F64.buffer, 0, 1);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** generated code of an Avro int into an I32Col */
 const genInt: Mapped['gen'] = (b, ctx) => {
   const v = ctx.id();
@@ -244,13 +250,22 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
         need(c, 4);
         col.push((c.buf as Buffer).readFloatLE(c.pos));
         c.pos += 4;
-      }, (b) => `{ if (pos + 4 > end) T(); ${b}.push(buf.readFloatLE(pos)); pos += 4; }`);
+      }, (b, ctx) => {
+        if (!LITTLE_ENDIAN) return `{ if (pos + 4 > end) T(); ${b}.push(buf.readFloatLE(pos)); pos += 4; }`;
+        const [u8, f32] = [ctx.k(SCRATCH_U8), ctx.k(SCRATCH_F32)];
+        return `{ if (pos + 4 > end) T(); ${[0, 1, 2, 3].map((i) => `${u8}[${i}] = buf[pos + ${i}];`).join(' ')} ${b}.push(${f32}[0]); pos += 4; }`;
+      });
     case 'double':
       return fixedWidth(new arrow.Float64(), 'double', () => new F64Col(), (c, col) => {
         need(c, 8);
         col.push((c.buf as Buffer).readDoubleLE(c.pos));
         c.pos += 8;
-      }, (b) => `{ if (pos + 8 > end) T(); ${b}.push(buf.readDoubleLE(pos)); pos += 8; }`);
+      }, (b, ctx) => {
+        if (!LITTLE_ENDIAN) return `{ if (pos + 8 > end) T(); ${b}.push(buf.readDoubleLE(pos)); pos += 8; }`;
+        // little-endian bytes through a scratch Float64Array (cheaper than Buffer#readDoubleLE's checks)
+        const [u8, f64] = [ctx.k(SCRATCH_U8), ctx.k(SCRATCH_F64)];
+        return `{ if (pos + 8 > end) T(); ${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `${u8}[${i}] = buf[pos + ${i}];`).join(' ')} ${b}.push(${f64}[0]); pos += 8; }`;
+      });
     case 'string':
       return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), readString(true), genBytes(true));
     case 'bytes':
