@@ -7,7 +7,6 @@
 // constants registered through the context (never schema text), and throw
 // AvroDecodeError (`E`, `T()` for a truncated body) as the closures do.
 import { AvroDecodeError, readInt, readLongInto, type Col, type Cursor } from './avro-columns.js';
-import type { Mapped } from './avro-arrow.js';
 
 /** What snippets use while generating: constants (by name) and fresh local names. */
 export interface GenCtx {
@@ -17,8 +16,14 @@ export interface GenCtx {
   id(): string;
 }
 
+/** A mapped type's readers (avro-arrow.ts Mapped): its closure, and its snippet if it has one. */
+export interface Readable {
+  read(c: Cursor, col: Col): void;
+  gen?: (b: string, ctx: GenCtx) => string;
+}
+
 /** Code reading one value of `m` into the builder held by variable `b`. */
-export function genValue(m: Mapped, b: string, ctx: GenCtx): string {
+export function genValue(m: Readable, b: string, ctx: GenCtx): string {
   if (m.gen) return m.gen(b, ctx);
   return `cur.pos = pos; ${ctx.k(m.read)}(cur, ${b}); pos = cur.pos;`;
 }
@@ -47,7 +52,7 @@ function truncated(): never {
  * order: a record's fields, or the one whole column), then checking that
  * nothing is left.
  */
-export function genReader(ms: Mapped[]): (cur: Cursor, builders: Col[]) => void {
+export function genReader(ms: Readable[]): (cur: Cursor, builders: Col[]) => void {
   const consts: unknown[] = [];
   let n = 0;
   const ctx: GenCtx = {
@@ -66,7 +71,7 @@ return function read(cur, B) {
   cur.pos = pos;
   if (pos !== end) throw new E((end - pos) + ' bytes left after the record');
 };`;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the schema's structure only (see above)
+  // generated from the schema's structure only (see the header)
   const factory = new Function('K', 'T', 'E', 'readInt', 'readLongInto', src) as (...a: unknown[]) => (cur: Cursor, builders: Col[]) => void;
   return factory(consts, truncated, AvroDecodeError, readInt, readLongInto);
 }
