@@ -136,4 +136,12 @@ describe('typed columns (JSON Schema)', () => {
     expect(mapJson({ allOf: [{ type: 'string' }] }).delta).toBe('string');
     expect(mapJson({ oneOf: [{ type: 'string' }, { type: 'integer' }] }).delta).toBe('string');
   });
+
+  it('a JSON Schema key becomes key_fields', async () => {
+    const b = encodeBatch([{ key: wire(3, { price: 'k' }), value: wire(1, order(1)), timestamp: day }], { baseOffset: 0 });
+    const keyed = { batches: [new Uint8Array(b)], meta: Float64Array.from([0, -1]), verifyCrc: true, typed: { value: 'id' as const, key: 'id' as const, table: {} } };
+    const rows = rowsOf(readParquetTable((await encodeTypedFiles(keyed, lookup)).files[0]!.bytes));
+    expect(json(rows[0]!['key_fields'])).toEqual({ price: 'k' });
+    expect(rows[0]!['price']).toBe(11.5);
+  });
 });

@@ -185,4 +185,17 @@ describe('typed columns (Protobuf)', () => {
     expect(read([2, 4])).toEqual([[2], 2]);
     expect(read([4, 2, 6])).toEqual([[1, 3], 3]);
   });
+
+  it('a Protobuf key becomes key_fields (a struct); latest mode reads bare bodies as the first message', async () => {
+    const ship = Order.lookupType('Ship');
+    const b = encodeBatch([{ key: wire(1, [0, 0], ship.encode({ city: 'Rome', zip: 7 }).finish() as Buffer), value: wire(1, [0], order(1)), timestamp: day }], { baseOffset: 0 });
+    const keyed = { batches: [new Uint8Array(b)], meta: Float64Array.from([0, -1]), verifyCrc: true, typed: { value: 'id' as const, key: 'id' as const, table: {} } };
+    const rows = rowsOf(readParquetTable((await encodeTypedFiles(keyed, lookup)).files[0]!.bytes));
+    expect(json(rows[0]!['key_fields'])).toEqual({ city: 'Rome', zip: 7 });
+    expect(rows[0]!['price']).toBe(11.5);
+    const bare = encodeBatch([{ key: null, value: order(2), timestamp: day }], { baseOffset: 0 });
+    const latest = { batches: [new Uint8Array(bare)], meta: Float64Array.from([0, -1]), verifyCrc: true, typed: { value: 2, key: false as const, table: {} } };
+    const r2 = rowsOf(readParquetTable((await encodeTypedFiles(latest, lookup)).files[0]!.bytes));
+    expect(r2.map((x) => [x['price'], x['decode_error']])).toEqual([[12.5, null]]);
+  });
 });
