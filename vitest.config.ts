@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/broker/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/archiver/unit/**/*.test.ts', 'test/common/**/*.test.ts', 'test/deploy/**/*.test.ts'],
+          include: ['test/broker/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/archiver/unit/**/*.test.ts', 'test/common/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/bench/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

@@ -21,6 +21,7 @@ import { runTransactions } from './lib/transactions.js';
 import { runSecure, secureSummary } from './lib/secure.js';
 import { runTiered, stopTiered, tieredSummary } from './lib/tiered.js';
 import { cliSummary, runCli } from './lib/cli.js';
+import { groupsSummary, maxApiVersion, runGroups } from './lib/groups.js';
 import { makeSecureMaterial, type SecureMaterial } from './lib/secure-setup.js';
 import { clusterSection, computeMedians, SYSTEM_ORDER, writeOutputs, markdown, type ArchiverResult, type BenchResult } from './lib/report.js';
 import { fmt } from './lib/stats.js';
@@ -134,6 +135,7 @@ function summaryLine(r: Row): string {
   if (r.workload[0] === 'k') return secureSummary(m);
   if (r.workload === 'l-tiered') return tieredSummary(m);
   if (r.workload === 'm-cli') return cliSummary(m);
+  if (r.workload === 'p-groups') return groupsSummary(m);
   if (m.recordsPerSec !== undefined && r.workload[0] !== 'f') {
     const mem = m.redisBytesPerRecord != null ? `, ${fmt(m.redisBytesPerRecord, 0)} B/record in Redis` : m.logBytesPerRecord != null ? `, ${fmt(m.logBytesPerRecord, 0)} B/record on disk` : '';
     const lat = m.p99 != null ? `, p99 ${fmt(m.p99, 0)} ms` : '';
@@ -315,6 +317,15 @@ async function main(): Promise<number> {
         // Kafka and Runnel only: the clients need a Kafka listener.
         for (const s of order.filter((x) => x !== 'raw')) {
           const r = await runCli(systems.get(s)!, ctx);
+          rows.push(r);
+          log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
+        }
+      }
+      if (want('p-groups')) {
+        // Kafka and Runnel only: groups need a Kafka listener. Share groups where ShareFetch (78) is advertised.
+        for (const s of order.filter((x) => x !== 'raw')) {
+          const sys = systems.get(s)!;
+          const r = await runGroups(sys, ctx, (await maxApiVersion(sys.bootstrap, 78).catch(() => -1)) >= 1);
           rows.push(r);
           log(`run ${run} ${r.workload.padEnd(18)} ${SYSTEM_LABEL[s].padEnd(12)} ${summaryLine(r)}`);
         }

@@ -82,6 +82,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # run on valkey in the group, compaction-behaviour and compaction-store suites.
 # The partition-burst suite loads the broker's leadership tick, not the server;
 # the README quick start runs on the embedded redis-server whatever the backend.
+# franz-go's kgo integration tests (test/interop/franz-go.test.ts, ~80 s) are protocol-level.
 # The runnel CLI's Kafka-client suites (test/integration/cli/) are protocol-level,
 # and so are the clients' transactions v2 and KIP-848 suites (the group and
 # transaction stores' contract tests run on valkey) and the typed-lake decode
@@ -100,10 +101,10 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/console/**' --exclude 'test/integration/node-lts.test.ts' --exclude 'test/integration/transactions/coordinator-failover.test.ts'
   --exclude 'test/archiver/integration/faults.test.ts' --exclude 'test/archiver/integration/stall.test.ts' --exclude 'test/archiver/integration/reset.test.ts' --exclude 'test/archiver/integration/startup.test.ts' --exclude 'test/archiver/integration/timestamps.test.ts' --exclude 'test/archiver/integration/torn-commit.test.ts'
   --exclude 'test/integration/groups/consumer-offsets-topic.test.ts' --exclude 'test/integration/compaction/kafka-semantics.test.ts' --exclude 'test/integration/cluster/partition-burst.test.ts' --exclude 'test/integration/quickstart.test.ts' --exclude 'test/integration/log-format.test.ts' --exclude 'test/integration/status-watch.test.ts'
-  --exclude 'test/integration/tiered/**' --exclude 'test/integration/cli/**' --exclude 'test/integration/schema-registry/confluent-python.test.ts' --exclude 'test/integration/schema-registry/acls.test.ts' --exclude 'test/integration/schema-registry/produce-validation.test.ts'
+  --exclude 'test/integration/tiered/**' --exclude 'test/integration/cli/**' --exclude 'test/integration/schema-registry/confluent-python.test.ts' --exclude 'test/integration/schema-registry/acls.test.ts' --exclude 'test/integration/schema-registry/produce-validation.test.ts' --exclude 'test/integration/schema-registry/confluent-js.test.ts'
   --exclude 'test/integration/transactions/java-v2.test.ts' --exclude 'test/integration/transactions/java-v2-two-brokers.test.ts'
   --exclude 'test/integration/groups/java-consumer-protocol.test.ts' --exclude 'test/integration/groups/java-regex-subscription.test.ts' --exclude 'test/integration/groups/librdkafka-consumer-protocol.test.ts'
-  --exclude 'test/archiver/integration/typed-serdes.test.ts')
+  --exclude 'test/archiver/integration/typed-serdes.test.ts' --exclude 'test/interop/franz-go.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
 # The single-node passes run $RUNNEL_TEST_JOBS test files at a time (default 2):

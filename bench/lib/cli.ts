@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { RUNNEL_CLI } from '../../test/helpers/runnel.js';
-import { processCpuSeconds } from './cpu.js';
+import { processTreeCpuSeconds } from './cpu.js';
 import { fmt } from './stats.js';
 import { SYSTEM_LABEL, type System, type SystemName } from './systems.js';
 import { errText, topicName, type Counts, type Ctx, type Metrics, type Row } from './workloads.js';
@@ -76,8 +76,8 @@ async function timed(sys: System, cmd: string, args: string[], input: string | n
   const inFd = input ? fs.openSync(input, 'r') : 'ignore';
   const outFd = fs.openSync(output ?? '/dev/null', 'w');
   const pids = sys.pids();
-  const b0 = pids.broker ? processCpuSeconds(pids.broker) : null;
-  const r0 = pids.redis ? processCpuSeconds(pids.redis) : null;
+  const b0 = pids.broker ? processTreeCpuSeconds(pids.broker) : null;
+  const r0 = pids.redis ? processTreeCpuSeconds(pids.redis) : null;
   const c0 = reapedChildrenCpuSeconds();
   const t0 = process.hrtime.bigint();
   try {
@@ -94,8 +94,8 @@ async function timed(sys: System, cmd: string, args: string[], input: string | n
     });
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
     const clientCpuS = reapedChildrenCpuSeconds() - c0;
-    const b1 = pids.broker ? processCpuSeconds(pids.broker) : null;
-    const r1 = pids.redis ? processCpuSeconds(pids.redis) : null;
+    const b1 = pids.broker ? processTreeCpuSeconds(pids.broker) : null;
+    const r1 = pids.redis ? processTreeCpuSeconds(pids.redis) : null;
     if (code !== 0) throw new Error(`${path.basename(cmd)} ${args.join(' ')} exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
     return { wallS, clientCpuS, brokerCpuS: b0 !== null && b1 !== null ? b1 - b0 : null, redisCpuS: r0 !== null && r1 !== null ? r1 - r0 : null };
   } finally {

@@ -15,6 +15,48 @@ export function processCpuSeconds(pid: number): number | null {
   }
 }
 
+/** /proc/<pid>/stat fields after the command name: [state, ppid, ...]; null when gone. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds of a server process and of every process it forked, so far: its
+ * utime + stime, plus cutime + cstime (children it has reaped), plus the same
+ * of each child still running (found by parent pid, recursively). A Redis AOF
+ * rewrite or RDB child is so counted while it runs and, once Redis has reaped
+ * it, in Redis's own cutime/cstime: the total only grows.
+ */
+export function processTreeCpuSeconds(pid: number): number | null {
+  const own = statFields(pid);
+  if (!own) return null;
+  const byParent = new Map<number, number[]>();
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    const f = statFields(e);
+    if (!f) continue;
+    const ppid = Number(f[1]);
+    if (!byParent.has(ppid)) byParent.set(ppid, []);
+    byParent.get(ppid)!.push(Number(e));
+  }
+  const total = (f: string[]): number => (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
+  let sum = total(own);
+  const stack = [...(byParent.get(pid) ?? [])];
+  while (stack.length) {
+    const c = stack.pop()!;
+    const f = statFields(c);
+    if (!f) continue; // exited between the scan and now: Redis reaps it into its cutime/cstime
+    sum += total(f);
+    stack.push(...(byParent.get(c) ?? []));
+  }
+  return sum;
+}
+
 /** Busy CPU seconds of the whole machine so far (all cores; idle and iowait excluded). */
 export function machineBusySeconds(): number | null {
   try {
@@ -51,7 +93,8 @@ export interface CpuMark {
 
 export function cpuMark(pids: Record<string, number>): CpuMark {
   const procs: Record<string, number | null> = {};
-  for (const [k, pid] of Object.entries(pids)) procs[k] = processCpuSeconds(pid);
+  // server processes with their forked children (Redis's AOF-rewrite children among them)
+  for (const [k, pid] of Object.entries(pids)) procs[k] = processTreeCpuSeconds(pid);
   return { at: Date.now(), procs, machine: machineBusySeconds(), client: selfAndReapedChildrenCpuSeconds() };
 }
 

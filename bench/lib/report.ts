@@ -6,6 +6,7 @@ import { transactionsMarkdown } from './transactions.js';
 import { secureMarkdown } from './secure.js';
 import { tieredMarkdown } from './tiered.js';
 import { cliMarkdown } from './cli.js';
+import { groupsMarkdown } from './groups.js';
 import { CLUSTER_END, CLUSTER_START, clusterMarkdown } from './cluster-report.js';
 import type { ClusterScaleResult } from './cluster-scale.js';
 import { summaryMarkdown } from './cpuprofile.js';
@@ -64,6 +65,15 @@ export function computeMedians(rows: Row[]): BenchResult['medians'] {
 }
 
 const get = (r: BenchResult, w: WorkloadId, s: SystemName, k: string): number | null => r.medians[w]?.[s]?.[k] ?? null;
+
+/** min–max over the runs of a system's server CPU per record (broker, plus Redis for Runnel): how far one run may be off the median. */
+function serverSpread(r: BenchResult, w: WorkloadId, s: SystemName): string {
+  const v = r.rows
+    .filter((x) => x.workload === w && x.system === s && !x.error)
+    .map((x) => (x.metrics.brokerCpuUsPerRecord ?? null) === null ? null : x.metrics.brokerCpuUsPerRecord! + (s === 'runnel' ? (x.metrics.redisCpuUsPerRecord ?? 0) : 0))
+    .filter((x): x is number => x !== null);
+  return v.length ? `${fmt(Math.min(...v), 1)}–${fmt(Math.max(...v), 1)}` : '—';
+}
 const ratio = (a: number | null, b: number | null): string => (a !== null && b !== null && a > 0 && b > 0 ? `${(a / b).toFixed(2)}×` : '—');
 
 export function markdown(r: BenchResult, chartPrefix: string): string {
@@ -140,6 +150,8 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
   if (tiered) L.push('', tiered);
   const cli = cliMarkdown(r.medians['m-cli'], r.counts);
   if (cli) L.push('', cli);
+  const groups = groupsMarkdown(r.medians['p-groups'], r.counts);
+  if (groups) L.push('', groups);
   L.push('');
   L.push('**Storage per record** (g): Redis `INFO memory` used_memory delta / records after each produce workload; Kafka: bytes of its `.log` segments / records. Records per stored batch decide how many records one Fetch of (e) carries: a consumer gets at most `max.partition.fetch.bytes` (1 MiB) per partition, so smaller batches from (a) mean more Fetch round trips in (e).');
   L.push('');
@@ -158,14 +170,17 @@ export function markdown(r: BenchResult, chartPrefix: string): string {
     '**CPU per record** (g+; µs of CPU per record during the produce or consume run, from /proc: the server processes, and the load generator = the bench process plus the producer or consumer JVMs it ran (their cutime/cstime), JVM start-up included; raw Redis consume rows are not measured; other tenants of the machine are not counted):',
   );
   L.push('');
-  L.push("| workload | Kafka JVM | Runnel node | Runnel's Redis | Runnel + its Redis | raw Redis | load generator: Kafka run | Runnel run | raw run |");
-  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  L.push("| workload | Kafka JVM | Runnel node | Runnel's Redis | Runnel + its Redis | Runnel server / Kafka | spread of the runs: Kafka / Runnel + Redis | raw Redis | load generator: Kafka run | Runnel run | raw run |");
+  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const cpuIds = WORKLOADS.filter((x) => x.kind === 'throughput');
   for (const w of cpuIds) {
     const b = get(r, w.id, 'runnel', 'brokerCpuUsPerRecord');
     const rd = get(r, w.id, 'runnel', 'redisCpuUsPerRecord');
+    const k = get(r, w.id, 'kafka', 'brokerCpuUsPerRecord');
+    const server = b !== null && rd !== null ? b + rd : null;
+    const spread = `${serverSpread(r, w.id, 'kafka')} / ${serverSpread(r, w.id, 'runnel')}`;
     L.push(
-      `| ${w.id} | ${fmt(get(r, w.id, 'kafka', 'brokerCpuUsPerRecord'), 1)} | ${fmt(b, 1)} | ${fmt(rd, 1)} | ${fmt(b !== null && rd !== null ? b + rd : null, 1)} | ${fmt(get(r, w.id, 'raw', 'redisCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'kafka', 'clientCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'runnel', 'clientCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'raw', 'clientCpuUsPerRecord'), 1)} |`,
+      `| ${w.id} | ${fmt(k, 1)} | ${fmt(b, 1)} | ${fmt(rd, 1)} | ${fmt(server, 1)} | ${ratio(server, k)} | ${spread} | ${fmt(get(r, w.id, 'raw', 'redisCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'kafka', 'clientCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'runnel', 'clientCpuUsPerRecord'), 1)} | ${fmt(get(r, w.id, 'raw', 'clientCpuUsPerRecord'), 1)} |`,
     );
   }
   L.push('');

@@ -291,8 +291,9 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
   const redis = await startBenchRedis();
   let rn: RunnelBroker;
   try {
-    // Same cleaner back-off as Kafka's log.cleaner.backoff.ms above (Runnel's default is also 15 s).
-    const env = { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS) };
+    // Same cleaner back-off as Kafka's log.cleaner.backoff.ms above (Runnel's default is also 15 s),
+    // and the same group.initial.rebalance.delay.ms as the Kafka of test/helpers/kafka.ts (0; workload p's join times).
+    const env = { RUNNEL_LOG_LEVEL: 'warn', RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS), RUNNEL_GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
     if (o.secure && o.nodeArgs?.length) throw new Error('startRunnelSystem: secure listeners and node flags together are not supported');
     if (o.nodeArgs?.length) rn = await startRunnelWithNodeArgs(redis.url, o.nodeArgs, env);
     else if (o.secure && ports) {
@@ -323,7 +324,7 @@ export async function startRunnelSystem(o: StartRunnelSystemOptions = {}): Promi
     streamBytes: (t, n) => redisStreamBytes(redis.port, t, n),
     entries: (t, n) => redisEntries(redis.port, t, n),
     sampleBatches: (t, p, n) => redisSample(redis.port, t, p, n),
-    describe: async () => ({ ...(await redisDescribe(redis.port)), RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS), ...secureDescribe(secure) }),
+    describe: async () => ({ ...(await redisDescribe(redis.port)), RUNNEL_LOG_CLEANER_BACKOFF_MS: String(CLEANER_BACKOFF_MS), RUNNEL_GROUP_INITIAL_REBALANCE_DELAY_MS: '0', ...secureDescribe(secure) }),
     pids: () => ({ broker: rn.proc().pid, redis: redis.proc().pid }),
     async stop() {
       await admin.disconnect().catch(() => undefined);

@@ -53,6 +53,9 @@ export interface Counts {
   tiered: number;
   /** m: keyed 100 B records produced and consumed by runnel produce/consume and by kcat */
   cli: number;
+  /** p: 100 B records in 16 partitions read by a classic and a KIP-848 consumer; records through the share group */
+  groups: number;
+  share: number;
 }
 
 export const FULL: Counts = {
@@ -79,6 +82,8 @@ export const FULL: Counts = {
   secure: 400_000,
   tiered: 200_000,
   cli: 1_000_000,
+  groups: 500_000,
+  share: 50_000,
 };
 
 // Quick mode is CI's smoke test (every workload must yield a number): each
@@ -107,6 +112,8 @@ export const QUICK: Counts = {
   secure: 10_000,
   tiered: 20_000,
   cli: 20_000,
+  groups: 50_000,
+  share: 5_000,
 };
 
 export type WorkloadId =
@@ -125,12 +132,13 @@ export type WorkloadId =
   | 'k-ssl'
   | 'k-sasl-ssl'
   | 'l-tiered'
-  | 'm-cli';
+  | 'm-cli'
+  | 'p-groups';
 
 export interface WorkloadInfo {
   id: WorkloadId;
   title: string;
-  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli';
+  kind: 'throughput' | 'latency' | 'compaction' | 'transactions' | 'secure' | 'tiered' | 'cli' | 'groups';
   /** The metric that must be a number for the workload to count as done. */
   primary: 'recordsPerSec' | 'p99' | 'compactionRecordsPerSec';
   /** Systems it runs on (default: all). */
@@ -190,6 +198,14 @@ export const WORKLOADS: WorkloadInfo[] = [
     primary: 'recordsPerSec',
     systems: ['kafka', 'runnel'],
   },
+  // p: one row per broker; recordsPerSec is the KIP-848 consumer's (groups.ts).
+  {
+    id: 'p-groups',
+    title: 'p) consumer groups: classic vs KIP-848 consume and rebalance (16 partitions), share-group queue (1 partition, 3 share consumers, per-record ACCEPT)',
+    kind: 'groups',
+    primary: 'recordsPerSec',
+    systems: ['kafka', 'runnel'],
+  },
 ];
 
 export type Metrics = Record<string, number | null>;
@@ -225,7 +241,7 @@ export const topicName = (w: string, run: number): string => `bench-${w}-r${run}
 
 const BENCH_JAVA = path.join(CACHE_DIR, 'bench-java');
 /** The bench's own Java tools (bench/java), compiled into .cache/bench-java. */
-const JAVA_TOOLS = ['AssignConsumerPerf', 'CompactionPerf', 'TxnPerf'];
+const JAVA_TOOLS = ['AssignConsumerPerf', 'CompactionPerf', 'TxnPerf', 'GroupPerf'];
 export const BENCH_JAVA_CP = BENCH_JAVA;
 
 export async function ensureBenchJava(): Promise<void> {

@@ -53,6 +53,8 @@ export function checkBatchHeader(batch: Buffer, origin: BatchOrigin, crc = true)
 export interface RecordRules {
   requireKeys?: string;
   timestamps?: { now: number; beforeMaxMs: bigint; afterMaxMs: bigint };
+  /** Sees every record of the same walk (the broker's schema-id check), so the records are decompressed once. */
+  also?: RecordSink;
 }
 
 /**
@@ -67,9 +69,24 @@ export function validateBatch(batch: Buffer, origin: BatchOrigin, opts: { crc?: 
   // Only walked here, never kept.
   const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
   const rules = opts.requireKeys !== undefined || opts.timestamps !== undefined ? recordRules(h, opts) : null;
-  walkRecords(data, 0, data.length, h, ruleOf(origin), rules?.sink ?? null);
+  walkRecords(data, 0, data.length, h, ruleOf(origin), both(rules?.sink ?? null, opts.also ?? null));
   rules?.finish();
   return h;
+}
+
+/** One sink that calls `a`, then `b` (either may be absent). */
+function both(a: RecordSink | null, b: RecordSink | null): RecordSink | null {
+  if (!a || !b) return a ?? b;
+  return {
+    record(...args) {
+      a.record(...args);
+      b.record(...args);
+    },
+    header(...args) {
+      a.header(...args);
+      b.header(...args);
+    },
+  };
 }
 
 /**

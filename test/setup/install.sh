@@ -10,6 +10,8 @@
 #     (polars: the README quick start's query of the archived topic).
 #   - Apache Kafka 4.x jars (tools, clients, broker + runtime deps + log4j2
 #     binding) in .cache/java/lib, via Maven and test/setup/java/pom.xml.
+#   - npm clients the tests drive (@confluentinc/schemaregistry) in
+#     .cache/npm-clients, from test/setup/npm-clients.
 #
 # Fast when everything is present (stamp files keyed on the pinned versions).
 # Meant to run as root on Debian bookworm (CI and developer machines); as
@@ -193,7 +195,30 @@ install_java() {
   log "java jars: ok ($(ls "$lib" | grep -c '\.jar$') jars)"
 }
 
+# ------------------------------------------------------ npm test clients ---
+# Third-party npm clients the tests drive but the project does not depend on
+# (@confluentinc/schemaregistry pulls ~180 packages, KMS SDKs among them):
+# test/setup/npm-clients/{package.json,package-lock.json} -> .cache/npm-clients.
+install_npm_clients() {
+  local src="$ROOT/test/setup/npm-clients" dir="$CACHE/npm-clients"
+  local stamp="$dir/.runnel-stamp" want
+  want="$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d "$dir/node_modules/@confluentinc/schemaregistry" ]; then
+    log "npm test clients: present"
+    return 0
+  fi
+  have_cmd npm || die "npm not found (run through test/run-all.sh, which puts Node 26 first)"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp "$src/package.json" "$src/package-lock.json" "$dir/"
+  log "npm test clients: npm ci in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts >"$dir/npm.log" 2>&1) || { tail -20 "$dir/npm.log" >&2; die "npm ci of the test clients failed (log: $dir/npm.log)"; }
+  echo "$want" >"$stamp"
+  log "npm test clients: ok"
+}
+
 install_debian
 install_python
 install_java
+install_npm_clients
 log "done in $(( $(date +%s) - t0 ))s"

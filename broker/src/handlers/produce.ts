@@ -16,7 +16,7 @@ import { Produce } from '../protocol/messages/produce.js';
 import { isInternalTopic } from '../log/internal-topics.js';
 import { ErrorCode, codeName, kafkaCodeOf, type KafkaErrorCode } from '../../../common/errors.js';
 import { isCompacted } from '../log/compaction/cleaner-task.js';
-import { schemaErrors, schemaRefs } from '../log/schema-validation.js';
+import { schemaErrors, type SchemaRule } from '../log/schema-validation.js';
 import { recordErrorsMessage, type RecordError } from '../../../common/record-batch/errors.js';
 import { validateRecords, type TopicPolicy, type ValidBatch } from '../log/log-validator.js';
 import type { BatchHeader } from '../record-batch/batch.js';
@@ -143,7 +143,14 @@ function topicPolicy(b: BrokerServices, topic: TopicRecord, index: number, logAp
     },
     compressionType: b.log.configValue(topic, 'compression.type'),
     maxMessageBytes: b.log.configNumber(topic, 'max.message.bytes'),
+    schemaRule: schemaRule(b, topic),
   };
+}
+
+/** confluent.key.schema.validation / confluent.value.schema.validation, or null when the topic asks for neither. */
+function schemaRule(b: BrokerServices, topic: TopicRecord): SchemaRule | null {
+  const rule = { key: b.log.configValue(topic, 'confluent.key.schema.validation') === 'true', value: b.log.configValue(topic, 'confluent.value.schema.validation') === 'true' };
+  return rule.key || rule.value ? rule : null;
 }
 
 /**
@@ -160,7 +167,7 @@ async function producePartition(
     const v = validateRecords(records, topicPolicy(b, topic, index, logAppendTime));
     if (!v.ok) return fail(index, v.code, v.message, v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
     batch = v.batch;
-    const schemaRefused = await checkSchemas(b, topic, batch);
+    const schemaRefused = await checkSchemas(b, batch);
     if (schemaRefused.length > 0) {
       return fail(index, ErrorCode.INVALID_RECORD, recordErrorsMessage(schemaRefused), schemaRefused.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })));
     }
@@ -177,10 +184,9 @@ async function producePartition(
  * records whose value (key) is not in the Confluent wire format or names an id
  * the Schema Registry does not have ([] when the topic asks for neither).
  */
-async function checkSchemas(b: BrokerServices, topic: TopicRecord, batch: ValidBatch): Promise<RecordError[]> {
-  const rule = { key: b.log.configValue(topic, 'confluent.key.schema.validation') === 'true', value: b.log.configValue(topic, 'confluent.value.schema.validation') === 'true' };
-  if (!rule.key && !rule.value) return [];
-  const refs = schemaRefs(batch.bytes, batch.header, rule);
+async function checkSchemas(b: BrokerServices, batch: ValidBatch): Promise<RecordError[]> {
+  const refs = batch.schemaRefs; // collected by the validation walk (TopicPolicy.schemaRule)
+  if (!refs) return [];
   const ids = [...refs.ids.keys()];
   const unknown = ids.length === 0 ? [] : b.schemaIds ? await b.schemaIds.unknown(ids) : ids;
   return schemaErrors(refs, unknown);

@@ -4,7 +4,8 @@
 // and KIP-467 record_errors. All produce-side batch rules are here: exactly
 // one batch, the format checks of common/record-batch (magic 2, CRC-32C,
 // count and offset deltas, codec, record framing), the topic's record rules
-// (keys on a compacted topic, CreateTime bounds), compression.type,
+// (keys on a compacted topic, CreateTime bounds), the schema ids the records
+// name (collected in the same walk, schema-validation.ts), compression.type,
 // max.message.bytes, and no control batches from clients. Sequence and epoch
 // checks are not: they need the producer state and run in Partition.append
 // (Kafka's ProducerStateManager, also after LogValidator).
@@ -16,6 +17,7 @@ import type { BatchHeader } from '../../../common/record-batch/header.js';
 import { At, BATCH_HEADER_SIZE, Codec, LOG_OVERHEAD } from '../../../common/record-batch/layout.js';
 import { recompress } from '../../../common/record-batch/rebuild.js';
 import { validateBatch, type RecordRules } from '../../../common/record-batch/validate.js';
+import { schemaRefsSink, type SchemaRefs, type SchemaRule } from './schema-validation.js';
 
 /** The topic configs the step applies (Kafka's LogConfig as LogValidator reads it). */
 export interface TopicPolicy {
@@ -33,6 +35,8 @@ export interface TopicPolicy {
   compressionType: string;
   /** max.message.bytes: the largest batch stored, measured after recompression. */
   maxMessageBytes: number;
+  /** confluent.key/value.schema.validation: the schema ids the records name are collected in the same walk; null: neither. */
+  schemaRule: SchemaRule | null;
 }
 
 /** A batch that passed (Kafka's LogAppendInfo for one batch). */
@@ -47,6 +51,8 @@ export interface ValidBatch {
   header: BatchHeader;
   /** The producer's codec (header.codec is the stored one). */
   sourceCodec: number;
+  /** With TopicPolicy.schemaRule: the records not in the Confluent wire format and the schema ids named. */
+  schemaRefs?: SchemaRefs;
 }
 
 /** A refused batch (Kafka's RecordValidationException): the partition's error code and message, and the records that broke a per-record rule. */
@@ -80,8 +86,9 @@ export function validateRecords(records: Buffer | null, policy: TopicPolicy): Va
   if (framing) return framing;
   const batch = records;
   let h: BatchHeader;
+  const schema = policy.schemaRule ? schemaRefsSink(policy.schemaRule) : null;
   try {
-    h = validateBatch(batch, 'client', recordRules(policy));
+    h = validateBatch(batch, 'client', { ...recordRules(policy), ...(schema ? { also: schema.sink } : {}) });
   } catch (e) {
     // The format's errors are named after the Kafka code they are answered with.
     if (e instanceof RecordBatchError) return refuse(ErrorCode[e.kind], e.message, e.recordErrors);
@@ -94,7 +101,7 @@ export function validateRecords(records: Buffer | null, policy: TopicPolicy): Va
   }
   // Markers are written by the broker only (WriteTxnMarkers); a client's control batch would end transactions.
   if (h.isControl) return refuse(ErrorCode.INVALID_RECORD, 'clients may not write control batches');
-  return { ok: true, batch: { ...stored, sourceCodec: h.codec } };
+  return { ok: true, batch: { ...stored, sourceCodec: h.codec, ...(schema ? { schemaRefs: schema.refs(h.baseOffset) } : {}) } };
 }
 
 /**

@@ -3,16 +3,13 @@
 // topic configs: every non-null value (and key) must be in the Confluent wire
 // format, a magic byte 0 and a 4-byte big-endian schema id, and the id must be
 // registered. The body after the id is not decoded (Confluent's default
-// checks the id too, not the payload). This module walks a validated batch
-// and returns the records not in the wire format and the ids to look up; the
-// produce handler asks the registry (an await before the partition's turn, so
+// checks the id too, not the payload). This module's sink rides along the
+// produce validation walk (log-validator.ts) and gives the records not in the
+// wire format and the ids to look up; the produce handler asks the registry (an await before the partition's turn, so
 // appends keep their order) and refuses the batch with INVALID_RECORD and
 // KIP-467 record errors.
-import { decompress } from '../../../common/record-batch/codecs.js';
 import type { RecordError } from '../../../common/record-batch/errors.js';
-import type { BatchHeader } from '../../../common/record-batch/header.js';
-import { BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
-import { walkRecords } from '../../../common/record-batch/records.js';
+import type { RecordSink } from '../../../common/record-batch/records.js';
 
 export interface SchemaRule {
   key: boolean;
@@ -29,33 +26,42 @@ export interface SchemaRefs {
   ids: Map<number, Array<{ batchIndex: number; part: 'key' | 'value' }>>;
 }
 
-/** Walks `batch` (a batch that passed validateRecords, so its framing is sound). */
-export function schemaRefs(batch: Buffer, h: BatchHeader, rule: SchemaRule): SchemaRefs {
-  const errors: RecordError[] = [];
-  const ids = new Map<number, Array<{ batchIndex: number; part: 'key' | 'value' }>>();
-  const data = decompress(h.codec, batch.subarray(BATCH_HEADER_SIZE));
-  const check = (buf: Buffer, start: number, len: number, batchIndex: number, part: 'key' | 'value'): boolean => {
+/**
+ * A record sink for the validation walk (validateBatch's `also`: the records
+ * are decompressed once) that collects the schema refs of `rule`; `refs()`
+ * gives them once the walk is done, numbered by `baseOffset`.
+ */
+export function schemaRefsSink(rule: SchemaRule): { sink: RecordSink; refs(baseOffset: number): SchemaRefs } {
+  // by absolute offset during the walk (the batch header is not known to the caller yet)
+  const errors: { offset: number; message: string }[] = [];
+  const ids = new Map<number, Array<{ offset: number; part: 'key' | 'value' }>>();
+  const check = (buf: Buffer, start: number, len: number, offset: number, part: 'key' | 'value'): boolean => {
     if (len < 0) return true; // null (a tombstone value, a keyless record): nothing to validate
     if (len < WIRE_PREFIX || buf[start] !== 0) {
-      errors.push({ batchIndex, message: `${part} is not in the Confluent wire format (magic byte 0 and a 4-byte schema id)` });
+      errors.push({ offset, message: `${part} is not in the Confluent wire format (magic byte 0 and a 4-byte schema id)` });
       return false;
     }
     const id = buf.readInt32BE(start + 1);
     let at = ids.get(id);
     if (!at) ids.set(id, (at = []));
-    at.push({ batchIndex, part });
+    at.push({ offset, part });
     return true;
   };
-  walkRecords(data, 0, data.length, h, 'contiguous', {
+  const sink: RecordSink = {
     record(offset, _ts, _tt, buf, keyStart, keyLen, valueStart, valueLen) {
-      const batchIndex = offset - h.baseOffset;
       // One error per record, the key first (as Kafka's record rules).
-      if (rule.key && !check(buf, keyStart, keyLen, batchIndex, 'key')) return;
-      if (rule.value) check(buf, valueStart, valueLen, batchIndex, 'value');
+      if (rule.key && !check(buf, keyStart, keyLen, offset, 'key')) return;
+      if (rule.value) check(buf, valueStart, valueLen, offset, 'value');
     },
     header() {},
-  });
-  return { errors, ids };
+  };
+  return {
+    sink,
+    refs: (base) => ({
+      errors: errors.map((e) => ({ batchIndex: e.offset - base, message: e.message })),
+      ids: new Map([...ids].map(([id, at]) => [id, at.map((x) => ({ batchIndex: x.offset - base, part: x.part }))])),
+    }),
+  };
 }
 
 /** The record errors for ids the registry does not have, merged with the wire-format ones in batch order (one per record). */

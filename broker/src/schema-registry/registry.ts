@@ -219,17 +219,31 @@ export class SchemaRegistry {
 
   // ---- ids
 
+  /**
+   * The schema of a global id, as GET /schemas/ids/{id} serves it: soft-deleted
+   * versions still serve it; once every version holding the id was deleted for
+   * good (permanent=true) it is 40403, as Confluent answers. The record itself
+   * stays in the store, so the archiver still decodes records written with it.
+   */
   async schemaById(id: number): Promise<SchemaRecord> {
-    return this.record(id);
+    const r = await this.record(id);
+    for (const vs of (await this.store.subjects()).values()) if (vs.some((v) => v.id === id)) return r;
+    throw E.schemaNotFound(id);
   }
 
   /** Every subject-version whose schema is `id` (soft-deleted ones only with `deleted`). */
   async idVersions(id: number, deleted = false): Promise<Array<{ subject: string; version: number }>> {
     await this.record(id);
     const out: Array<{ subject: string; version: number }> = [];
+    let held = false;
     for (const [subject, vs] of await this.store.subjects()) {
-      for (const v of vs) if (v.id === id && (deleted || !v.deleted)) out.push({ subject, version: v.version });
+      for (const v of vs) {
+        if (v.id !== id) continue;
+        held = true;
+        if (deleted || !v.deleted) out.push({ subject, version: v.version });
+      }
     }
+    if (!held) throw E.schemaNotFound(id); // every version holding it deleted for good (schemaById)
     return out.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : a.version - b.version));
   }
 

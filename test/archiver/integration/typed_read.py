@@ -13,7 +13,9 @@ from deltalake import DeltaTable
 uri = sys.argv[1]
 dt = DeltaTable(uri)
 schema = {f.name: str(f.type) for f in dt.schema().fields}
-df = pl.read_delta(uri)
+# the same version delta-rs loaded: a commit landing between two loads would pair one version's
+# schema with another's rows
+df = pl.read_delta(uri, version=dt.version())
 ctx = pl.SQLContext(t=df)
 sql = ctx.execute(
     "SELECT sum(qty) AS sum_qty, count(*) AS rows, count(note) AS notes, sum(price) AS sum_price "

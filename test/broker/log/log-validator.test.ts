@@ -14,7 +14,7 @@ const batch = () => buildBatch([{ key: Buffer.from('k'), value: Buffer.from('v1'
 
 /** A topic with Kafka's defaults, LogAppendTime (no timestamp bounds), unless `o` says otherwise. */
 const policy = (o: Partial<TopicPolicy> = {}): TopicPolicy => ({
-  partitionName: 't-0', compacted: false, createTimeBounds: null, compressionType: 'producer', maxMessageBytes: 1048588, ...o,
+  partitionName: 't-0', compacted: false, createTimeBounds: null, compressionType: 'producer', maxMessageBytes: 1048588, schemaRule: null, ...o,
 });
 
 function codeOf(records: Buffer | null, o: Partial<TopicPolicy> = {}): number {

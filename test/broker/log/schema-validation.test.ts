@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBatch } from '../../../common/record-batch/encode.js';
-import { readBatchHeader } from '../../../common/record-batch/header.js';
-import { schemaErrors, schemaRefs } from '../../../broker/src/log/schema-validation.js';
+import { validateRecords } from '../../../broker/src/log/log-validator.js';
+import { schemaErrors, type SchemaRefs } from '../../../broker/src/log/schema-validation.js';
 
 /** Confluent's wire format: magic 0, the id big-endian, then the body. */
 const wire = (id: number, body = 'x'): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from([id >>> 24, (id >>> 16) & 255, (id >>> 8) & 255, id & 255]), Buffer.from(body)]);
 
-function refs(records: Array<{ key?: Buffer | null; value?: Buffer | null }>, rule = { key: false, value: true }) {
-  const batch = encodeBatch(records, { baseOffset: 0 });
-  return schemaRefs(batch, readBatchHeader(batch), rule);
+/** The refs the produce validation walk collects (validateRecords with a schema rule), numbered from the batch's first record. */
+function refs(records: Array<{ key?: Buffer | null; value?: Buffer | null }>, rule = { key: false, value: true }, compressionType = 'producer'): SchemaRefs {
+  const batch = encodeBatch(records, { baseOffset: 100 });
+  const v = validateRecords(batch, { partitionName: 't-0', compacted: false, createTimeBounds: null, compressionType, maxMessageBytes: 1048588, schemaRule: rule });
+  if (!v.ok) throw new Error(v.message);
+  return v.batch.schemaRefs!;
 }
 
 describe('produce-side schema validation (confluent.*.schema.validation)', () => {
@@ -32,6 +35,13 @@ describe('produce-side schema validation (confluent.*.schema.validation)', () =>
     expect(both.errors).toEqual([{ batchIndex: 0, message: 'key is not in the Confluent wire format (magic byte 0 and a 4-byte schema id)' }]);
     expect([...both.ids.keys()].sort()).toEqual([3, 4]);
     expect(refs(records, { key: true, value: false }).ids.get(4)).toBeUndefined();
+  });
+
+  it('are collected from the producer\'s records when the topic recompresses them, and not at all without a rule', () => {
+    expect([...refs([{ value: wire(7) }, { value: Buffer.from('no') }], { key: false, value: true }, 'zstd').ids.keys()]).toEqual([7]);
+    const batch = encodeBatch([{ value: wire(7) }], { baseOffset: 0 });
+    const v = validateRecords(batch, { partitionName: 't-0', compacted: false, createTimeBounds: null, compressionType: 'producer', maxMessageBytes: 1048588, schemaRule: null });
+    expect(v.ok && v.batch.schemaRefs).toBeUndefined();
   });
 
   it('merges the unknown ids into record errors in batch order, one per record', () => {

@@ -75,8 +75,13 @@ describe('schema registry REST API', () => {
     expect((await call('GET', '/subjects/s/versions/1/referencedby')).json).toEqual([]);
     expect((await call('DELETE', '/subjects/s/versions/1')).json).toBe(1);
     expect((await call('GET', '/subjects?deleted=true')).json).toEqual(['s']);
+    expect((await call('GET', '/schemas/ids/1')).status).toBe(200); // a soft-deleted version still serves its id
     expect((await call('DELETE', '/subjects/s?permanent=true')).json).toEqual([1]);
     expect((await call('GET', '/subjects?deleted=true')).json).toEqual([]);
+    // deleted for good: the id is gone from the API as in Confluent's registry
+    expect(await call('GET', '/schemas/ids/1')).toMatchObject({ status: 404, json: { error_code: 40403 } });
+    expect(await call('GET', '/schemas/ids/1/schema')).toMatchObject({ status: 404, json: { error_code: 40403 } });
+    expect(await call('GET', '/schemas/ids/1/versions?deleted=true')).toMatchObject({ status: 404, json: { error_code: 40403 } });
   });
 
   it('a subject the principal may not read or write is 403 40301, and lists hide it', async () => {

@@ -14,7 +14,6 @@
 //     (it keeps its assignment until its session expires or it rejoins with the
 //     same group.instance.id).
 import { ErrorCode } from '../../../../common/errors.js';
-import { isInternalTopic } from '../../log/internal-topics.js';
 import { ASSIGNORS, type TopicMeta } from './assignors.js';
 import { copy, entries, equal, fromWire, toWire, type Partitions } from './partitions.js';
 import { ownedAtPreviousEpoch, reconcile, type MemberState } from './reconcile.js';
@@ -127,7 +126,8 @@ export class ConsumerGroup {
       if (t) out.add(t.id);
     }
     const re = m.subscribedTopicRegex !== null ? compileRegex(m.subscribedTopicRegex) : null;
-    if (re) for (const t of topics.values()) if (!isInternalTopic(t.name) && re.test(t.name)) out.add(t.id);
+    // Kafka's coordinator matches every topic, internal ones included (franz-go's Test848RegexBrokerResolves checks this against Kafka)
+    if (re) for (const t of topics.values()) if (re.test(t.name)) out.add(t.id);
     return out;
   }
 

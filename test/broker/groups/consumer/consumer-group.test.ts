@@ -189,13 +189,17 @@ describe('consumer group state machine', () => {
     expect(g.groupEpoch).toBe(2);
   });
 
-  it('regex subscriptions (v1) match whole topic names and skip internal topics', () => {
+  it('regex subscriptions (v1) match whole topic names, internal topics included as in Kafka', () => {
     const g = new ConsumerGroup('g');
     const t = topics(2, [{ name: 'orders-eu', id: 'o1', partitions: 1 }, { name: 'orders-us', id: 'o2', partitions: 1 }, { name: 'x-orders-eu', id: 'o3', partitions: 1 }, { name: '__consumer_offsets', id: 'co', partitions: 1 }]);
     const o = g.heartbeat(join('a', { subscribedTopicNames: null, subscribedTopicRegex: 'orders-.*' }), t, settings, () => 'x');
     expect(o.errorCode).toBe(ErrorCode.NONE);
     expect(o.assignment!.map((a) => a.topicId).sort()).toEqual(['o1', 'o2']);
     expect(g.heartbeat(join('b', { subscribedTopicRegex: '(' }), t, settings, () => 'x').errorCode).toBe(ErrorCode.INVALID_REGULAR_EXPRESSION);
+    // a regex naming an internal topic resolves to it (Kafka's coordinator does not skip them)
+    const g2 = new ConsumerGroup('g2');
+    const o2 = g2.heartbeat(join('c', { subscribedTopicNames: null, subscribedTopicRegex: '__consumer_offsets|orders-eu' }), t, settings, () => 'x');
+    expect(o2.assignment!.map((a) => a.topicId).sort()).toEqual(['co', 'o1']);
   });
 
   it('an unknown ServerAssignor is UNSUPPORTED_ASSIGNOR', () => {

@@ -1,0 +1,58 @@
+// franz-go's own integration tests (the kgo package's *_test.go, version pinned
+// in test/interop/franz-go/go.mod) against the broker: `go test
+// github.com/twmb/franz-go/pkg/kgo` with KGO_SEEDS at it. They produce and
+// consume through classic and KIP-848 groups (range, sticky, cooperative,
+// static members), transactions (TestTxnEtl), regex subscriptions the broker
+// resolves, fetch sessions, partition changes and compression. kgo turns its
+// KIP-848 tests on when ConsumerGroupHeartbeat v1 is advertised and its
+// share-group tests when ShareFetch and ShareAcknowledge v2 are.
+// With RUNNEL_TEST_TARGET=kafka the same run goes against Apache Kafka 4.4.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCommand } from '../helpers/procs.js';
+import { startTarget, type Target } from '../helpers/target.js';
+
+const MODULE = path.join(REPO_ROOT, 'test/interop/franz-go');
+/** Records per ETL test (kgo's default is 500,000): enough for every rebalance the tests force. */
+const RECORDS = '10000';
+/** Tests that must run and pass here, not skip: kgo skips a test whose feature the broker does not advertise. */
+const REQUIRED = [
+  'TestGroupETL/range', 'TestGroupETL/cooperative-sticky', 'TestGroupETL/range/848', 'TestGroupETL/sticky/848',
+  'TestGroupETL/sticky/848/static', 'TestTxnEtl', 'Test848RegexBrokerResolves', 'TestGroupSimple/848', 'TestConsumeRegex',
+];
+
+let target: Target;
+beforeAll(async () => {
+  target = await startTarget();
+});
+afterAll(async () => {
+  await target?.stop();
+});
+
+describe('franz-go kgo integration tests', () => {
+  it('pass against the broker: every test that runs passes, and the group, KIP-848 and transaction tests run', async () => {
+    const t0 = Date.now();
+    const r = await runCommand('go', ['test', 'github.com/twmb/franz-go/pkg/kgo', '-count', '1', '-v', '-timeout', '540s'], {
+      cwd: MODULE,
+      timeoutMs: 600_000,
+      logName: 'franz-go-kgo',
+      env: {
+        ...process.env,
+        KGO_SEEDS: target.bootstrap,
+        KGO_TEST_RF: '1', // one broker
+        KGO_TEST_RECORDS: RECORDS,
+        KGO_LOG_LEVEL: 'none',
+        GOFLAGS: '-mod=mod',
+      },
+    });
+    const out = r.stdout + r.stderr;
+    const result = (re: RegExp): string[] => [...out.matchAll(re)].map((m) => m[1]!);
+    const passed = new Set(result(/--- PASS: (\S+)/g));
+    const failed = result(/--- FAIL: (\S+)/g);
+    const skipped = result(/--- SKIP: (\S+)/g);
+    console.log(`[franz-go] ${target.kind}: ${passed.size} passed, ${failed.length} failed, ${skipped.length} skipped (${skipped.join(', ')}) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    expect(failed, out.slice(-4000)).toEqual([]);
+    expect(r.code, out.slice(-4000)).toBe(0);
+    expect(REQUIRED.filter((t) => !passed.has(t))).toEqual([]);
+  }, 620_000);
+});
