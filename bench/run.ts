@@ -181,7 +181,14 @@ async function archiverHook(quick: boolean, counts: typeof FULL): Promise<Archiv
     if (r.code !== 0 || results.length === 0) {
       return { available: true, note, results, error: `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}: ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}` };
     }
-    return { available: true, note, results };
+    // typed columns (issue 30): the same 100 B Avro records untyped and typed (bench/archiver/bench.mjs --avro)
+    const avroArgs = [entry, '--avro', '--records100', String(counts.archiver100), '--targets', 'local', '--partitions', '1'];
+    const a = await runCommand(process.execPath, avroArgs, { timeoutMs: quick ? 150_000 : 600_000, logName: 'bench-archiver-avro' });
+    const avro = (a.stderr + '\n' + a.stdout).split('\n').filter((l) => l.trim().startsWith('{"target"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    if (a.code !== 0 || avro.length < 2) return { available: true, note, results, error: `--avro: exit ${a.code}: ${(a.stderr || a.stdout).trim().split('\n').slice(-3).join(' | ')}` };
+    const perCore = (t: string) => Number(avro.find((x) => x['target'] === t)?.['recordsPerCoreSec']);
+    const ratio = (perCore('local-avro-typed') / perCore('local-avro')).toFixed(2);
+    return { available: true, note: `${note}; then --avro: 100 B Avro records untyped (local-avro) and into typed columns (local-avro-typed), typed/untyped records per core-second ${ratio}x`, results: [...results, ...avro] };
   } finally {
     if (saved) fs.writeFileSync(own, saved);
     else fs.rmSync(own, { force: true });

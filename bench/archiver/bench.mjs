@@ -3,7 +3,12 @@
 //
 //   npm run build && bash test/setup/install-archiver.sh
 //   node bench/archiver/bench.mjs [--records100 N] [--records1k N] [--targets local,s3] [--workers N] [--partitions N]
-//                                 [--sizes 100,1024] [--repeat N] [--bin PATH]
+//                                 [--sizes 100,1024] [--repeat N] [--bin PATH] [--avro]
+//
+// --avro: instead of the sizes, ~100 B Avro records in the Confluent wire format
+// (avro-orders.mjs) archived twice, untyped (target local-avro) and with typed
+// columns (local-avro-typed: archive.value.schema=id, the schema in the registry's
+// Redis keys; docs/lake.md "Typed columns"), and the ratio of their records/core-s.
 //
 // --partitions 1 is the single-partition case (one stream, one Delta txn per commit).
 // --repeat N runs every case N times and reports the run with the median records/s
@@ -27,6 +32,7 @@ import path from 'node:path';
 import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { ORDER_SCHEMA, ORDER_SCHEMA_ID, orderValue } from './avro-orders.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The batch encoder is a test helper (TypeScript, not built): loaded through the bench's ts hooks.
@@ -52,6 +58,7 @@ const PER_BATCH = 1000;
 const PARTITIONS = Number(args.partitions ?? 4);
 const SIZES = (args.sizes ?? '100,1024').split(',').map(Number);
 const REPEAT = Math.max(1, Number(args.repeat ?? 1));
+const AVRO = 'avro' in args;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function freePort() {
@@ -132,8 +139,10 @@ function makeValue(size, i) {
   return Buffer.from(head + rnd + filler).subarray(0, size);
 }
 
-async function fill(redis, topic, partitions, records, size) {
-  await redis.hset('rn:topics', topic, JSON.stringify({ id: topic, partitions, configs: {} }));
+async function fill(redis, topic, partitions, records, size, avro) {
+  await redis.hset('rn:topics', topic, JSON.stringify({ id: topic, partitions, configs: avro === 'typed' ? { 'archive.value.schema': 'id' } : {} }));
+  // the registry's record of the schema the Avro values name (common/keys.ts schemaRecords, as the broker writes it)
+  if (avro) await redis.hset('rn:r:{schemas}:ids', String(ORDER_SCHEMA_ID), JSON.stringify({ schemaType: 'AVRO', schema: JSON.stringify(ORDER_SCHEMA), references: [] }));
   const perPart = Math.ceil(records / partitions);
   let payload = 0;
   let stored = 0;
@@ -146,7 +155,7 @@ async function fill(redis, topic, partitions, records, size) {
       const recs = [];
       for (let i = 0; i < n; i++) {
         const key = Buffer.from(`key-${(base + i) % 10007}`);
-        const value = makeValue(size, base + i);
+        const value = avro ? orderValue(base + i, ts0) : makeValue(size, base + i);
         payload += key.length + value.length;
         recs.push({ key, value, timestamp: ts0 + base + i });
       }
@@ -164,13 +173,13 @@ async function fill(redis, topic, partitions, records, size) {
   return { perPart, payload, stored };
 }
 
-async function run(target, size, records) {
+async function run(target, size, records, avro = null) {
   const redis = await startRedis();
   const s3 = target === 's3' ? await startS3() : null;
   const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rn-bench-lake-'));
   const topic = `bench${size}`;
   const partitions = PARTITIONS;
-  const { perPart, payload, stored } = await fill(redis.client, topic, partitions, records, size);
+  const { perPart, payload, stored } = await fill(redis.client, topic, partitions, records, size, avro);
   const env = {
     ...process.env,
     RUNNEL_REDIS_URL: redis.url,
@@ -205,8 +214,8 @@ async function run(target, size, records) {
   s3?.stop();
   fs.rmSync(lakeDir, { recursive: true, force: true });
   return {
-    target,
-    recordBytes: size,
+    target: avro ? `${target}-avro${avro === 'typed' ? '-typed' : ''}` : target,
+    recordBytes: avro ? Math.round(payload / n) : size,
     partitions,
     load1,
     records: n,
@@ -266,37 +275,46 @@ function sustainedRate(commits) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 const results = [];
-for (const target of TARGETS) {
-  for (const size of SIZES) {
-    const n = size === 100 ? N100 : N1K;
-    const runs = [];
-    for (let i = 0; i < REPEAT; i++) {
-      const r = await run(target, size, n);
-      runs.push(r);
-      console.error(JSON.stringify(r));
-    }
-    // the run with the median records/s; cpu figures are the medians over the runs
-    const mid = median(runs.map((r) => r.recordsPerSec));
-    const r = { ...runs.find((x) => x.recordsPerSec === mid), runs: REPEAT };
-    r.recordsPerCoreSec = median(runs.map((x) => x.recordsPerCoreSec));
-    r.mbPerCoreSec = median(runs.map((x) => x.mbPerCoreSec));
-    r.load1 = median(runs.map((x) => x.load1));
-    const sus = runs.map((x) => x.sustainedRecordsPerSec).filter((x) => x !== null);
-    if (sus.length) {
-      r.sustainedRecordsPerSec = median(sus);
-      r.sustainedMbPerSec = +((r.sustainedRecordsPerSec * r.payloadMB) / r.records).toFixed(1);
-    }
-    results.push(r);
+/** One case, REPEAT times: the run with the median records/s; cpu figures are the medians over the runs. */
+async function repeated(target, size, n, avro) {
+  const runs = [];
+  for (let i = 0; i < REPEAT; i++) {
+    const r = await run(target, size, n, avro);
+    runs.push(r);
+    console.error(JSON.stringify(r));
   }
+  const mid = median(runs.map((r) => r.recordsPerSec));
+  const r = { ...runs.find((x) => x.recordsPerSec === mid), runs: REPEAT };
+  r.recordsPerCoreSec = median(runs.map((x) => x.recordsPerCoreSec));
+  r.mbPerCoreSec = median(runs.map((x) => x.mbPerCoreSec));
+  r.load1 = median(runs.map((x) => x.load1));
+  const sus = runs.map((x) => x.sustainedRecordsPerSec).filter((x) => x !== null);
+  if (sus.length) {
+    r.sustainedRecordsPerSec = median(sus);
+    r.sustainedMbPerSec = +((r.sustainedRecordsPerSec * r.payloadMB) / r.records).toFixed(1);
+  }
+  return r;
+}
+for (const target of TARGETS) {
+  if (AVRO) {
+    const untyped = await repeated(target, 100, N100, 'untyped');
+    const typed = await repeated(target, 100, N100, 'typed');
+    typed.typedRatio = +(typed.recordsPerCoreSec / untyped.recordsPerCoreSec).toFixed(2);
+    results.push(untyped, typed);
+    continue;
+  }
+  for (const size of SIZES) results.push(await repeated(target, size, size === 100 ? N100 : N1K, null));
 }
 console.log(`\nArchiver benchmark (${os.availableParallelism()} cores, workers=${WORKERS ?? "default"}, node ${process.version})\n`);
 console.log('| target | partitions | record | records | load 1m | wall s | cpu s | records/s | MB/s | sustained records/s | sustained MB/s | records/core-s | MB/core-s | payload MB | parquet MB | ratio |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
+  if (r.typedRatio !== undefined) console.error(JSON.stringify({ typedRatio: r.typedRatio }));
   console.log(
     `| ${r.target} | ${r.partitions} | ${r.recordBytes} B | ${r.records} | ${r.load1} | ${r.wallSeconds} | ${r.cpuSeconds} | ${r.recordsPerSec} | ${r.mbPerSec} | ${r.sustainedRecordsPerSec ?? '-'} | ${r.sustainedMbPerSec ?? '-'} | ${r.recordsPerCoreSec} | ${r.mbPerCoreSec} | ${r.payloadMB} | ${r.parquetMB} | ${r.compressionRatio} |`,
   );
 }
+for (const r of results) if (r.typedRatio !== undefined) console.log(`\ntyped / untyped records per core-second (${r.target}): ${r.typedRatio}x`);
 // merge into results.json (one entry per target and record size)
 const file = path.join(ROOT, 'bench/archiver/results.json');
 let prev = [];

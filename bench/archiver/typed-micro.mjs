@@ -5,28 +5,14 @@
 // CPU-second of each and their ratio.
 //   npm run build && node bench/archiver/typed-micro.mjs     (N=200000 by default)
 import path from 'node:path';
-import avro from 'avsc';
+import { ORDER_SCHEMA as SCHEMA, orderValue } from './avro-orders.mjs';
 const ROOT = process.cwd();
 const { encodeBatch } = await import(path.join(ROOT, 'dist/common/record-batch/encode.js'));
 const jobs = await import(path.join(ROOT, 'dist/archiver/src/parquet/jobs.js'));
 const N = Number(process.env.N ?? 200_000);
 const RUNS = Number(process.env.RUNS ?? 3);
 
-// A 100-byte-ish order: the kind of record the issue's target names (5-byte prefix + ~95 B body)
-const SCHEMA = {
-  type: 'record', name: 'Order', namespace: 'bench', fields: [
-    { name: 'id', type: 'long' },
-    { name: 'user', type: 'string' },
-    { name: 'sku', type: 'string' },
-    { name: 'qty', type: 'int' },
-    { name: 'price', type: 'double' },
-    { name: 'status', type: { type: 'enum', name: 'Status', symbols: ['NEW', 'PAID', 'SHIPPED'] } },
-    { name: 'at', type: { type: 'long', logicalType: 'timestamp-millis' } },
-    { name: 'note', type: ['null', 'string'], default: null },
-    { name: 'tags', type: { type: 'array', items: 'string' } },
-  ],
-};
-const type = avro.Type.forSchema(SCHEMA);
+// A 100-byte-ish order (avro-orders.mjs): 5-byte prefix + ~82 B body
 const ts0 = Date.now() - 3600_000;
 let bytes = 0;
 const batches = [];
@@ -34,11 +20,7 @@ for (let base = 0; base < N; base += 1000) {
   const recs = [];
   for (let i = 0; i < 1000 && base + i < N; i++) {
     const n = base + i;
-    const body = type.toBuffer({
-      id: n, user: `user-${n % 9973}`, sku: `SKU-${(n % 131).toString().padStart(5, '0')}`, qty: n % 17, price: (n % 1000) / 10,
-      status: ['NEW', 'PAID', 'SHIPPED'][n % 3], at: ts0 + n, note: n % 4 ? `a note on order number ${n % 1000}, gift wrap ${n % 2 ? "yes" : "no"}` : null, tags: ['web', `c${n % 7}`, 'x'],
-    });
-    const value = Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), body]);
+    const value = orderValue(n, ts0);
     bytes += value.length;
     recs.push({ key: Buffer.from(`key-${n % 10007}`), value, timestamp: ts0 + n });
   }

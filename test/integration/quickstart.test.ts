@@ -128,6 +128,22 @@ function duckdbRows(out: string): string[][] {
   return body < 0 ? [] : lines.slice(body + 1).filter((l) => l.startsWith('│')).map((l) => l.slice(1, -1).split('│').map((c) => c.trim()));
 }
 
+/**
+ * Runs a docs DuckDB block through the venv's duckdb. Its delta extension is a
+ * download from extensions.duckdb.org; where that cannot be reached the same
+ * query runs over the table's Parquet files (read_parquet, hive partitions: the
+ * same rows while no file of the table has been removed, as here).
+ */
+async function duckdbQuery(sql: string, table: string, cwd: string, env: NodeJS.ProcessEnv) {
+  const duck = "~/.venvs/runnel/bin/python -c 'import duckdb, sys; print(duckdb.sql(sys.stdin.read()))'";
+  const d = await sh(duck, cwd, env, 120_000, sql);
+  if (d.code === 0 || !/Could not establish connection|Failed to download|HTTP/i.test(d.stderr)) return d;
+  console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the docs' DuckDB query over read_parquet`);
+  const parquet = sql.replace('INSTALL delta; LOAD delta;\n', '').replace(`delta_scan('data/lake/${table}')`, `read_parquet('data/lake/${table}/**/*.parquet', hive_partitioning = true)`);
+  expect(parquet).not.toBe(sql);
+  return sh(duck, cwd, env, 120_000, parquet);
+}
+
 async function readyStatus(port: number): Promise<number> {
   try {
     return (await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(10_000) })).status;
@@ -194,7 +210,7 @@ describe('README and docs blocks', () => {
 });
 
 describe('README quick start (and the blocks of the docs it continues into)', () => {
-  it('runnel dev, runnel produce/consume, kcat and the Polars SQL query, then teardown, with status, redis-cli, delta-rs, DuckDB, the day-2 round, the console and the broker and archiver run separately, block by block', async () => {
+  it('runnel dev, runnel produce/consume, kcat and the Polars SQL query, then teardown, with status, redis-cli, delta-rs, DuckDB, the typed example, the day-2 round, the console and the broker and archiver run separately, block by block', async () => {
     const cwd = tmp('quickstart');
     fs.symlinkSync(path.join(REPO_ROOT, 'runnel'), path.join(cwd, 'runnel'));
     fs.mkdirSync(HOME, { recursive: true });
@@ -302,18 +318,8 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     expect(result.header, q.stdout).toEqual(['records', 'offset', 'key', 'value']);
     expect(result.rows, q.stdout).toEqual([[String(total), String(n), `k${n - 1}`, `v${n - 1}`]]);
 
-    // the DuckDB SQL, through the venv's duckdb. Its delta extension is a download from extensions.duckdb.org;
-    // where that cannot be reached the same query runs over the table's Parquet files (read_parquet, hive partitions:
-    // the same rows while no file of the table has been removed, as here).
-    const duck = "~/.venvs/runnel/bin/python -c 'import duckdb, sys; print(duckdb.sql(sys.stdin.read()))'";
-    const sql = block('duckdb');
-    let d = await sh(duck, cwd, env, 120_000, sql);
-    if (d.code !== 0 && /Could not establish connection|Failed to download|HTTP/i.test(d.stderr)) {
-      console.warn(`DuckDB's delta extension could not be downloaded (${d.stderr.trim().split('\n').at(-1)}); running the docs' DuckDB query over read_parquet`);
-      const parquet = sql.replace('INSTALL delta; LOAD delta;\n', '').replace("delta_scan('data/lake/demo')", "read_parquet('data/lake/demo/**/*.parquet', hive_partitioning = true)");
-      expect(parquet).not.toBe(sql);
-      d = await sh(duck, cwd, env, 120_000, parquet);
-    }
+    // the DuckDB SQL, through the venv's duckdb (duckdbQuery: read_parquet where the delta extension cannot be downloaded)
+    const d = await duckdbQuery(block('duckdb'), 'demo', cwd, env);
     expect(d.code, d.stderr).toBe(0);
     expect(duckdbRows(d.stdout).map((r) => [r[0], r[1], r[3]])).toEqual([['0', '0', 'hello'], ...Array.from({ length: 9 }, (_, i) => ['0', String(i + 1), `v${i}`])]);
 
@@ -322,6 +328,24 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
     expect(py.code, py.stderr).toBe(0);
     expect(py.stdout.split('\n')[0]).toBe(`${total} ${n}`);
     expect(py.stdout).toContain(`shape: (${total}, 2)`);
+
+    // docs/lake.md's typed example: Avro records through runnel dev's registry (confluent-kafka's AvroSerializer),
+    // then delta-rs, Polars SQL and DuckDB select the fields by name
+    const withRegistry = (text: string) => kafka(text).replaceAll('http://127.0.0.1:8081', registry);
+    const typedProduce = await sh(withRegistry(block('typed-produce')), cwd, env, 600_000);
+    expect(typedProduce.code, typedProduce.stderr).toBe(0);
+    let typedQuery = await sh(withRegistry(block('typed-query')), cwd, env);
+    await waitFor('the three purchases in the lake', async () => {
+      typedQuery = await sh(withRegistry(block('typed-query')), cwd, env);
+      return typedQuery.code === 0 && polarsTable(typedQuery.stdout).rows.length === 2;
+    }, { timeoutMs: 30_000, intervalMs: 500 });
+    expect(typedQuery.stdout.split('\n')[0]).toBe("[('id', 'PrimitiveType(\"long\")'), ('item', 'PrimitiveType(\"string\")'), ('price', 'PrimitiveType(\"decimal(10,2)\")')]");
+    const purchases = polarsTable(typedQuery.stdout);
+    expect(purchases.header).toEqual(['item', 'n', 'total']);
+    expect(purchases.rows).toEqual([['apple', '2', '2.50'], ['pear', '1', '2.40']]); // decimal(10,2): exact sums
+    const typedDuck = await duckdbQuery(block('typed-duckdb'), 'purchases', cwd, env);
+    expect(typedDuck.code, typedDuck.stderr).toBe(0);
+    expect(duckdbRows(typedDuck.stdout)).toEqual([['apple', '2', '2.50'], ['pear', '1', '2.40']]);
 
     // the day-2 round of docs/operations.md with runnel alone
     const day2 = await sh(block('day2'), cwd, env, 120_000);

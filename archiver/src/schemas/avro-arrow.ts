@@ -25,6 +25,7 @@
 // typed columns, and older data files lack newer columns.
 import avro from 'avsc';
 import * as arrow from 'apache-arrow';
+import { genValue, intInto, longInto, type GenCtx } from './avro-codegen.js';
 import { AvroDecodeError, BoolCol, BytesCol, checkUtf8, Col, DecimalCol, F32Col, F64Col, I32Col, I64Col, ListCol, need, readInt, readLen, readLongInto, StructCol, type Cursor } from './avro-columns.js';
 
 /** A Delta schema type (PROTOCOL.md "Schema Serialization Format"). */
@@ -40,6 +41,8 @@ export interface Mapped {
   make(): Col;
   /** reads one value at the cursor and appends it (or null) to `col`, a builder from make() */
   read(c: Cursor, col: Col): void;
+  /** the same as code, for generated readers (avro-codegen.ts); absent: `read` is called */
+  gen?: (b: string, ctx: GenCtx) => string;
 }
 
 interface Tap { buf: Buffer; pos: number }
@@ -155,8 +158,25 @@ function jsonColumn(t: avro.Type): Mapped {
   };
 }
 
-const fixedWidth = <C extends Col>(a: arrow.DataType, delta: DeltaType, make: () => C, read: (c: Cursor, col: C) => void): Mapped =>
-  ({ arrow: a, delta, make, read: read as (c: Cursor, col: Col) => void });
+const fixedWidth = <C extends Col>(a: arrow.DataType, delta: DeltaType, make: () => C, read: (c: Cursor, col: C) => void, gen?: Mapped['gen']): Mapped =>
+  ({ arrow: a, delta, make, read: read as (c: Cursor, col: Col) => void, ...(gen ? { gen } : {}) });
+
+/** Scratch bytes for generated float / double reads on little-endian hosts (others use Buffer#readDoubleLE). */
+const SCRATCH_F64 = new Float64Array(1);
+const SCRATCH_U8 = new Uint8Array(SCRATCH_F64.buffer);
+const SCRATCH_F32 = new Float32Array(SCRATCH_F64.buffer, 0, 1);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** generated code of an Avro int into an I32Col */
+const genInt: Mapped['gen'] = (b, ctx) => {
+  const v = ctx.id();
+  return `{ let ${v}; ${intInto(v)} if (${v} > 2147483647 || ${v} < -2147483648) throw new E('int ' + ${v} + ' out of range'); ${b}.push(${v}); }`;
+};
+/** generated code of Avro bytes / string (checked UTF-8) into a BytesCol */
+const genBytes = (utf8: boolean): Mapped['gen'] => (b, ctx) => {
+  const n = ctx.id();
+  return `{ let ${n}; ${intInto(n)} if (${n} < 0) throw new E('negative length ' + ${n}); if (pos + ${n} > end) T(); ${b}.${utf8 ? 'pushUtf8' : 'push'}(buf, pos, ${n}); pos += ${n}; }`;
+};
 
 const readString = (check: boolean) => (c: Cursor, col: BytesCol) => {
   const n = readLen(c);
@@ -194,6 +214,10 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
     const other = 1 - nu.nullIdx;
     return {
       ...m,
+      gen: (b, ctx) => {
+        const i = ctx.id();
+        return `{ let ${i}; ${intInto(i)} if (${i} === ${nu.nullIdx}) ${b}.appendNull(); else if (${i} === ${other}) { ${genValue(m, b, ctx)} } else throw new E('union index ' + ${i} + ' out of range'); }`;
+      },
       read: (c, col) => {
         const idx = readInt(c);
         if (idx === nu.nullIdx) col.appendNull();
@@ -209,38 +233,50 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
         const b = c.buf[c.pos++]!;
         if (b > 1) throw new AvroDecodeError(`boolean byte ${b}`);
         col.push(b === 1);
+      }, (b, ctx) => {
+        const x = ctx.id();
+        return `{ if (pos >= end) T(); const ${x} = buf[pos++]; if (${x} > 1) throw new E('boolean byte ' + ${x}); ${b}.push(${x} === 1); }`;
       });
     case 'int':
       return fixedWidth(new arrow.Int32(), 'integer', () => new I32Col(), (c, col) => {
         const v = readInt(c);
         if (v > 2147483647 || v < -2147483648) throw new AvroDecodeError(`int ${v} out of range`);
         col.push(v);
-      });
+      }, genInt);
     case 'long':
-      return fixedWidth(new arrow.Int64(), 'long', () => new I64Col(), (c, col) => readLongInto(c, col, 1));
+      return fixedWidth(new arrow.Int64(), 'long', () => new I64Col(), (c, col) => readLongInto(c, col, 1), (b, ctx) => longInto(b, 1, ctx));
     case 'float':
       return fixedWidth(new arrow.Float32(), 'float', () => new F32Col(), (c, col) => {
         need(c, 4);
         col.push((c.buf as Buffer).readFloatLE(c.pos));
         c.pos += 4;
+      }, (b, ctx) => {
+        if (!LITTLE_ENDIAN) return `{ if (pos + 4 > end) T(); ${b}.push(buf.readFloatLE(pos)); pos += 4; }`;
+        const [u8, f32] = [ctx.k(SCRATCH_U8), ctx.k(SCRATCH_F32)];
+        return `{ if (pos + 4 > end) T(); ${[0, 1, 2, 3].map((i) => `${u8}[${i}] = buf[pos + ${i}];`).join(' ')} ${b}.push(${f32}[0]); pos += 4; }`;
       });
     case 'double':
       return fixedWidth(new arrow.Float64(), 'double', () => new F64Col(), (c, col) => {
         need(c, 8);
         col.push((c.buf as Buffer).readDoubleLE(c.pos));
         c.pos += 8;
+      }, (b, ctx) => {
+        if (!LITTLE_ENDIAN) return `{ if (pos + 8 > end) T(); ${b}.push(buf.readDoubleLE(pos)); pos += 8; }`;
+        // little-endian bytes through a scratch Float64Array (cheaper than Buffer#readDoubleLE's checks)
+        const [u8, f64] = [ctx.k(SCRATCH_U8), ctx.k(SCRATCH_F64)];
+        return `{ if (pos + 8 > end) T(); ${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `${u8}[${i}] = buf[pos + ${i}];`).join(' ')} ${b}.push(${f64}[0]); pos += 8; }`;
       });
     case 'string':
-      return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), readString(true));
+      return fixedWidth(new arrow.Utf8(), 'string', () => new BytesCol(), readString(true), genBytes(true));
     case 'bytes':
-      return fixedWidth(new arrow.Binary(), 'binary', () => new BytesCol(), readString(false));
+      return fixedWidth(new arrow.Binary(), 'binary', () => new BytesCol(), readString(false), genBytes(false));
     case 'fixed': {
       const size = (t as avro.types.FixedType).size;
       return fixedWidth(new arrow.Binary(), 'binary', () => new BytesCol(), (c, col) => {
         need(c, size);
         col.push(c.buf, c.pos, size);
         c.pos += size;
-      });
+      }, (b) => `{ if (pos + ${size} > end) T(); ${b}.push(buf, pos, ${size}); pos += ${size}; }`);
     }
     case 'enum': {
       const symbols = (t as avro.types.EnumType).symbols.map((x) => Buffer.from(x, 'utf8'));
@@ -249,6 +285,9 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
         const sym = symbols[i];
         if (!sym) throw new AvroDecodeError(`enum index ${i} out of range`);
         col.push(sym, 0, sym.length);
+      }, (b, ctx) => {
+        const [i, sym, syms] = [ctx.id(), ctx.id(), ctx.k(symbols)];
+        return `{ let ${i}; ${intInto(i)} const ${sym} = ${syms}[${i}]; if (!${sym}) throw new E('enum index ' + ${i} + ' out of range'); ${b}.push(${sym}, 0, ${sym}.length); }`;
       });
     }
     case 'array': {
@@ -261,6 +300,18 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
           const l = col as ListCol;
           readBlocks(c, () => e.read(c, l.child));
           l.pushValid();
+        },
+        gen: (b, ctx) => {
+          const [ch, n, sz, j] = [ctx.id(), ctx.id(), ctx.id(), ctx.id()];
+          return `{ const ${ch} = ${b}.child; let ${n};
+            for (;;) {
+              ${intInto(n)}
+              if (${n} === 0) break;
+              if (${n} < 0) { ${n} = -${n}; let ${sz}; ${intInto(sz)} }
+              if (${n} > end - pos + 1 && ${n} > 1048576) throw new E('block of ' + ${n} + ' items in ' + (end - pos) + ' bytes');
+              for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${genValue(e, ch, ctx)} }
+            }
+            ${b}.pushValid(); }`;
         },
       };
     }
@@ -298,6 +349,12 @@ export function mapAvro(t: avro.Type, stack: string[] = []): Mapped {
           const st = col as StructCol;
           for (let i = 0; i < fields.length; i++) fields[i]!.m.read(c, st.children[i]!);
           st.pushValid();
+        },
+        gen: (b, ctx) => {
+          const ch = fields.map(() => ctx.id());
+          return `{ ${ch.map((v, i) => `const ${v} = ${b}.children[${i}];`).join(' ')}
+            ${fields.map((f, i) => genValue(f.m, ch[i]!, ctx)).join('\n')}
+            ${b}.pushValid(); }`;
         },
       };
     }
@@ -352,12 +409,12 @@ function mapLogical(t: Tagged, stack: string[]): Mapped {
     }
     case 'date':
       if (u.typeName !== 'int') return base();
-      return { ...base(), arrow: new arrow.DateDay(), delta: 'date' };
+      return { ...base(), arrow: new arrow.DateDay(), delta: 'date' }; // base(): int, with its gen
     case 'timestamp-millis':
     case 'timestamp-micros': {
       if (u.typeName !== 'long') return base();
       const scale = a['logicalType'] === 'timestamp-millis' ? 1000 : 1;
-      return fixedWidth(new arrow.TimestampMicrosecond('UTC'), 'timestamp', () => new I64Col(), (c, col) => readLongInto(c, col, scale));
+      return fixedWidth(new arrow.TimestampMicrosecond('UTC'), 'timestamp', () => new I64Col(), (c, col) => readLongInto(c, col, scale), (b, ctx) => longInto(b, scale, ctx));
     }
     case EXACT_LONG:
       return base();

@@ -14,25 +14,48 @@ function truncated(): never {
   throw new AvroDecodeError('truncated');
 }
 
+/** Values a new builder has room for (withCapacity): growing a column copies it. */
+let capacity = 64;
+
+/** Runs `make` with new builders sized for `n` values (a file's row count; at least 64). */
+export function withCapacity<T>(n: number, make: () => T): T {
+  const before = capacity;
+  capacity = Math.max(64, n);
+  try {
+    return make();
+  } finally {
+    capacity = before;
+  }
+}
+
 export abstract class Col {
   n = 0;
-  valid: Uint8Array<ArrayBuffer> = new Uint8Array(64);
-  protected setValid(ok: boolean) {
-    if (this.n >= this.valid.length) this.valid = grow8(this.valid, this.n + 1);
-    this.valid[this.n] = ok ? 1 : 0;
+  /**
+   * Null flags by row, allocated at the first null: a value pushed writes
+   * nothing here (the hot path), a null sets its flag.
+   */
+  nulls: Uint8Array<ArrayBuffer> | null = null;
+  /** flags the value about to be appended (index n) as null */
+  protected markNull() {
+    if (!this.nulls || this.n >= this.nulls.length) this.nulls = grow8(this.nulls ?? new Uint8Array(0), Math.max(this.n + 1, 64));
+    this.nulls[this.n] = 1;
   }
   abstract appendNull(): void;
   /** drops the values from index `n` on (a row that failed to decode) */
   truncate(n: number): void {
+    if (this.nulls && n < this.n) this.nulls.fill(0, n, Math.min(this.n, this.nulls.length));
     this.n = n;
   }
   /** null count and validity bitmap, counted once when the column is finished */
   protected nb(): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+    const flags = this.nulls;
+    if (!flags) return { nullCount: 0, nullBitmap: undefined };
     let nulls = 0;
-    for (let i = 0; i < this.n; i++) if (!this.valid[i]) nulls++;
+    const len = Math.min(this.n, flags.length);
+    for (let i = 0; i < len; i++) nulls += flags[i]!;
     if (!nulls) return { nullCount: 0, nullBitmap: undefined };
-    const bm = new Uint8Array((this.n + 7) >> 3);
-    for (let i = 0; i < this.n; i++) if (this.valid[i]) bm[i >> 3]! |= 1 << (i & 7);
+    const bm = new Uint8Array((this.n + 7) >> 3).fill(0xff);
+    for (let i = 0; i < len; i++) if (flags[i]) bm[i >> 3]! &= ~(1 << (i & 7));
     return { nullCount: nulls, nullBitmap: bm };
   }
   abstract finish(type: arrow.DataType): arrow.Data;
@@ -51,15 +74,14 @@ function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
 
 /** int32 / date32 */
 export class I32Col extends Col {
-  v = new Int32Array(64);
+  v = new Int32Array(capacity);
   push(x: number) {
     if (this.n >= this.v.length) this.v = grow32(this.v, this.n + 1);
-    this.setValid(true);
     this.v[this.n++] = x;
   }
   appendNull() {
     if (this.n >= this.v.length) this.v = grow32(this.v, this.n + 1);
-    this.setValid(false);
+    this.markNull();
     this.v[this.n++] = 0;
   }
   finish(type: arrow.DataType) {
@@ -70,7 +92,7 @@ export class I32Col extends Col {
 const TWO32 = 4294967296;
 /** int64 / timestamp: values below 2^53 as two int32 words, others as BigInt */
 export class I64Col extends Col {
-  v = new BigInt64Array(64);
+  v = new BigInt64Array(capacity);
   w = new Int32Array(this.v.buffer);
   private room() {
     if (this.n >= this.v.length) {
@@ -82,19 +104,17 @@ export class I64Col extends Col {
   }
   pushNumber(x: number) {
     this.room();
-    this.setValid(true);
     const i = this.n++;
     this.w[2 * i] = x | 0;
     this.w[2 * i + 1] = Math.floor(x / TWO32);
   }
   pushBig(x: bigint) {
     this.room();
-    this.setValid(true);
     this.v[this.n++] = x;
   }
   appendNull() {
     this.room();
-    this.setValid(false);
+    this.markNull();
     this.v[this.n++] = 0n;
   }
   finish(type: arrow.DataType) {
@@ -103,19 +123,18 @@ export class I64Col extends Col {
 }
 
 export class F64Col extends Col {
-  v = new Float64Array(64);
+  v = new Float64Array(capacity);
   push(x: number) {
     if (this.n >= this.v.length) {
       const n = new Float64Array(this.v.length * 2);
       n.set(this.v);
       this.v = n;
     }
-    this.setValid(true);
     this.v[this.n++] = x;
   }
   appendNull() {
+    this.markNull();
     this.push(0);
-    this.valid[this.n - 1] = 0;
   }
   finish(type: arrow.DataType) {
     return arrow.makeData({ type: type as arrow.Float64, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
@@ -123,19 +142,18 @@ export class F64Col extends Col {
 }
 
 export class F32Col extends Col {
-  v = new Float32Array(64);
+  v = new Float32Array(capacity);
   push(x: number) {
     if (this.n >= this.v.length) {
       const n = new Float32Array(this.v.length * 2);
       n.set(this.v);
       this.v = n;
     }
-    this.setValid(true);
     this.v[this.n++] = x;
   }
   appendNull() {
+    this.markNull();
     this.push(0);
-    this.valid[this.n - 1] = 0;
   }
   finish(type: arrow.DataType) {
     return arrow.makeData({ type: type as arrow.Float32, length: this.n, ...this.nb(), data: this.v.subarray(0, this.n) });
@@ -143,15 +161,14 @@ export class F32Col extends Col {
 }
 
 export class BoolCol extends Col {
-  v = new Uint8Array(64);
+  v = new Uint8Array(capacity);
   push(x: boolean) {
     if (this.n >= this.v.length) this.v = grow8(this.v, this.n + 1);
-    this.setValid(true);
     this.v[this.n++] = x ? 1 : 0;
   }
   appendNull() {
+    this.markNull();
     this.push(false);
-    this.valid[this.n - 1] = 0;
   }
   finish(type: arrow.DataType) {
     const bits = new Uint8Array((this.n + 7) >> 3);
@@ -162,19 +179,25 @@ export class BoolCol extends Col {
 
 /** Decimal128: 16 bytes per value, little-endian two's complement */
 export class DecimalCol extends Col {
-  v = new Uint8Array(64 * 16);
+  v = new Uint8Array(capacity * 16);
   /** `len` big-endian two's-complement bytes at buf[pos..] */
   push(buf: Uint8Array, pos: number, len: number) {
     if (len > 16) throw new AvroDecodeError(`decimal of ${len} bytes does not fit 128 bits`);
     if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
-    this.setValid(true);
     const o = this.n++ * 16;
     const fill = len > 0 && buf[pos]! & 0x80 ? 0xff : 0;
     for (let i = 0; i < 16; i++) this.v[o + i] = i < len ? buf[pos + len - 1 - i]! : fill;
   }
+  /** an integer (scale 0) that fits 128 bits */
+  pushBig(x: bigint) {
+    if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
+    const o = this.n++ * 16;
+    let u = BigInt.asUintN(128, x);
+    for (let i = 0; i < 16; i++, u >>= 8n) this.v[o + i] = Number(u & 0xffn);
+  }
   appendNull() {
     if ((this.n + 1) * 16 > this.v.length) this.v = grow8(this.v, (this.n + 1) * 16);
-    this.setValid(false);
+    this.markNull();
     this.v.fill(0, this.n * 16, this.n * 16 + 16);
     this.n++;
   }
@@ -186,8 +209,8 @@ export class DecimalCol extends Col {
 
 /** utf8 / binary */
 export class BytesCol extends Col {
-  offsets = new Int32Array(65);
-  data = new Uint8Array(1024);
+  offsets = new Int32Array(capacity + 1);
+  data = new Uint8Array(capacity * 8);
   len = 0;
   push(buf: Uint8Array, pos: number, n: number) {
     if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
@@ -196,8 +219,24 @@ export class BytesCol extends Col {
     if (n < 48) for (let i = 0; i < n; i++) this.data[this.len + i] = buf[pos + i]!;
     else this.data.set(buf.subarray(pos, pos + n), this.len);
     this.len += n;
-    this.setValid(true);
     this.offsets[++this.n] = this.len;
+  }
+  /** `n` bytes that must be UTF-8 (an Avro string): ASCII is checked while copying, anything else by isUtf8 */
+  pushUtf8(buf: Uint8Array, pos: number, n: number) {
+    if (n < 48) {
+      if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
+      if (this.len + n > this.data.length) this.data = grow8(this.data, this.len + n);
+      let high = 0;
+      const d = this.data;
+      const o = this.len;
+      for (let i = 0; i < n; i++) high |= d[o + i] = buf[pos + i]!;
+      if (high & 0x80 && !isUtf8(buf.subarray(pos, pos + n))) throw new AvroDecodeError('a string is not valid UTF-8');
+      this.len += n;
+      this.offsets[++this.n] = this.len;
+      return;
+    }
+    checkUtf8(buf, pos, n);
+    this.push(buf, pos, n);
   }
   pushString(s: string) {
     const b = Buffer.from(s, 'utf8');
@@ -205,11 +244,11 @@ export class BytesCol extends Col {
   }
   appendNull() {
     if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
-    this.setValid(false);
+    this.markNull();
     this.offsets[++this.n] = this.len;
   }
   override truncate(n: number) {
-    this.n = n;
+    super.truncate(n);
     this.len = this.offsets[n]!;
   }
   finish(type: arrow.DataType) {
@@ -223,16 +262,15 @@ export class StructCol extends Col {
   }
   /** the children were appended by the caller */
   pushValid() {
-    this.setValid(true);
     this.n++;
   }
   appendNull() {
-    this.setValid(false);
+    this.markNull();
     this.n++;
     for (const c of this.children) c.appendNull();
   }
   override truncate(n: number) {
-    this.n = n;
+    super.truncate(n);
     for (const c of this.children) c.truncate(n);
   }
   finish(type: arrow.DataType) {
@@ -243,23 +281,22 @@ export class StructCol extends Col {
 
 /** list / map: offsets into one child (a map's child is its key_value struct) */
 export class ListCol extends Col {
-  offsets = new Int32Array(65);
+  offsets = new Int32Array(capacity + 1);
   constructor(readonly child: Col) {
     super();
   }
   /** closes a value whose elements the caller appended to `child` */
   pushValid() {
     if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
-    this.setValid(true);
     this.offsets[++this.n] = this.child.n;
   }
   appendNull() {
     if (this.n + 2 > this.offsets.length) this.offsets = grow32(this.offsets, this.n + 2);
-    this.setValid(false);
+    this.markNull();
     this.offsets[++this.n] = this.child.n;
   }
   override truncate(n: number) {
-    this.n = n;
+    super.truncate(n);
     this.child.truncate(this.offsets[n]!);
   }
   finish(type: arrow.DataType) {

@@ -57,7 +57,9 @@ export class RegistryReader {
         }
         const s: SchemaText = { schemaType: r.schemaType ?? 'AVRO', schema: String(r.schema), refs: [] };
         try {
-          s.refs = await this.refTexts(r, 0);
+          const refs = await this.refTexts(r, 0);
+          s.refs = refs.map((x) => x.schema);
+          s.refNames = refs.map((x) => x.name);
         } catch (e) {
           if (!(e instanceof RefError)) throw e;
           // not kept: asked again after missRetryMs, like an unknown id
@@ -106,11 +108,11 @@ export class RegistryReader {
     return raws.map((raw) => (raw ? (JSON.parse(raw) as StoredRecord) : null));
   }
 
-  /** The texts of a schema's references, each after its own references (the order a parser must see them). */
-  private async refTexts(r: StoredRecord, depth: number): Promise<string[]> {
+  /** The names and texts of a schema's references, each after its own references (the order a parser must see them). */
+  private async refTexts(r: StoredRecord, depth: number): Promise<{ name: string; schema: string }[]> {
     if (!r.references?.length) return [];
     if (depth >= MAX_REF_DEPTH) throw new RefError(`schema references deeper than ${MAX_REF_DEPTH}`);
-    const out: string[] = [];
+    const out: { name: string; schema: string }[] = [];
     for (const ref of r.references) {
       this.redisCalls++;
       const raw = await this.redis().hget(this.keys.schemaSubjects(), ref.subject);
@@ -120,7 +122,7 @@ export class RegistryReader {
       if (!v) throw new RefError(`reference ${ref.name}: subject ${ref.subject} version ${ref.version} not found`);
       const [rec] = await this.records([v[1]!]);
       if (!rec) throw new RefError(`reference ${ref.name}: schema id ${v[1]} not found`);
-      out.push(...(await this.refTexts(rec, depth + 1)), String(rec.schema));
+      out.push(...(await this.refTexts(rec, depth + 1)), { name: ref.name, schema: String(rec.schema) });
     }
     return out;
   }

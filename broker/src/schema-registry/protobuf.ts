@@ -1,73 +1,12 @@
-// Protobuf schemas for the registry, with protobufjs: a schema is .proto
-// text or, as confluent-kafka's serializers send it, a base64
-// FileDescriptorProto. It must parse and every type it names must resolve
-// (through its references, whose names are its imports, or Google's
-// well-known types). Compatibility covers Confluent's main Protobuf rules
-// (docs/schema-registry.md lists them).
-import { createRequire } from 'node:module';
+// Protobuf compatibility for the registry (schemas parse with
+// common/schemas/protobuf-schema.ts: .proto text or a base64 FileDescriptorProto,
+// every type resolved through references or Google's well-known types).
+// Compatibility covers Confluent's main Protobuf rules (docs/schema-registry.md
+// lists them).
 import type * as PB from 'protobufjs';
+import { pb, type ParsedProtobuf } from '../../../common/schemas/protobuf-schema.js';
 
-const require = createRequire(import.meta.url);
-const pb = require('protobufjs') as typeof PB;
-// Root.fromDescriptor and the descriptor messages (FileDescriptorProto, FileDescriptorSet)
-const descriptor = require('protobufjs/ext/descriptor') as { FileDescriptorProto: PB.Type; FileDescriptorSet: PB.Type };
-const fromDescriptor = (pb.Root as unknown as { fromDescriptor(d: object, o?: object): PB.Root }).fromDescriptor;
-
-export class ProtobufSchemaError extends Error {}
-
-export interface ParsedProtobuf {
-  /** The text stored: the .proto text as given (trimmed), or the base64 descriptor without whitespace. */
-  canonical: string;
-  /** The messages the schema itself defines, by full name (not those of its references). */
-  messages: Map<string, PB.Type>;
-}
-
-const BASE64 = /^[A-Za-z0-9+/\s]+=*\s*$/;
-
-/** Adds one schema (text or base64 descriptor) to `root`; returns the files it imports. */
-function load(root: PB.Root, text: string, what: string): string[] {
-  try {
-    if (BASE64.test(text)) {
-      const bytes = Buffer.from(text.replace(/\s/g, ''), 'base64');
-      const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as { dependency?: string[]; messageType?: unknown[]; name?: string };
-      const set = fromDescriptor({ file: [{ ...file, dependency: [] }] }, { keepCase: true });
-      root.addJSON((set.toJSON() as { nested?: Record<string, PB.AnyNestedObject> }).nested ?? {});
-      return file.dependency ?? [];
-    }
-    return pb.parse(text, root, { keepCase: true }).imports ?? [];
-  } catch (e) {
-    throw new ProtobufSchemaError(`Invalid schema ${what}, details: ${(e as Error).message}`);
-  }
-}
-
-function types(ns: PB.NamespaceBase, out = new Map<string, PB.Type>()): Map<string, PB.Type> {
-  for (const o of ns.nestedArray) {
-    if (o instanceof pb.Type) out.set(o.fullName.replace(/^\./, ''), o);
-    if (o instanceof pb.Namespace || o instanceof pb.Type) types(o as PB.NamespaceBase, out);
-  }
-  return out;
-}
-
-/** Parses a Protobuf schema after the schemas it references (each named by the import path that uses it). */
-export function parseProtobuf(text: string, refs: ReadonlyArray<{ name: string; schema: string }> = []): ParsedProtobuf {
-  const root = new pb.Root();
-  const imports = new Set<string>();
-  for (const r of refs) for (const i of load(root, r.schema, `reference ${r.name}`)) imports.add(i);
-  const before = new Set(types(root).keys());
-  for (const i of load(root, text, text)) imports.add(i);
-  const mine = new Map([...types(root)].filter(([name]) => !before.has(name)));
-  const given = new Set(refs.map((r) => r.name));
-  for (const i of imports) {
-    const common = i.startsWith('google/protobuf/') ? pb.common.get(i) : null;
-    if (common && !given.has(i)) root.addJSON((common as { nested: Record<string, PB.AnyNestedObject> }).nested);
-  }
-  try {
-    root.resolveAll();
-  } catch (e) {
-    throw new ProtobufSchemaError(`Invalid schema ${text}, details: ${(e as Error).message}`);
-  }
-  return { canonical: BASE64.test(text) ? text.replace(/\s/g, '') : text.trim(), messages: mine };
-}
+export { parseProtobuf, ProtobufSchemaError, type ParsedProtobuf } from '../../../common/schemas/protobuf-schema.js';
 
 function fieldKind(f: PB.Field): string {
   const label = f.repeated ? 'repeated' : f.map ? 'map' : 'singular';

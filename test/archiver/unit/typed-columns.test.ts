@@ -7,6 +7,7 @@ import { encodeBatch } from '../../helpers/encode-batch.js';
 import { encodeTypedFiles, readParquetTable, compactFiles, encodeDataFiles } from '../../../archiver/src/parquet/jobs.js';
 import type { SchemaText } from '../../../archiver/src/schemas/typed.js';
 import { decimalText, mapAvro, parseAvro, readBigLong } from '../../../archiver/src/schemas/avro-arrow.js';
+import { genReader } from '../../../archiver/src/schemas/avro-codegen.js';
 import { rebuild } from '../../../broker/src/lake/rebuild.js';
 
 const day = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -66,7 +67,7 @@ const schemas: Record<number, SchemaText> = {
   1: { schemaType: 'AVRO', schema: JSON.stringify(ORDER), refs: [] },
   2: { schemaType: 'AVRO', schema: JSON.stringify(V2), refs: [] },
   3: { schemaType: 'AVRO', schema: JSON.stringify(PRICE_STR), refs: [] },
-  4: { schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; message M { int32 a = 1; }', refs: [] },
+  4: { schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; message M { Missing a = 1; }', refs: [] }, // a type that does not resolve
   5: { schemaType: 'AVRO', schema: '"long"', refs: [] },
 };
 const asked: number[][] = [];
@@ -149,7 +150,7 @@ describe('typed columns (Avro)', () => {
       'value: Avro body does not decode with schema id 1: truncated (15 bytes)',
       'value: not the Confluent wire format (first byte 0x7b, 10 bytes)',
       null, // a tombstone is no error
-      'value: schema id 4 is PROTOBUF; only AVRO is decoded into typed columns yet',
+      expect.stringMatching(/^value: schema id 4 does not parse: .*Missing/),
       `value: Avro body does not decode with schema id 1: 1 bytes left after the record`,
     ]);
     expect(rows.map((x) => x['price'])).toEqual([10.5, null, null, null, null, null, null]);
@@ -253,5 +254,39 @@ describe('typed columns (Avro)', () => {
   it('decimal bytes convert exactly', () => {
     expect(decimalText(decimalBytes(-12345n), 2)).toBe('-123.45');
     expect(decimalText(Buffer.from([0x01]), 3)).toBe('0.001');
+  });
+
+  it('the generated reader reads what the field closures read, and fails where they fail (every cut of every body)', () => {
+    const rt = parseAvro(JSON.stringify(V2)) as avro.types.RecordType;
+    const ms = rt.fields.map((f) => mapAvro(f.type, ['Order']));
+    const generated = genReader(ms);
+    const closures = (cur: { buf: Buffer; pos: number; end: number }, b: ReturnType<(typeof ms)[number]['make']>[]) => {
+      ms.forEach((m, i) => m.read(cur, b[i]!));
+      if (cur.pos !== cur.end) throw new Error('left');
+    };
+    const bodies = [0, 1, 2, 3].map((i) => orderBody(i, v2Type, { coupon: i % 2 ? 'C' : null }));
+    const run = (read: typeof closures) => {
+      const b = ms.map((m) => m.make());
+      const outcome: string[] = [];
+      for (const body of bodies) {
+        for (let cut = 0; cut <= body.length; cut++) {
+          const n = b[0]!.n;
+          try {
+            read({ buf: body, pos: 0, end: cut }, b);
+            outcome.push('ok');
+          } catch {
+            outcome.push('error');
+            for (const c of b) c.truncate(n);
+          }
+        }
+      }
+      const types = ms.map((m) => m.arrow);
+      return { outcome, columns: b.map((c, i) => [...arrow.makeVector(c.finish(types[i]!))].map((x) => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))) };
+    };
+    const a = run(closures);
+    const g = run(generated);
+    expect(g.outcome).toEqual(a.outcome);
+    expect(a.outcome.filter((x) => x === 'ok')).toHaveLength(bodies.length); // only the whole bodies read
+    expect(g.columns).toEqual(a.columns);
   });
 });

@@ -40,6 +40,18 @@ describe('protobuf schemas', () => {
     expect([...parsed.messages.keys()]).toEqual(['acme.User']);
   });
 
+  it('a base64 descriptor resolves its imports too (a serializer sends one importing google/protobuf/timestamp.proto)', () => {
+    const file = { name: 'user.proto', package: 'acme', syntax: 'proto3', dependency: ['google/protobuf/timestamp.proto', 'address.proto'], messageType: [{ name: 'User', field: [
+      { name: 'since', number: 1, label: 1, type: 11, typeName: '.google.protobuf.Timestamp' },
+      { name: 'home', number: 2, label: 1, type: 11, typeName: '.acme.Address' },
+    ] }] };
+    const b64 = Buffer.from(descriptor.FileDescriptorProto.encode(descriptor.FileDescriptorProto.fromObject(file)).finish()).toString('base64');
+    expect(() => parseProtobuf(b64)).toThrow(/Address/);
+    const parsed = parseProtobuf(b64, [{ name: 'address.proto', schema: base64Of(proto('message Address { string city = 1; }')) }]);
+    expect(parsed.messages.get('acme.User')!.fields['since']!.resolvedType!.fullName).toBe('.google.protobuf.Timestamp');
+    expect(parsed.messages.get('acme.User')!.fields['home']!.resolvedType!.fullName).toBe('.acme.Address');
+  });
+
   it('adding and removing fields is compatible; changing a field number\'s type or label is not', () => {
     const v2 = proto('message Payment { int64 id = 1; double amount = 2; string note = 3; }');
     expect(reads(v2, V1)).toBe(true);

@@ -1,8 +1,9 @@
 // Typed lake columns (docs/lake.md, "Typed columns") with real parts: a broker on
-// redis-server serving its Schema Registry, confluent-kafka's AvroSerializer
-// (Python) producing v1 then v2 (a new optional field) records to a topic with
-// archive.value.schema=id, plus a record naming an unknown schema id and one
-// with a truncated body; the archiver; delta-rs and Polars reading the table.
+// redis-server serving its Schema Registry, confluent-kafka's AvroSerializer,
+// ProtobufSerializer and JSONSerializer (Python) producing v1 then v2 (a new
+// optional field) records to a topic with archive.value.schema=id, plus a record
+// naming an unknown schema id and one with a truncated body; the archiver;
+// delta-rs and Polars reading the table.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,10 @@ interface Produced {
   ids: number[];
   sum_qty: number;
   records: Array<{ partition: number; offset: number; version?: number; bad?: string; row?: Record<string, unknown> }>;
+}
+interface SerdesProduced extends Produced {
+  types: string[];
+  v3: number | string;
 }
 interface Read {
   schema: Record<string, string>;
@@ -152,5 +157,59 @@ describe.skipIf(onKafka)('typed lake columns from Avro records (confluent-kafka 
     const r = await rows(2);
     expect(r.schema['n']).toBe('PrimitiveType("long")');
     expect(r.rows.map((x) => [x.offset, x['n'], x.decode_error])).toEqual([[0, null, null], [1, 2, null]]);
+  });
+});
+
+// The same fields, from confluent-kafka's ProtobufSerializer and JSONSerializer
+// (typed_serdes.py): price is a double, `at` a google.protobuf.Timestamp / a
+// date-time string, the map's values int32 / integer.
+describe.skipIf(onKafka).each([
+  { format: 'protobuf', type: 'PROTOBUF', label: 'Protobuf', attrs: 'integer', truncated: /^value: Protobuf body does not decode with schema id \d+: / },
+  { format: 'json', type: 'JSON', label: 'JSON', attrs: 'long', truncated: /^value: JSON body does not decode with schema id \d+: not JSON/ },
+])('typed lake columns from $label records (confluent-kafka)', ({ format, type, attrs, truncated }) => {
+  const topic = `orders-${format}`;
+  let produced: SerdesProduced;
+  let read: Read;
+
+  it('v1 then v2 register, an incompatible v3 gets 409; every record archives with typed columns, v1 rows null in the v2 field', async () => {
+    produced = await python<SerdesProduced>('typed_serdes.py', [format, registryUrl, broker.bootstrap, topic]);
+    expect(produced.types).toEqual([type, type]);
+    expect(produced.v3).toBe(409);
+    read = await waitFor(async () => {
+      const r = await python<Read>('typed_read.py', [path.join(lake, topic)]).catch(() => undefined);
+      return r && r.rows.length === produced.records.length ? r : undefined;
+    }, 60_000, `every record of ${topic} in the lake (archiver log: ${archiver.log.slice(-5).join(' | ')})`);
+    expect(read.schema).toMatchObject({
+      key: 'PrimitiveType("binary")', value: 'PrimitiveType("binary")',
+      id: 'PrimitiveType("long")', qty: 'PrimitiveType("long")', price: 'PrimitiveType("double")', sku: 'PrimitiveType("string")',
+      at: 'PrimitiveType("timestamp")', note: 'PrimitiveType("string")', decode_error: 'PrimitiveType("string")',
+    });
+    expect(read.schema['tags']).toMatch(/^ArrayType\(PrimitiveType\("string"\)/);
+    expect(read.schema['attrs']).toMatch(new RegExp(`^MapType\\(PrimitiveType\\("string"\\), PrimitiveType\\("${attrs}"\\)`));
+    for (const p of produced.records.filter((r) => r.row)) {
+      const row = read.rows.find((r) => r.partition === p.partition && r.offset === p.offset)!;
+      const want = p.row!;
+      expect(row, `${p.partition}/${p.offset}`).toMatchObject({
+        id: want['id'], qty: want['qty'], sku: want['sku'], tags: want['tags'], decode_error: null,
+        at_us: (want['at'] as number) * 1000, at_tz: 'UTC',
+        note: p.version === 1 ? null : want['note'],
+      });
+      expect(Number(row['price'])).toBe(want['price']);
+      expect(row['attrs']).toEqual(want['attrs']);
+    }
+  });
+
+  it('Polars SQL sums the typed fields', () => {
+    const good = produced.records.filter((r) => r.row);
+    expect(read.sql.rows).toBe(good.length);
+    expect(read.sql.sum_qty).toBe(produced.sum_qty); // int64: exact
+    expect(Number(read.sql.sum_price)).toBeCloseTo(good.reduce((s, r) => s + Number(r.row!['price']), 0), 9); // doubles
+    expect(read.sql.notes).toBe(good.filter((r) => r.row!['note'] !== undefined && r.row!['note'] !== null).length);
+  });
+
+  it('an unknown schema id and a truncated body land with decode_error', () => {
+    const bad = produced.records.filter((r) => r.bad);
+    expect(read.bad.map((b) => [b.partition, b.offset])).toEqual(bad.map((b) => [b.partition, b.offset]));
+    expect(read.bad.map((b) => b.decode_error)).toEqual(['value: schema id 987654 is not in the registry', expect.stringMatching(truncated)]);
   });
 });
