@@ -1,0 +1,43 @@
+// Everything share groups need on one broker (KIP-932): the coordinator of
+// their membership, the share-partitions it serves and the share sessions of
+// the members fetching from it, with the settings and per-group configs.
+import type { Clock } from '../../../../common/clock.js';
+import type { Logger } from '../../../../common/logger/logger.js';
+import type { TopicMeta } from '../consumer/assignors.js';
+import { ShareCoordinator } from './share-coordinator.js';
+import { SharePartitions } from './share-partitions.js';
+import { ShareSessions } from './share-sessions.js';
+import { brokerDefaultConfigs, type ShareBrokerSettings, type ShareGroupConfigs } from './share-configs.js';
+import type { SharePartitionStore } from './share-store.js';
+import type { ShareLimits } from './share-partition.js';
+
+export class ShareService {
+  readonly coordinator: ShareCoordinator;
+  readonly partitions: SharePartitions;
+  readonly sessions: ShareSessions;
+  readonly configs: ShareGroupConfigs;
+
+  constructor(
+    store: SharePartitionStore,
+    readonly clock: Clock,
+    readonly settings: ShareBrokerSettings,
+    topics: () => Promise<TopicMeta[]>,
+    logger?: Logger,
+    configs?: ShareGroupConfigs,
+  ) {
+    this.configs = configs ?? brokerDefaultConfigs(settings);
+    this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, logger);
+    this.partitions = new SharePartitions(store);
+    this.sessions = new ShareSessions(settings.maxShareSessions);
+  }
+
+  /** The limits of the group's share-partitions. */
+  limits(groupId: string): ShareLimits {
+    const c = this.configs.of(groupId);
+    return { lockMs: c.recordLockDurationMs, deliveryLimit: c.deliveryCountLimit, maxLocks: this.settings.partitionMaxRecordLocks };
+  }
+
+  stop(): void {
+    this.coordinator.stop();
+  }
+}

@@ -1,0 +1,32 @@
+// ShareGroupDescribe (key 77), v1 (KIP-932): each share group's state, epochs,
+// assignor and members with their assignments. Needs DESCRIBE on each group;
+// an unknown group (or one of another type) is GROUP_ID_NOT_FOUND.
+import { ShareGroupDescribe } from '../protocol/messages/share-group-describe.js';
+import { ErrorCode } from '../../../common/errors.js';
+import { coordinatesGroup } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
+
+export const shareGroupDescribeHandler: HandlerOf<typeof ShareGroupDescribe> = {
+  api: ShareGroupDescribe,
+  minVersion: 1,
+  maxVersion: 1,
+  async handle(req, ctx, b) {
+    const groups = await Promise.all(req.groupIds.map(async (groupId) => {
+      const none = { groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: -2147483648 };
+      if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return { ...none, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
+      if (!b.shares) return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
+      if (!coordinatesGroup(b, groupId)) return { ...none, errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null };
+      const d = await b.shares.coordinator.describe(groupId);
+      return {
+        errorCode: d.errorCode, errorMessage: d.errorMessage, groupId, groupState: d.state, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch,
+        assignorName: d.assignorName, authorizedOperations: -2147483648,
+        members: d.members.map((m) => ({
+          memberId: m.memberId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
+          subscribedTopicNames: m.subscribedTopicNames, assignment: { topicPartitions: m.assignment },
+        })),
+      };
+    }));
+    return { throttleTimeMs: 0, groups };
+  },
+};

@@ -1,0 +1,39 @@
+// ShareGroupHeartbeat (key 76), v1 (KIP-932; v0 was Kafka 4.0's early access).
+//   A share-group member joins with epoch 0 and its own member id, heartbeats
+//   with its epoch and leaves with -1; the answer carries its epoch, the
+//   heartbeat interval and, when it changed, its assignment (the simple
+//   assignor: several members may share a partition).
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
+import { ShareGroupHeartbeat } from '../protocol/messages/share-group-heartbeat.js';
+import { ErrorCode } from '../../../common/errors.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import type { HandlerOf } from './support/types.js';
+import { Op, Resource, authorize } from './support/authorize.js';
+import { invalidShareHeartbeat } from '../groups/share/share-group.js';
+
+export const shareGroupHeartbeatHandler: HandlerOf<typeof ShareGroupHeartbeat> = {
+  api: ShareGroupHeartbeat,
+  minVersion: 1,
+  maxVersion: 1,
+  async handle(req, ctx, b) {
+    const failed = (errorCode: number, errorMessage: string | null = null) =>
+      ({ throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: -1, heartbeatIntervalMs: 0, assignment: null });
+    if (!b.shares) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (!authorize(ctx, b, Op.READ, Resource.GROUP, req.groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const invalid = invalidShareHeartbeat(req);
+    if (invalid !== null) return failed(ErrorCode.INVALID_REQUEST, invalid);
+    if (!coordinatesGroup(b, req.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
+    try {
+      const r = await b.shares.coordinator.heartbeat(req.groupId, {
+        memberId: req.memberId, memberEpoch: req.memberEpoch, rackId: req.rackId, subscribedTopicNames: req.subscribedTopicNames,
+        clientId: ctx.clientId ?? '', clientHost: `/${ctx.session.clientAddress}`,
+      });
+      return {
+        throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.errorMessage, memberId: r.memberId, memberEpoch: r.memberEpoch, heartbeatIntervalMs: r.heartbeatIntervalMs,
+        assignment: r.assignment === null ? null : { topicPartitions: [...r.assignment].map(([topicId, partitions]) => ({ topicId, partitions })) },
+      };
+    } catch (e) {
+      return failed(groupErrorCode(e));
+    }
+  },
+};
