@@ -8,6 +8,9 @@
 //     (5) times and then archived: never again,
 //   - a member killed (SIGKILL) without acknowledging: its records go to another
 //     member once the acquisition lock (group.share.record.lock.duration.ms) ran out,
+//   - kafka-share-groups (ShareGroupCommand) lists the group, describes its
+//     start offset, lag and members, resets the offsets of the empty group to
+//     the earliest (a new member reads everything again) and deletes it,
 //   - (Runnel only) a broker SIGKILL and restart: every record acknowledged
 //     before it stays acknowledged (not delivered again), and the rest is read.
 // share.auto.offset.reset is Kafka's default (latest): before the records of a
@@ -18,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTopic, JAVA_CP, log4jConfig } from '../../helpers/java.js';
+import { createTopic, JAVA_CP, log4jConfig, runJava } from '../../helpers/java.js';
 import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
 
@@ -85,11 +88,15 @@ const sorted = (xs: number[]): number[] => [...xs].sort((x, y) => x - y);
 describe('Java KafkaShareConsumer (KIP-932)', () => {
   it('two share consumers on one partition read each record once between them', async () => {
     await createTopic(target.bootstrap, 'share-split', 1);
-    // 10 records a poll, so that neither member takes everything in one fetch.
+    // 10 records a poll (MaxRecords of each ShareFetch).
     const a = consumer('split-a', 'share-split', 'sg-split', 'accept', 10);
     const b = consumer('split-b', 'share-split', 'sg-split', 'accept', 10);
     await ready('share-split', a, b);
-    await produce('share-split', 300);
+    // 30 batches of 10 over a few seconds: Kafka acquires whole batches, so one big batch would go to one member.
+    for (let i = 0; i < 30; i++) {
+      await produce('share-split', 10, i * 10);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const all = (): Rec[] => [...records(a), ...records(b)];
     await waitFor('300 records read', () => new Set(all().map(num)).size >= 300, { timeoutMs: 60_000, intervalMs: 250 });
     await new Promise((r) => setTimeout(r, 1500));
@@ -173,4 +180,45 @@ describe('Java KafkaShareConsumer (KIP-932)', () => {
     expect(sorted([...new Set(rs.map(num))])).toEqual(range(200));
     expect(rs.length).toBe(200);
   }, 180_000);
+
+  it('kafka-share-groups lists, describes, resets and deletes a share group', async () => {
+    const tool = async (...args: string[]): Promise<string> => {
+      const r = await runJava('org.apache.kafka.tools.consumer.group.ShareGroupCommand', ['--bootstrap-server', target.bootstrap, ...args]);
+      expect(r.code, `${args.join(' ')}:\n${r.stdout}\n${r.stderr}`).toBe(0);
+      return r.stdout;
+    };
+    await createTopic(target.bootstrap, 'share-admin', 1);
+    const c = consumer('admin', 'share-admin', 'sg-admin', 'accept');
+    await ready('share-admin', c);
+    await produce('share-admin', 20);
+    await waitFor('20 read', () => records(c).length >= 20, { timeoutMs: 60_000, intervalMs: 200 });
+    const warm = events(c).filter((e) => e.event === 'warm');
+    // Every record up to the log end is acknowledged: the start offset is the log end, the lag 0.
+    const logEnd = records(c).reduce((m, r) => Math.max(m, r.offset), 0) + 1;
+    expect(await tool('--list')).toMatch(/^sg-admin$/m);
+    const offsets = async (): Promise<string[]> => {
+      const out = await tool('--describe', '--offsets', '--group', 'sg-admin');
+      return out.split('\n').filter((l) => /^sg-admin\s+share-admin\s/.test(l)).map((l) => l.trim().split(/\s+/).slice(2).join(' '));
+    };
+    await waitFor('start offset at the log end', async () => (await offsets()).some((l) => l.startsWith(`0 ${logEnd} `)), { timeoutMs: 20_000, intervalMs: 1000 });
+    expect((await offsets())[0]).toMatch(new RegExp(`^0 ${logEnd} 0\\b`));
+    const members = await tool('--describe', '--members', '--group', 'sg-admin');
+    expect(members).toMatch(/share-admin:0/);
+    console.log(`[share ${target.kind}] kafka-share-groups --describe --members:\n${members}`);
+
+    // The group must be empty to be reset: the member leaves.
+    await c.stop(10_000);
+    await waitFor('the group is empty', async () => !/share-admin:0/.test(await tool('--describe', '--members', '--group', 'sg-admin')), { timeoutMs: 60_000, intervalMs: 1000 });
+    await tool('--reset-offsets', '--to-earliest', '--execute', '--group', 'sg-admin', '--topic', 'share-admin');
+    expect((await offsets())[0]).toMatch(/^0 0 /);
+    const again = consumer('admin-again', 'share-admin', 'sg-admin', 'accept');
+    await waitFor('everything read again', () => records(again).length >= 20, { timeoutMs: 60_000, intervalMs: 200 });
+    expect(sorted(records(again).map(num))).toEqual(range(20));
+    expect(events(again).filter((e) => e.event === 'warm').length).toBeGreaterThanOrEqual(warm.length);
+    await again.stop(10_000);
+
+    await waitFor('the group is empty', async () => !/share-admin:0/.test(await tool('--describe', '--members', '--group', 'sg-admin')), { timeoutMs: 60_000, intervalMs: 1000 });
+    await tool('--delete', '--group', 'sg-admin');
+    expect(await tool('--list')).not.toMatch(/^sg-admin$/m);
+  }, 240_000);
 });

@@ -93,6 +93,11 @@ export class ShareCoordinator {
     };
   }
 
+  /** Drops an empty group (deleted). */
+  forget(groupId: string): void {
+    if ((this.groups.get(groupId)?.members.size ?? 0) === 0) this.groups.delete(groupId);
+  }
+
   stop(): void {
     for (const c of this.timers.values()) c();
     this.timers.clear();

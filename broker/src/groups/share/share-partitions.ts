@@ -3,16 +3,22 @@
 // leader epoch, changed by one operation at a time, and saved whole after a
 // change before the operation's caller answers the client. A store write
 // refused by the fence (a newer leader) or failed drops the cached state, so
-// the next use loads what the store holds.
-import type { SharePartitionKey, SharePartitionStore } from './share-store.js';
+// the next use loads what the store holds; one refused because the state was
+// changed administratively meanwhile (offsets reset or deleted) is run again
+// once on the reloaded state.
+import { StaleShareStateError, type SharePartitionKey, type SharePartitionStore } from './share-store.js';
 import { SharePartition } from './share-partition.js';
+
+interface Loaded { sp: SharePartition; version: number; fresh: boolean }
 
 interface Entry {
   leaderEpoch: number;
-  state: Promise<{ sp: SharePartition; fresh: boolean }>;
+  state: Promise<Loaded>;
   /** The tail of the chain of operations on this share-partition. */
   tail: Promise<unknown>;
 }
+
+export type ShareOp<T> = (sp: SharePartition) => Promise<{ value: T; changed: boolean }>;
 
 export class SharePartitions {
   private readonly entries = new Map<string, Entry>();
@@ -23,37 +29,52 @@ export class SharePartitions {
     return `${k.groupId}\u0000${k.topicId}/${k.partition}`;
   }
 
+  private entry(k: SharePartitionKey, leaderEpoch: number, initialStart: () => number): Entry {
+    const id = this.id(k);
+    let e = this.entries.get(id);
+    if (!e || e.leaderEpoch !== leaderEpoch) {
+      // A share-partition without state starts at initialStart(), and is saved with the first operation (a restart keeps its start).
+      const state = this.store.load(k, leaderEpoch).then(({ state: s, version }): Loaded =>
+        (s ? { sp: SharePartition.fromStored(s), version, fresh: false } : { sp: new SharePartition(initialStart()), version, fresh: true }));
+      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve() };
+      this.entries.set(id, e);
+    }
+    return e;
+  }
+
   /**
    * Runs `fn` on the share-partition alone (operations on it are queued), then
    * saves it when `fn` says it changed. `initialStart` gives the SPSO of a
    * share-partition without stored state (share.auto.offset.reset).
    */
-  run<T>(k: SharePartitionKey, leaderEpoch: number, initialStart: () => number, fn: (sp: SharePartition) => Promise<{ value: T; changed: boolean }>): Promise<T> {
-    const id = this.id(k);
-    let e = this.entries.get(id);
-    if (!e || e.leaderEpoch !== leaderEpoch) {
-      // A share-partition without state starts at initialStart(), and is saved with the first operation (a restart keeps its start).
-      const state = this.store.load(k, leaderEpoch).then((s) => (s ? { sp: SharePartition.fromStored(s), fresh: false } : { sp: new SharePartition(initialStart()), fresh: true }));
-      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve() };
-      this.entries.set(id, e);
+  async run<T>(k: SharePartitionKey, leaderEpoch: number, initialStart: () => number, fn: ShareOp<T>): Promise<T> {
+    try {
+      return await this.once(k, leaderEpoch, initialStart, fn);
+    } catch (e) {
+      if (!(e instanceof StaleShareStateError)) throw e;
+      return this.once(k, leaderEpoch, initialStart, fn);
     }
-    const entry = e;
+  }
+
+  private once<T>(k: SharePartitionKey, leaderEpoch: number, initialStart: () => number, fn: ShareOp<T>): Promise<T> {
+    const id = this.id(k);
+    const entry = this.entry(k, leaderEpoch, initialStart);
+    const drop = (): void => { if (this.entries.get(id) === entry) this.entries.delete(id); };
     const op = entry.tail.catch(() => undefined).then(async () => {
-      let loaded: { sp: SharePartition; fresh: boolean };
+      let loaded: Loaded;
       try {
         loaded = await entry.state;
       } catch (err) {
-        if (this.entries.get(id) === entry) this.entries.delete(id);
+        drop();
         throw err;
       }
-      const { sp } = loaded;
-      const { value, changed } = await fn(sp);
+      const { value, changed } = await fn(loaded.sp);
       if (changed || loaded.fresh) {
         try {
-          await this.store.save(k, leaderEpoch, sp.toStored());
+          loaded.version = await this.store.save(k, leaderEpoch, loaded.sp.toStored(), loaded.version);
           loaded.fresh = false;
         } catch (err) {
-          if (this.entries.get(id) === entry) this.entries.delete(id);
+          drop();
           throw err;
         }
       }
@@ -63,8 +84,8 @@ export class SharePartitions {
     return op;
   }
 
-  /** The loaded share-partitions of a group (describe, tests). */
-  loaded(groupId: string): Array<{ key: string; state: Promise<SharePartition> }> {
-    return [...this.entries].filter(([id]) => id.startsWith(`${groupId}\u0000`)).map(([key, e]) => ({ key, state: e.state.then((l) => l.sp) }));
+  /** Forgets the cached share-partitions of a group (after an administrative change made here). */
+  forgetGroup(groupId: string): void {
+    for (const id of [...this.entries.keys()]) if (id.startsWith(`${groupId}\u0000`)) this.entries.delete(id);
   }
 }

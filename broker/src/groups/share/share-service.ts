@@ -5,6 +5,7 @@ import type { Clock } from '../../../../common/clock.js';
 import type { Logger } from '../../../../common/logger/logger.js';
 import type { TopicMeta } from '../consumer/assignors.js';
 import { ShareCoordinator } from './share-coordinator.js';
+import { ShareAdmin } from './share-admin.js';
 import { SharePartitions } from './share-partitions.js';
 import { ShareSessions } from './share-sessions.js';
 import { brokerDefaultConfigs, type ShareBrokerSettings, type ShareGroupConfigs } from './share-configs.js';
@@ -16,9 +17,10 @@ export class ShareService {
   readonly partitions: SharePartitions;
   readonly sessions: ShareSessions;
   readonly configs: ShareGroupConfigs;
+  readonly admin: ShareAdmin;
 
   constructor(
-    store: SharePartitionStore,
+    readonly store: SharePartitionStore,
     readonly clock: Clock,
     readonly settings: ShareBrokerSettings,
     topics: () => Promise<TopicMeta[]>,
@@ -29,12 +31,19 @@ export class ShareService {
     this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, logger);
     this.partitions = new SharePartitions(store);
     this.sessions = new ShareSessions(settings.maxShareSessions);
+    this.admin = new ShareAdmin(this);
   }
 
   /** The limits of the group's share-partitions. */
   limits(groupId: string): ShareLimits {
     const c = this.configs.of(groupId);
     return { lockMs: c.recordLockDurationMs, deliveryLimit: c.deliveryCountLimit, maxLocks: this.settings.partitionMaxRecordLocks };
+  }
+
+  /** The share groups `isLocal` says this broker coordinates: those with members here, and those with stored state (Empty when no member is here). */
+  async listGroups(isLocal: (groupId: string) => boolean): Promise<Array<{ groupId: string; state: string }>> {
+    const ids = new Set([...this.coordinator.groupIds(), ...(await this.store.listGroupIds())]);
+    return [...ids].filter(isLocal).map((groupId) => ({ groupId, state: this.coordinator.group(groupId)?.state ?? 'Empty' }));
   }
 
   stop(): void {

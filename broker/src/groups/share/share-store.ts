@@ -4,14 +4,20 @@
 // releases), before the client is answered. The Redis implementation
 // (redis/redis-share-store.ts) owns the key names.
 //
-// Fencing: every load and write carries the partition's leader epoch. The
-// store keeps the epoch of the newest leader that loaded or wrote the state
-// and refuses (FencedStateEpochError) an older one, so a broker that lost the
-// partition without noticing cannot overwrite what the new leader wrote.
+// Fencing: every load and write of the partition's leader carries its leader
+// epoch. The store keeps the epoch of the newest leader that loaded or wrote
+// the state and refuses (FencedStateEpochError) an older one, so a broker
+// that lost the partition without noticing cannot overwrite what the new
+// leader wrote. Each write also names the version it loaded: an
+// administrative change in between (offsets reset or deleted) moves the
+// version, and the leader's write is refused (StaleShareStateError) so that it
+// reloads the state instead of writing its old copy back.
 import { ErrorCode, KafkaError } from '../../../../common/errors.js';
 import type { StoredSharePartition } from './share-partition.js';
 
 export interface SharePartitionKey { groupId: string; topicId: string; partition: number }
+
+export interface LoadedShareState { state: StoredSharePartition | null; version: number }
 
 /** A newer leader owns the share-partition: answered as NOT_LEADER_OR_FOLLOWER (the client looks the leader up again). */
 export class FencedStateEpochError extends KafkaError {
@@ -21,11 +27,27 @@ export class FencedStateEpochError extends KafkaError {
   }
 }
 
+/** The stored state changed since it was loaded (an administrative change): reload and retry. */
+export class StaleShareStateError extends KafkaError {
+  constructor(readonly key: SharePartitionKey) {
+    super(ErrorCode.UNKNOWN_SERVER_ERROR, `share-partition ${key.groupId}:${key.topicId}/${key.partition} changed since it was loaded`);
+    this.name = 'StaleShareStateError';
+  }
+}
+
 export interface SharePartitionStore {
   /** The stored state (null when none), recording `leaderEpoch` so that older leaders are refused from then on. */
-  load(key: SharePartitionKey, leaderEpoch: number): Promise<StoredSharePartition | null>;
-  /** Replaces the state. */
-  save(key: SharePartitionKey, leaderEpoch: number, state: StoredSharePartition): Promise<void>;
+  load(key: SharePartitionKey, leaderEpoch: number): Promise<LoadedShareState>;
+  /** Replaces the state written at `version`; resolves to the new version. */
+  save(key: SharePartitionKey, leaderEpoch: number, state: StoredSharePartition, version: number): Promise<number>;
+  /** The state as stored, without fencing anyone (describe). */
+  read(key: SharePartitionKey): Promise<StoredSharePartition | null>;
+  /** Administrative replacement (null: removal) of a share-partition's state. */
+  overwrite(key: SharePartitionKey, state: StoredSharePartition | null): Promise<void>;
+  /** The share-partitions of a group with stored state. */
+  listPartitions(groupId: string): Promise<Array<{ topicId: string; partition: number }>>;
   /** Ids of the share groups with stored state. */
   listGroupIds(): Promise<string[]>;
+  /** Removes the group from the index of share groups (its share-partitions removed first). */
+  forgetGroup(groupId: string): Promise<void>;
 }

@@ -49,6 +49,9 @@ import { shareGroupHeartbeatHandler } from '../share-group-heartbeat.js';
 import { shareGroupDescribeHandler } from '../share-group-describe.js';
 import { shareFetchHandler } from '../share-fetch.js';
 import { shareAcknowledgeHandler } from '../share-acknowledge.js';
+import { describeShareGroupOffsetsHandler } from '../describe-share-group-offsets.js';
+import { alterShareGroupOffsetsHandler } from '../alter-share-group-offsets.js';
+import { deleteShareGroupOffsetsHandler } from '../delete-share-group-offsets.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -101,6 +104,9 @@ export function buildHandlers(): Handler[] {
     shareGroupDescribeHandler,
     shareFetchHandler,
     shareAcknowledgeHandler,
+    describeShareGroupOffsetsHandler,
+    alterShareGroupOffsetsHandler,
+    deleteShareGroupOffsetsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map(advertisedRange);
   handlers.push(apiVersionsHandler(ranges));

@@ -49,6 +49,9 @@ import { ShareGroupHeartbeat } from './share-group-heartbeat.js';
 import { ShareGroupDescribe } from './share-group-describe.js';
 import { ShareFetch } from './share-fetch.js';
 import { ShareAcknowledge } from './share-acknowledge.js';
+import { DescribeShareGroupOffsets } from './describe-share-group-offsets.js';
+import { AlterShareGroupOffsets } from './alter-share-group-offsets.js';
+import { DeleteShareGroupOffsets } from './delete-share-group-offsets.js';
 
 /** Every API we implement, in apiKey order (one name per line, so adding an API touches its own lines only). Each definition is imported from its own file. */
 export const ALL_APIS: ApiDef[] = [
@@ -102,4 +105,7 @@ export const ALL_APIS: ApiDef[] = [
   ShareGroupDescribe,
   ShareFetch,
   ShareAcknowledge,
+  DescribeShareGroupOffsets,
+  AlterShareGroupOffsets,
+  DeleteShareGroupOffsets,
 ].sort((a, b) => a.apiKey - b.apiKey);

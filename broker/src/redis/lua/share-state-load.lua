@@ -4,11 +4,11 @@
 -- share-state-write.lua refuses writers with a lower epoch.
 -- KEYS[1]  share-partition state hash  (<prefix>:s:{<group>}:<topicId>/<partition>)
 -- ARGV[1]  the caller's leader epoch of the partition
--- returns  {1, state JSON or false}
+-- returns  {1, state JSON or false, version}
 --          {0, stored epoch} when a newer leader already owns the state
 local mine = tonumber(ARGV[1])
 local stored = tonumber(redis.call('HGET', KEYS[1], 'leaderEpoch') or '-1')
 if stored > mine then return {0, stored} end
 local state = redis.call('HGET', KEYS[1], 'state')
 if state and stored < mine then redis.call('HSET', KEYS[1], 'leaderEpoch', ARGV[1]) end
-return {1, state or false}
+return {1, state or false, tonumber(redis.call('HGET', KEYS[1], 'version') or '0')}

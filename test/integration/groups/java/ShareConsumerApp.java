@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.errors.WakeupException;
 
 public class ShareConsumerApp {
   public static void main(String[] args) throws InterruptedException {
@@ -29,7 +30,14 @@ public class ShareConsumerApp {
     p.put("share.acknowledgement.mode", "explicit");
     p.put("client.id", "share-" + mode + "-" + ProcessHandle.current().pid());
     if (args.length > 4) p.put("max.poll.records", args[4]);
-    try (KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(p)) {
+    KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(p);
+    // SIGTERM: leave the group and close the share sessions (the main loop ends on the wakeup).
+    Thread main = Thread.currentThread();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      c.wakeup();
+      try { main.join(10_000); } catch (InterruptedException e) { }
+    }));
+    try {
       c.subscribe(List.of(topic));
       while (true) {
         ConsumerRecords<String, String> recs = c.poll(Duration.ofMillis(500));
@@ -58,6 +66,10 @@ public class ShareConsumerApp {
         if (held) while (true) Thread.sleep(60_000);
         c.commitSync();
       }
+    } catch (WakeupException e) {
+      // shutting down
+    } finally {
+      c.close();
     }
   }
 }
