@@ -56,3 +56,21 @@ describe('SharePartitions', () => {
     expect(await store.read(key)).toMatchObject({ endOffset: 1 });
   });
 });
+
+describe('SharePartitions across a restart', () => {
+  it('acquired records stay with their holder until the lock deadline; acknowledged ones stay done', async () => {
+    const store = new MemoryShareStore();
+    const before = new SharePartitions(store);
+    await before.run(key, 0, () => 0, async (sp) => ({ value: sp.acquire('m1', 0, 9, 10, 1_000, limits), changed: true }));
+    await before.run(key, 0, () => 0, async (sp) => ({ value: sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [AckType.ACCEPT] }], 1_000, limits), changed: true }));
+    // A new broker process: nothing in memory, the same store.
+    const after = new SharePartitions(store);
+    const early = await after.run(key, 0, () => 0, async (sp) => ({ value: { from: sp.nextFetchOffset(), got: sp.acquire('m2', sp.nextFetchOffset(), 9, 10, 1_500, limits) }, changed: false }));
+    expect(early).toEqual({ from: 10, got: [] });
+    const late = await after.run(key, 0, () => 0, async (sp) => {
+      sp.expireLocks(2_000, limits);
+      return { value: sp.acquire('m2', sp.nextFetchOffset(), 9, 10, 2_000, limits), changed: true };
+    });
+    expect(late).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 2 }]);
+  });
+});
