@@ -55,12 +55,13 @@ export const shareFetchHandler: HandlerOf<typeof ShareFetch> = {
 
     let session: ShareSession;
     if (epoch === INITIAL_EPOCH) {
-      const r = shares.sessions.open(groupId, memberId);
+      const r = shares.sessions.open(groupId, memberId, shares.clock.now());
+      for (const gone of r.evicted) await releaseSession(b, shares, gone);
       if (!r.session) return top(r.errorCode);
       if (r.replaced) await releaseSession(b, shares, r.replaced);
       session = r.session;
     } else {
-      const r = shares.sessions.advance(groupId, memberId, epoch);
+      const r = shares.sessions.advance(groupId, memberId, epoch, shares.clock.now());
       if (!r.session) return top(r.errorCode);
       session = r.session;
     }

@@ -17,7 +17,11 @@ export const shareGroupDescribeHandler: HandlerOf<typeof ShareGroupDescribe> = {
       if (!authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, groupId)) return { ...none, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
       if (!b.shares) return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
       if (!coordinatesGroup(b, groupId)) return { ...none, errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null };
-      const d = await b.shares.coordinator.describe(groupId);
+      let d = await b.shares.coordinator.describe(groupId);
+      // A share group with stored state and no member here (its members left, or this coordinator restarted): Empty.
+      if (d.errorCode === ErrorCode.GROUP_ID_NOT_FOUND && await b.shares.admin.exists(groupId)) {
+        d = { ...d, errorCode: ErrorCode.NONE, errorMessage: null, state: 'Empty', groupEpoch: 0, assignmentEpoch: 0, assignorName: 'simple' };
+      }
       return {
         errorCode: d.errorCode, errorMessage: d.errorMessage, groupId, groupState: d.state, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch,
         assignorName: d.assignorName, authorizedOperations: -2147483648,

@@ -30,7 +30,7 @@ export class ShareService {
     this.configs = configs ?? brokerDefaultConfigs(settings);
     this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, logger);
     this.partitions = new SharePartitions(store);
-    this.sessions = new ShareSessions(settings.maxShareSessions);
+    this.sessions = new ShareSessions(settings.maxShareSessions, settings.sessionTimeoutMs);
     this.admin = new ShareAdmin(this);
   }
 

@@ -21,6 +21,16 @@ describe('share sessions', () => {
     expect(s.advance('g', 'm', 2).errorCode).toBe(ErrorCode.SHARE_SESSION_NOT_FOUND);
   });
 
+  it('a full cache evicts sessions unused for longer than the idle limit', () => {
+    const s = new ShareSessions(1, 1000);
+    s.open('g', 'old', 0);
+    expect(s.open('g', 'new', 500).errorCode).toBe(ErrorCode.SHARE_SESSION_LIMIT_REACHED);
+    const r = s.open('g', 'new', 1500);
+    expect(r.errorCode).toBe(ErrorCode.NONE);
+    expect(r.evicted.map((x) => x.memberId)).toEqual(['old']);
+    expect(s.get('g', 'old')).toBeUndefined();
+  });
+
   it('a second open replaces the member\'s session; the limit refuses new members', () => {
     const s = new ShareSessions(1);
     s.open('g', 'm');
