@@ -1,8 +1,9 @@
-// AlterShareGroupOffsets (key 91), v0 (KIP-932): sets the start offset (SPSO)
-// of share-partitions of an empty share group (kafka-share-groups
-// --reset-offsets); nothing is in flight afterwards. A group with members is
-// NON_EMPTY_GROUP. Needs READ on the group and on each topic; a group this
-// broker does not coordinate is NOT_COORDINATOR.
+// AlterShareGroupOffsets (key 91), v0.
+//   v0: sets the start offset (SPSO) of share-partitions of an empty share
+//       group (KIP-932, kafka-share-groups --reset-offsets); nothing is in
+//       flight afterwards. A group with members is NON_EMPTY_GROUP.
+// Needs READ on the group and on each topic; a group this broker does not
+// coordinate is NOT_COORDINATOR.
 import { AlterShareGroupOffsets } from '../protocol/messages/alter-share-group-offsets.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup } from './support/group-common.js';

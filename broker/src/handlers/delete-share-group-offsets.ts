@@ -1,8 +1,10 @@
-// DeleteShareGroupOffsets (key 92), v0 (KIP-932): removes the state of whole
-// topics from an empty share group (kafka-share-groups --delete-offsets); the
-// share-partitions start again by share.auto.offset.reset when next fetched.
-// A group with members is NON_EMPTY_GROUP. Needs DELETE on the group and READ
-// on each topic; a group this broker does not coordinate is NOT_COORDINATOR.
+// DeleteShareGroupOffsets (key 92), v0.
+//   v0: removes the state of whole topics from an empty share group (KIP-932,
+//       kafka-share-groups --delete-offsets); the share-partitions start again
+//       by share.auto.offset.reset when next fetched. A group with members is
+//       NON_EMPTY_GROUP.
+// Needs DELETE on the group and READ on each topic; a group this broker does
+// not coordinate is NOT_COORDINATOR.
 import { DeleteShareGroupOffsets } from '../protocol/messages/delete-share-group-offsets.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup } from './support/group-common.js';

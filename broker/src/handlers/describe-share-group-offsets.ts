@@ -1,6 +1,6 @@
-// DescribeShareGroupOffsets (key 90), v0-v1 (KIP-932).
+// DescribeShareGroupOffsets (key 90), v0-v1.
 //   v0: each share-partition's start offset (SPSO; -1 without state), all of
-//       the group's share-partitions when Topics is null.
+//       the group's share-partitions when Topics is null (KIP-932).
 //   v1: the lag too: records from the SPSO to the high watermark not yet
 //       acknowledged or archived (-1 where this broker does not lead the partition).
 // Needs DESCRIBE on the group and on each topic; a group this broker does not

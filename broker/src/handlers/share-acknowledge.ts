@@ -1,10 +1,12 @@
-// ShareAcknowledge (key 79), v1-v2 (KIP-932; v0 was Kafka 4.0's early access).
-//   Acknowledges records a share-group member acquired: ACCEPT (done), RELEASE
-//   (to be delivered again, or archived at the delivery-count limit), REJECT
-//   (archived), and from v2 RENEW (the acquisition lock starts again). The
-//   request belongs to the member's share session: its epoch must be the next
-//   one, and -1 closes the session after the acknowledgements (what the
-//   member still holds is released). v2 answers the acquisition lock timeout.
+// ShareAcknowledge (key 79), v1-v2.
+//   v1: share groups (KIP-932; v0 was Kafka 4.0's early access): acknowledges
+//       records a member acquired: ACCEPT (done), RELEASE (to be delivered
+//       again, or archived at the delivery-count limit), REJECT (archived).
+//       The request belongs to the member's share session: its epoch must be
+//       the next one, and -1 closes the session after the acknowledgements
+//       (what the member still holds is released).
+//   v2: RENEW acknowledgements (the acquisition lock starts again, KIP-1222)
+//       and the acquisition lock timeout in the answer.
 // Needs READ on the group and on each topic.
 import { ShareAcknowledge } from '../protocol/messages/share-acknowledge.js';
 import { ErrorCode } from '../../../common/errors.js';

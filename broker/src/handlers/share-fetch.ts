@@ -1,14 +1,17 @@
-// ShareFetch (key 78), v1-v2 (KIP-932; v0 was Kafka 4.0's early access).
-//   A share-group member fetches records it then holds under an acquisition
-//   lock, and piggybacks acknowledgements of records it fetched before. The
-//   share session (ShareSessionEpoch 0 opens, -1 closes, otherwise the next
-//   epoch) keeps the partitions fetched; acknowledgements are applied first,
-//   then records are acquired from each session partition: whole stored
-//   batches are returned with the ranges acquired in them (AcquiredRecords,
-//   with delivery counts); the client hands out only those. A fetch that
-//   acquires nothing waits up to MaxWaitMs for new records or expiring locks.
+// ShareFetch (key 78), v1-v2.
+//   v1: share groups (KIP-932; v0 was Kafka 4.0's early access): a member
+//       fetches records it then holds under an acquisition lock, and
+//       piggybacks acknowledgements of records it fetched before. The share
+//       session (ShareSessionEpoch 0 opens, -1 closes, otherwise the next
+//       epoch) keeps the partitions fetched; acknowledgements are applied
+//       first, then records are acquired from each session partition (up to
+//       MaxRecords): whole stored batches are returned with the ranges
+//       acquired in them (AcquiredRecords, with delivery counts); the client
+//       hands out only those. A fetch that acquires nothing waits up to
+//       MaxWaitMs for new records or expiring locks.
 //   v2: ShareAcquireMode (records are always acquired up to MaxRecords here)
-//   and RENEW acknowledgements; with IsRenewAck nothing is fetched.
+//       and RENEW acknowledgements (KIP-1206, KIP-1222); with IsRenewAck
+//       nothing is fetched.
 // Needs READ on the group and on each topic. Reads stop at the high watermark
 // (share.isolation.level read_uncommitted).
 import { ShareFetch } from '../protocol/messages/share-fetch.js';

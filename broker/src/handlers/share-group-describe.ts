@@ -1,6 +1,8 @@
-// ShareGroupDescribe (key 77), v1 (KIP-932): each share group's state, epochs,
-// assignor and members with their assignments. Needs DESCRIBE on each group;
-// an unknown group (or one of another type) is GROUP_ID_NOT_FOUND.
+// ShareGroupDescribe (key 77), v1.
+//   v1: share groups (KIP-932; v0 was Kafka 4.0's early access): each
+//       group's state, epochs, assignor and members with their assignments.
+// Needs DESCRIBE on each group; an unknown group (or one of another type) is
+// GROUP_ID_NOT_FOUND; one with stored state and no member here is Empty.
 import { ShareGroupDescribe } from '../protocol/messages/share-group-describe.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup } from './support/group-common.js';

@@ -1,8 +1,9 @@
-// ShareGroupHeartbeat (key 76), v1 (KIP-932; v0 was Kafka 4.0's early access).
-//   A share-group member joins with epoch 0 and its own member id, heartbeats
-//   with its epoch and leaves with -1; the answer carries its epoch, the
-//   heartbeat interval and, when it changed, its assignment (the simple
-//   assignor: several members may share a partition).
+// ShareGroupHeartbeat (key 76), v1.
+//   v1: share groups (KIP-932; v0 was Kafka 4.0's early access, removed in
+//       4.1): a member joins with epoch 0 and its own member id, heartbeats
+//       with its epoch and leaves with -1; the answer carries its epoch, the
+//       heartbeat interval and, when it changed, its assignment (the simple
+//       assignor: several members may share a partition).
 // Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
 import { ShareGroupHeartbeat } from '../protocol/messages/share-group-heartbeat.js';
 import { ErrorCode } from '../../../common/errors.js';

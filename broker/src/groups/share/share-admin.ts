@@ -7,7 +7,12 @@
 // memory give way to (share-store.ts).
 import { ErrorCode } from '../../../../common/errors.js';
 import { RecordState, type StoredSharePartition } from './share-partition.js';
-import type { ShareService } from './share-service.js';
+import type { SharePartitionStore } from './share-store.js';
+import type { SharePartitions } from './share-partitions.js';
+import type { ShareCoordinator } from './share-coordinator.js';
+
+/** What the administration works on (the ShareService's parts). */
+export interface ShareAdminParts { store: SharePartitionStore; partitions: SharePartitions; coordinator: ShareCoordinator }
 
 /** Kafka's start offset of a share-partition without state. */
 export const UNINITIALIZED_START_OFFSET = -1;
@@ -22,7 +27,7 @@ function doneInFlight(s: StoredSharePartition): number {
 }
 
 export class ShareAdmin {
-  constructor(private readonly shares: ShareService) {}
+  constructor(private readonly shares: ShareAdminParts) {}
 
   /** Whether the group is a share group here: it has members, or stored state. */
   async exists(groupId: string): Promise<boolean> {
