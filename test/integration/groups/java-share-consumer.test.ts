@@ -8,6 +8,8 @@
 //     (5) times and then archived: never again,
 //   - a member killed (SIGKILL) without acknowledging: its records go to another
 //     member once the acquisition lock (group.share.record.lock.duration.ms) ran out,
+//   - kafka-console-share-consumer --reject: the records it rejected are never
+//     delivered to the next console share consumer of the group, later ones are,
 //   - kafka-share-groups (ShareGroupCommand) lists the group, describes its
 //     start offset, lag and members, resets the offsets of the empty group to
 //     the earliest (a new member reads everything again) and deletes it,
@@ -233,4 +235,30 @@ describe('Java KafkaShareConsumer (KIP-932)', () => {
     await tool('--delete', '--group', 'sg-admin');
     expect(await tool('--list')).not.toMatch(/^sg-admin$/m);
   }, 240_000);
+
+  it('kafka-console-share-consumer: rejected records are not delivered again, later ones are', async () => {
+    await createTopic(target.bootstrap, 'share-console', 1);
+    const console = (name: string, ...extra: string[]): ManagedProcess => {
+      const p = spawnManaged(`share-${name}`, 'java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
+        '-cp', JAVA_CP, 'org.apache.kafka.tools.consumer.ConsoleShareConsumer', '--bootstrap-server', target.bootstrap, '--topic', 'share-console', '--group', 'sg-console', ...extra]);
+      running.push(p);
+      return p;
+    };
+    const printed = (p: ManagedProcess): string[] => fs.readFileSync(p.logFile, 'utf8').split('\n').filter((l) => /^(v|warm)\d+$/.test(l));
+    const rejecting = console('console-reject', '--reject');
+    // Warm-up records until the console consumer prints one (its share-partition then exists).
+    for (let i = 0; !printed(rejecting).some((l) => l.startsWith('warm')); i++) {
+      if (i > 300) throw new Error('no warm-up record printed');
+      await produceValues('share-console', [`warm${i}`]);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await produce('share-console', 5);
+    await waitFor('v0..v4 printed (and rejected)', () => printed(rejecting).filter((l) => l.startsWith('v')).length >= 5, { timeoutMs: 60_000, intervalMs: 200 });
+    await rejecting.stop(10_000);
+    const accepting = console('console-accept');
+    await produce('share-console', 5, 5);
+    await waitFor('v5..v9 printed', () => printed(accepting).filter((l) => l.startsWith('v')).length >= 5, { timeoutMs: 60_000, intervalMs: 200 });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(printed(accepting).filter((l) => l.startsWith('v'))).toEqual(['v5', 'v6', 'v7', 'v8', 'v9']);
+  }, 180_000);
 });
