@@ -4,13 +4,21 @@
 //       with its epoch and leaves with -1; the answer carries its epoch, the
 //       heartbeat interval and, when it changed, its assignment (the simple
 //       assignor: several members may share a partition).
-// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR;
+// a group id a classic or consumer group has is GROUP_ID_NOT_FOUND (not a share group).
 import { ShareGroupHeartbeat } from '../protocol/messages/share-group-heartbeat.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize } from './support/authorize.js';
 import { invalidShareHeartbeat } from '../groups/share/share-group.js';
+import type { BrokerServices } from './support/types.js';
+
+/** Whether a classic group (with members or offsets) or a consumer group has the id. */
+async function isOtherGroup(b: BrokerServices, groupId: string): Promise<boolean> {
+  if ((await b.groups.describeGroup(groupId)).state !== 'Dead') return true;
+  return (await b.groups.describeConsumerGroup(groupId)).errorCode === ErrorCode.NONE;
+}
 
 export const shareGroupHeartbeatHandler: HandlerOf<typeof ShareGroupHeartbeat> = {
   api: ShareGroupHeartbeat,
@@ -25,6 +33,10 @@ export const shareGroupHeartbeatHandler: HandlerOf<typeof ShareGroupHeartbeat> =
     if (invalid !== null) return failed(ErrorCode.INVALID_REQUEST, invalid);
     if (!coordinatesGroup(b, req.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
     try {
+      // Kafka: a group of another type is not made a share group.
+      if (req.memberEpoch === 0 && !b.shares.coordinator.group(req.groupId) && await isOtherGroup(b, req.groupId)) {
+        return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a share group.`);
+      }
       const r = await b.shares.coordinator.heartbeat(req.groupId, {
         memberId: req.memberId, memberEpoch: req.memberEpoch, rackId: req.rackId, subscribedTopicNames: req.subscribedTopicNames,
         clientId: ctx.clientId ?? '', clientHost: `/${ctx.session.clientAddress}`,

@@ -73,6 +73,10 @@ describe('share groups over the codec', () => {
     expect(d.groups[0].members.map((m: any) => m.memberId).sort()).toEqual(['member-a', 'member-b']);
     expect(d.groups[0].members[0].assignment.topicPartitions).toEqual([{ topicId, topicName: 'q', partitions: [0] }]);
     expect(d.groups[1].errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+    // A consumer group's id is not a share group's.
+    await call(b, 'ConsumerGroupHeartbeat', 1, { groupId: 'cg', memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['q'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [] });
+    const clash = await call(b, 'ShareGroupHeartbeat', 1, { groupId: 'cg', memberId: 'member-c', memberEpoch: 0, rackId: null, subscribedTopicNames: ['q'] });
+    expect(clash).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group cg is not a share group.' });
     const listed = await call(b, 'ListGroups', 5, { statesFilter: [], typesFilter: ['share'] });
     expect(listed.groups).toEqual([{ groupId: 'sg', protocolType: 'share', groupState: 'Stable', groupType: 'share' }]);
   });
