@@ -150,6 +150,8 @@ export class Keys {
   // ---- one share group (hash tag {<escaped id>}, escaped like group ids): its share-partitions' state
   /** One share-partition's state hash (fields leaderEpoch, state). */
   sharePartition(groupId: string, topicId: string, partition: number): string { return `${this.prefix}:s:${this.groupTag(groupId)}:${topicId}/${partition}`; }
+  /** The share group's membership (fields coordinatorEpoch, group). */
+  shareGroupMeta(groupId: string): string { return `${this.prefix}:s:${this.groupTag(groupId)}:meta`; }
   /** The set of `<topicId>/<partition>` of the group's stored share-partitions. */
   sharePartitions(groupId: string): string { return `${this.prefix}:s:${this.groupTag(groupId)}:partitions`; }
 

@@ -190,7 +190,10 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       partitionMaxRecordLocks: config.groupSharePartitionMaxRecordLocks,
       maxSize: config.groupShareMaxSize,
       maxShareSessions: config.groupShareMaxShareSessions,
-    }, async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })), logger);
+    }, async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })), {
+      logger,
+      coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
+    });
     cleanup.push(() => shares.stop());
     const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, shares, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).

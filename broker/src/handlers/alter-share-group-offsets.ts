@@ -22,7 +22,7 @@ export const alterShareGroupOffsetsHandler: HandlerOf<typeof AlterShareGroupOffs
     if (!b.shares) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!coordinatesGroup(b, req.groupId)) return fail(ErrorCode.NOT_COORDINATOR);
     const admin = b.shares.admin;
-    const busy = admin.emptyOrError(req.groupId);
+    const busy = await admin.emptyOrError(req.groupId);
     if (busy !== null) return fail(busy, 'The share group has members: offsets can only be altered in an empty group.');
     const responses = [];
     for (const rt of req.topics) {

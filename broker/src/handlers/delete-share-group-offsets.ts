@@ -24,7 +24,7 @@ export const deleteShareGroupOffsetsHandler: HandlerOf<typeof DeleteShareGroupOf
     if (!coordinatesGroup(b, req.groupId)) return fail(ErrorCode.NOT_COORDINATOR);
     const admin = b.shares.admin;
     if (!(await admin.exists(req.groupId))) return fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
-    const busy = admin.emptyOrError(req.groupId);
+    const busy = await admin.emptyOrError(req.groupId);
     if (busy !== null) return fail(busy, 'The share group has members: offsets can only be deleted in an empty group.');
     const responses = [];
     for (const rt of req.topics) {

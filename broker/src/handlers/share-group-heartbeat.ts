@@ -34,7 +34,7 @@ export const shareGroupHeartbeatHandler: HandlerOf<typeof ShareGroupHeartbeat> =
     if (!coordinatesGroup(b, req.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
     try {
       // Kafka: a group of another type is not made a share group.
-      if (req.memberEpoch === 0 && !b.shares.coordinator.group(req.groupId) && await isOtherGroup(b, req.groupId)) {
+      if (req.memberEpoch === 0 && !(await b.shares.admin.exists(req.groupId)) && await isOtherGroup(b, req.groupId)) {
         return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a share group.`);
       }
       const r = await b.shares.coordinator.heartbeat(req.groupId, {

@@ -6,14 +6,18 @@
 // `<prefix>:s:{<group>}:partitions` names them. Loads, writes and
 // administrative changes are one Lua script each (lua/share-state-load.lua,
 // lua/share-state-write.lua, lua/share-state-admin.lua);
-// `<prefix>:share-groups` indexes the group ids.
+// `<prefix>:share-groups` indexes the group ids. A share group's membership
+// is the hash `<prefix>:s:{<group>}:meta` (fields `coordinatorEpoch`, the
+// fence, and `group`, JSON), loaded and written by lua/share-group-load.lua
+// and lua/share-group-write.lua.
 import type { RedisClient as Redis } from '../../../common/redis/connect.js';
 import { Keys } from './keys.js';
 import { luaSource } from './lua.js';
 import { guard } from './stream-entries.js';
 import {
-  FencedStateEpochError, StaleShareStateError, type LoadedShareState, type SharePartitionKey, type SharePartitionStore,
+  FencedStateEpochError, ShareCoordinatorFencedError, StaleShareStateError, type LoadedShareState, type SharePartitionKey, type SharePartitionStore, type ShareGroupStore,
 } from '../groups/share/share-store.js';
+import type { StoredShareGroup } from '../groups/share/share-group.js';
 import type { StoredSharePartition } from '../groups/share/share-partition.js';
 
 type ScriptReply = [number, ...unknown[]];
@@ -21,11 +25,13 @@ type ShareRedis = Redis & {
   shareStateLoad(state: string, epoch: string): Promise<ScriptReply>;
   shareStateWrite(state: string, index: string, epoch: string, json: string, member: string, version: string): Promise<ScriptReply>;
   shareStateAdmin(state: string, index: string, op: 'set' | 'del', json: string, member: string): Promise<number>;
+  shareGroupLoad(meta: string, epoch: string): Promise<ScriptReply>;
+  shareGroupWrite(meta: string, epoch: string, json: string): Promise<ScriptReply>;
 };
 
 const member = (key: SharePartitionKey): string => `${key.topicId}/${key.partition}`;
 
-export class RedisShareStore implements SharePartitionStore {
+export class RedisShareStore implements SharePartitionStore, ShareGroupStore {
   private readonly k: Keys;
   private readonly redis: ShareRedis;
   private readonly indexed = new Set<string>();
@@ -35,6 +41,8 @@ export class RedisShareStore implements SharePartitionStore {
     redis.defineCommand('shareStateLoad', { numberOfKeys: 1, lua: luaSource('share-state-load') });
     redis.defineCommand('shareStateWrite', { numberOfKeys: 2, lua: luaSource('share-state-write') });
     redis.defineCommand('shareStateAdmin', { numberOfKeys: 2, lua: luaSource('share-state-admin') });
+    redis.defineCommand('shareGroupLoad', { numberOfKeys: 1, lua: luaSource('share-group-load') });
+    redis.defineCommand('shareGroupWrite', { numberOfKeys: 1, lua: luaSource('share-group-write') });
     this.redis = redis as ShareRedis;
   }
 
@@ -79,6 +87,18 @@ export class RedisShareStore implements SharePartitionStore {
       const i = m.lastIndexOf('/');
       return { topicId: m.slice(0, i), partition: Number(m.slice(i + 1)) };
     });
+  }
+
+  async loadGroup(groupId: string, coordinatorEpoch: number): Promise<StoredShareGroup | null> {
+    const r = await guard(this.redis.shareGroupLoad(this.k.shareGroupMeta(groupId), String(coordinatorEpoch)));
+    if (r[0] !== 1) throw new ShareCoordinatorFencedError(groupId, coordinatorEpoch, Number(r[1]));
+    return typeof r[1] === 'string' ? JSON.parse(r[1]) as StoredShareGroup : null;
+  }
+
+  async saveGroup(groupId: string, coordinatorEpoch: number, group: StoredShareGroup | null): Promise<void> {
+    const r = await guard(this.redis.shareGroupWrite(this.k.shareGroupMeta(groupId), String(coordinatorEpoch), group ? JSON.stringify(group) : ''));
+    if (r[0] !== 1) throw new ShareCoordinatorFencedError(groupId, coordinatorEpoch, Number(r[1]));
+    if (group) await this.index(groupId);
   }
 
   async listGroupIds(): Promise<string[]> {

@@ -34,7 +34,7 @@ async function services() {
   const shares = new ShareService(store, clock, { ...DEFAULT_SHARE_SETTINGS, recordLockDurationMs: 10_000 }, topics);
   const cluster = soloCluster({ nodeId: config.nodeId, host: '127.0.0.1', port: 9092, rack: null });
   const b: BrokerServices = { config, clusterId: 'c', log, logger: createLogger('error', 'test'), cluster, groups, shares, txn: noTransactions };
-  return { b, topicId: t.id, clock, store };
+  return { b, topicId: t.id, clock, store, topics };
 }
 
 const handlers = new Map<string, Handler>(buildHandlers().map((h) => [h.api.name, h]));
@@ -136,5 +136,24 @@ describe('share groups over the codec', () => {
     expect((await call(b, 'DescribeShareGroupOffsets', 1, { groups: [{ groupId: 'sg', topics: [{ topicName: 'q', partitions: [0] }] }] })).groups[0].topics[0].partitions[0].startOffset).toBe(-1);
     expect((await call(b, 'DeleteGroups', 2, { groupsNames: ['sg'] })).results[0].errorCode).toBe(ErrorCode.NONE);
     expect((await call(b, 'ListGroups', 5, { statesFilter: [], typesFilter: [] })).groups).toEqual([]);
+  });
+
+  it('the membership is stored: a restarted coordinator carries on with the members and their epochs', async () => {
+    const { b, topicId, clock, store, topics } = await services();
+    const hb = (bb: BrokerServices, memberId: string, memberEpoch: number) =>
+      call(bb, 'ShareGroupHeartbeat', 1, { groupId: 'sg', memberId, memberEpoch, rackId: null, subscribedTopicNames: memberEpoch === 0 ? ['q'] : null });
+    await hb(b, 'a', 0);
+    expect((await hb(b, 'b', 0)).memberEpoch).toBe(2);
+    // A new coordinator process on the same store.
+    const again: BrokerServices = { ...b, shares: new ShareService(store, clock, DEFAULT_SHARE_SETTINGS, topics) };
+    // a moves to epoch 2 (its partition, shared with b, is the same: no assignment is sent).
+    expect(await hb(again, 'a', 1)).toMatchObject({ errorCode: ErrorCode.NONE, memberEpoch: 2, assignment: null });
+    const described = await call(again, 'ShareGroupDescribe', 1, { groupIds: ['sg'], includeAuthorizedOperations: false });
+    expect(described.groups[0].members.map((m: any) => m.assignment.topicPartitions)).toEqual([[{ topicId, topicName: 'q', partitions: [0] }], [{ topicId, topicName: 'q', partitions: [0] }]]);
+    expect(await hb(again, 'b', 2)).toMatchObject({ errorCode: ErrorCode.NONE, memberEpoch: 2, assignment: null });
+    // Members that stop heartbeating are removed once their session runs out, as before the restart.
+    await clock.advance(DEFAULT_SHARE_SETTINGS.sessionTimeoutMs + 1);
+    const d = await call(again, 'ShareGroupDescribe', 1, { groupIds: ['sg'], includeAuthorizedOperations: false });
+    expect(d.groups[0]).toMatchObject({ groupState: 'Empty', members: [] });
   });
 });

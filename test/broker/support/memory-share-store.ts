@@ -1,13 +1,17 @@
 // An in-memory SharePartitionStore with the Redis store's behaviour (the
 // storage contract runs over both): leader-epoch fencing, versions moved by
 // every write and administrative change.
-import { FencedStateEpochError, StaleShareStateError, type LoadedShareState, type SharePartitionKey, type SharePartitionStore } from '../../../broker/src/groups/share/share-store.js';
+import {
+  FencedStateEpochError, ShareCoordinatorFencedError, StaleShareStateError, type LoadedShareState, type SharePartitionKey, type SharePartitionStore, type ShareGroupStore,
+} from '../../../broker/src/groups/share/share-store.js';
+import type { StoredShareGroup } from '../../../broker/src/groups/share/share-group.js';
 import type { StoredSharePartition } from '../../../broker/src/groups/share/share-partition.js';
 
 interface Row { leaderEpoch: number; version: number; state: string | null }
 
-export class MemoryShareStore implements SharePartitionStore {
+export class MemoryShareStore implements SharePartitionStore, ShareGroupStore {
   private readonly rows = new Map<string, Row>();
+  private readonly metas = new Map<string, { coordinatorEpoch: number; group: string | null }>();
   private readonly groups = new Set<string>();
   /** Saves made (tests count them). */
   saves = 0;
@@ -53,6 +57,22 @@ export class MemoryShareStore implements SharePartitionStore {
       out.push({ topicId: tp.slice(0, i), partition: Number(tp.slice(i + 1)) });
     }
     return out;
+  }
+
+  async loadGroup(groupId: string, coordinatorEpoch: number): Promise<StoredShareGroup | null> {
+    const m = this.metas.get(groupId);
+    if (m && m.coordinatorEpoch > coordinatorEpoch) throw new ShareCoordinatorFencedError(groupId, coordinatorEpoch, m.coordinatorEpoch);
+    if (m?.group) m.coordinatorEpoch = coordinatorEpoch;
+    return m?.group ? JSON.parse(m.group) as StoredShareGroup : null;
+  }
+
+  async saveGroup(groupId: string, coordinatorEpoch: number, group: StoredShareGroup | null): Promise<void> {
+    const m = this.metas.get(groupId);
+    if (m && m.coordinatorEpoch > coordinatorEpoch) throw new ShareCoordinatorFencedError(groupId, coordinatorEpoch, m.coordinatorEpoch);
+    if (group) {
+      this.metas.set(groupId, { coordinatorEpoch, group: JSON.stringify(group) });
+      this.groups.add(groupId);
+    } else this.metas.delete(groupId);
   }
 
   async listGroupIds(): Promise<string[]> {

@@ -31,13 +31,13 @@ export class ShareAdmin {
 
   /** Whether the group is a share group here: it has members, or stored state. */
   async exists(groupId: string): Promise<boolean> {
-    if (this.shares.coordinator.group(groupId)) return true;
+    if (this.shares.coordinator.group(groupId) || (await this.shares.coordinator.memberCount(groupId)) > 0) return true;
     return (await this.shares.store.listGroupIds()).includes(groupId);
   }
 
   /** NON_EMPTY_GROUP while the group has members, else null. */
-  emptyOrError(groupId: string): number | null {
-    return (this.shares.coordinator.group(groupId)?.members.size ?? 0) > 0 ? ErrorCode.NON_EMPTY_GROUP : null;
+  async emptyOrError(groupId: string): Promise<number | null> {
+    return (await this.shares.coordinator.memberCount(groupId)) > 0 ? ErrorCode.NON_EMPTY_GROUP : null;
   }
 
   /** Start offset and lag of one share-partition; the lag needs the partition's high watermark (null: unknown, -1). */
@@ -66,12 +66,12 @@ export class ShareAdmin {
 
   /** DeleteGroups of an empty share group: its state and the group go. */
   async deleteGroup(groupId: string): Promise<number> {
-    const busy = this.emptyOrError(groupId);
+    const busy = await this.emptyOrError(groupId);
     if (busy !== null) return busy;
     for (const p of await this.partitions(groupId)) await this.shares.store.overwrite({ groupId, ...p }, null);
     await this.shares.store.forgetGroup(groupId);
     this.shares.partitions.forgetGroup(groupId);
-    this.shares.coordinator.forget(groupId);
+    await this.shares.coordinator.forget(groupId);
     return ErrorCode.NONE;
   }
 }

@@ -47,6 +47,15 @@ export function invalidShareHeartbeat(req: { groupId: string; memberId: string; 
   return null;
 }
 
+/** The stored form of a share group (assignments as [topicId, partitions] pairs). */
+export interface StoredShareGroup {
+  groupEpoch: number;
+  assignmentEpoch: number;
+  metadataKey: string;
+  members: Array<Omit<ShareMember, 'assignment'> & { assignment: Array<[string, number[]]> }>;
+  target: Array<[string, Array<[string, number[]]>]>;
+}
+
 const sameAssignment = (a: ShareAssignment, b: ShareAssignment): boolean =>
   a.size === b.size && [...a].every(([t, ps]) => { const o = b.get(t); return o !== undefined && o.length === ps.length && ps.every((p, i) => o[i] === p); });
 
@@ -59,6 +68,24 @@ export class ShareGroup {
   private target = new Map<string, ShareAssignment>();
 
   constructor(readonly groupId: string) {}
+
+  toStored(): StoredShareGroup {
+    return {
+      groupEpoch: this.groupEpoch, assignmentEpoch: this.assignmentEpoch, metadataKey: this.metadataKey,
+      members: [...this.members.values()].map((m) => ({ ...m, assignment: [...m.assignment] })),
+      target: [...this.target].map(([id, a]) => [id, [...a]]),
+    };
+  }
+
+  static fromStored(groupId: string, s: StoredShareGroup): ShareGroup {
+    const g = new ShareGroup(groupId);
+    g.groupEpoch = s.groupEpoch;
+    g.assignmentEpoch = s.assignmentEpoch;
+    g.metadataKey = s.metadataKey;
+    for (const m of s.members) g.members.set(m.memberId, { ...m, assignment: new Map(m.assignment) });
+    g.target = new Map(s.target.map(([id, a]) => [id, new Map(a)]));
+    return g;
+  }
 
   get state(): 'Empty' | 'Stable' {
     return this.members.size === 0 ? 'Empty' : 'Stable';

@@ -9,7 +9,7 @@ import { ShareAdmin } from './share-admin.js';
 import { SharePartitions } from './share-partitions.js';
 import { ShareSessions } from './share-sessions.js';
 import { brokerDefaultConfigs, type ShareBrokerSettings, type ShareGroupConfigs } from './share-configs.js';
-import type { SharePartitionStore } from './share-store.js';
+import type { ShareGroupStore, SharePartitionStore } from './share-store.js';
 import type { ShareLimits } from './share-partition.js';
 
 export class ShareService {
@@ -20,15 +20,14 @@ export class ShareService {
   readonly admin: ShareAdmin;
 
   constructor(
-    readonly store: SharePartitionStore,
+    readonly store: SharePartitionStore & ShareGroupStore,
     readonly clock: Clock,
     readonly settings: ShareBrokerSettings,
     topics: () => Promise<TopicMeta[]>,
-    logger?: Logger,
-    configs?: ShareGroupConfigs,
+    opts: { logger?: Logger; configs?: ShareGroupConfigs; coordinatorEpoch?: (groupId: string) => number | null } = {},
   ) {
-    this.configs = configs ?? brokerDefaultConfigs(settings);
-    this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, logger);
+    this.configs = opts.configs ?? brokerDefaultConfigs(settings);
+    this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, store, opts.coordinatorEpoch, opts.logger);
     this.partitions = new SharePartitions(store);
     this.sessions = new ShareSessions(settings.maxShareSessions, settings.sessionTimeoutMs);
     this.admin = new ShareAdmin(this);

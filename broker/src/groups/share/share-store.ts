@@ -14,6 +14,7 @@
 // reloads the state instead of writing its old copy back.
 import { ErrorCode, KafkaError } from '../../../../common/errors.js';
 import type { StoredSharePartition } from './share-partition.js';
+import type { StoredShareGroup } from './share-group.js';
 
 export interface SharePartitionKey { groupId: string; topicId: string; partition: number }
 
@@ -33,6 +34,27 @@ export class StaleShareStateError extends KafkaError {
     super(ErrorCode.UNKNOWN_SERVER_ERROR, `share-partition ${key.groupId}:${key.topicId}/${key.partition} changed since it was loaded`);
     this.name = 'StaleShareStateError';
   }
+}
+
+/** A newer coordinator owns the share group: answered as NOT_COORDINATOR. */
+export class ShareCoordinatorFencedError extends KafkaError {
+  constructor(readonly groupId: string, readonly epoch: number, readonly storedEpoch: number) {
+    super(ErrorCode.NOT_COORDINATOR, `share group ${groupId}: coordinator epoch ${epoch} is fenced by ${storedEpoch}`);
+    this.name = 'ShareCoordinatorFencedError';
+  }
+}
+
+/**
+ * A share group's membership (epochs, members, assignments), written by its
+ * coordinator after each change, fenced by the coordinator epoch like the
+ * other groups (ShareCoordinatorFencedError), so a restarted or new
+ * coordinator carries on with the same members and epochs.
+ */
+export interface ShareGroupStore {
+  /** The stored group (null when none), recording `coordinatorEpoch` so that older coordinators are refused from then on. */
+  loadGroup(groupId: string, coordinatorEpoch: number): Promise<StoredShareGroup | null>;
+  /** Replaces the group (null: removes it). */
+  saveGroup(groupId: string, coordinatorEpoch: number, group: StoredShareGroup | null): Promise<void>;
 }
 
 export interface SharePartitionStore {

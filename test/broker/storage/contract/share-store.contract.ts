@@ -4,14 +4,15 @@
 // refused after an administrative change, and the group and partition
 // indexes follow writes and removals.
 import { describe, expect, it } from 'vitest';
-import { FencedStateEpochError, StaleShareStateError, type SharePartitionStore } from '../../../../broker/src/groups/share/share-store.js';
+import { FencedStateEpochError, ShareCoordinatorFencedError, StaleShareStateError, type ShareGroupStore, type SharePartitionStore } from '../../../../broker/src/groups/share/share-store.js';
+import { ShareGroup } from '../../../../broker/src/groups/share/share-group.js';
 import type { StoredSharePartition } from '../../../../broker/src/groups/share/share-partition.js';
 import { perTest, type Factory } from './harness.js';
 
 const key = { groupId: 'sg{1}%', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 3 };
 const state = (start: number): StoredSharePartition => ({ startOffset: start, endOffset: start + 3, runs: [[start, start + 1, 1, 2, 1_700_000_030_000, 'm-1'], [start + 2, start + 2, 4, 5, 0, '']] });
 
-export function shareStoreContract(open: Factory<SharePartitionStore>): void {
+export function shareStoreContract(open: Factory<SharePartitionStore & ShareGroupStore>): void {
   const store = perTest(open);
 
   describe('share-partition store', () => {
@@ -58,6 +59,22 @@ export function shareStoreContract(open: Factory<SharePartitionStore>): void {
       expect(await s.listPartitions('sg{1}%')).toEqual([]);
       await s.forgetGroup('sg{1}%');
       expect(await s.listGroupIds()).toEqual([]);
+    });
+
+    it('a share group\'s membership round-trips, fenced by the coordinator epoch, and is indexed', async () => {
+      const s = store();
+      expect(await s.loadGroup('sg{1}%', 1)).toBeNull();
+      const g = new ShareGroup('sg{1}%');
+      g.heartbeat({ memberId: 'm-1', memberEpoch: 0, rackId: 'r1', subscribedTopicNames: ['t'], clientId: 'c', clientHost: '/h' }, new Map([['t', { name: 't', id: 'T', partitions: 2 }]]), 10);
+      await s.saveGroup('sg{1}%', 1, g.toStored());
+      expect(await s.loadGroup('sg{1}%', 1)).toEqual(g.toStored());
+      expect(ShareGroup.fromStored('sg{1}%', (await s.loadGroup('sg{1}%', 1))!).toStored()).toEqual(g.toStored());
+      expect(await s.listGroupIds()).toEqual(['sg{1}%']);
+      await s.loadGroup('sg{1}%', 2);
+      await expect(s.saveGroup('sg{1}%', 1, null)).rejects.toBeInstanceOf(ShareCoordinatorFencedError);
+      await expect(s.loadGroup('sg{1}%', 1)).rejects.toBeInstanceOf(ShareCoordinatorFencedError);
+      await s.saveGroup('sg{1}%', 2, null);
+      expect(await s.loadGroup('sg{1}%', 2)).toBeNull();
     });
   });
 }
