@@ -8,6 +8,7 @@
 //     (5) times and then archived: never again,
 //   - a member killed (SIGKILL) without acknowledging: its records go to another
 //     member once the acquisition lock (group.share.record.lock.duration.ms) ran out,
+//   - kafka-features describe shows share.version finalized,
 //   - kafka-console-share-consumer --reject: the records it rejected are never
 //     delivered to the next console share consumer of the group, later ones are,
 //   - kafka-share-groups (ShareGroupCommand) lists the group, describes its
@@ -88,6 +89,16 @@ const range = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i
 const sorted = (xs: number[]): number[] => [...xs].sort((x, y) => x - y);
 
 describe('Java KafkaShareConsumer (KIP-932)', () => {
+  it('kafka-features describe lists share.version finalized (Runnel: supported 0-1, finalized 1, as Kafka 4.2)', async () => {
+    const r = await runJava('org.apache.kafka.tools.FeatureCommand', ['--bootstrap-server', target.bootstrap, 'describe']);
+    expect(r.code, r.stderr).toBe(0);
+    const line = /^Feature: share\.version\s+SupportedMinVersion: (\d+)\s+SupportedMaxVersion: (\d+)\s+FinalizedVersionLevel: (\d+)\s+Epoch: \d+\s*$/m.exec(r.stdout);
+    expect(line, r.stdout).not.toBeNull();
+    expect(Number(line![3])).toBeGreaterThanOrEqual(1);
+    if (target.kind === 'runnel') expect(line!.slice(1, 4).map(Number)).toEqual([0, 1, 1]);
+    console.log(`[share ${target.kind}] ${line![0].trim()}`);
+  }, 60_000);
+
   it('two share consumers on one partition read each record once between them', async () => {
     await createTopic(target.bootstrap, 'share-split', 1);
     // 10 records a poll (MaxRecords of each ShareFetch).
