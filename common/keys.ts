@@ -9,6 +9,7 @@
 //   <prefix>:c:{<slot>}:<suffix>                one group-coordinator slot
 //   <prefix>:g:{<escaped group id>}:<suffix>    one consumer group
 //   <prefix>:x:{<escaped transactional id>}     one transactional id
+//   <prefix>:s:{<escaped group id>}:<suffix>    one share group's share-partition state
 //   <prefix>:q:{quotas}:<suffix>                client quotas (one hash tag: one shard)
 //   <prefix>:a:{acls}:<suffix>                  the ACLs (one hash tag: one shard)
 //   <prefix>:r:{schemas}:<suffix>               the Schema Registry (one hash tag: one shard)
@@ -101,6 +102,8 @@ export class Keys {
   get brokers(): string { return `${this.prefix}:brokers`; }
   get brokerLeases(): string { return `${this.prefix}:broker-leases`; }
   get groupIndex(): string { return `${this.prefix}:groups`; }
+  /** Ids of the share groups with stored share-partition state. */
+  get shareGroupIndex(): string { return `${this.prefix}:share-groups`; }
   get archivers(): string { return `${this.prefix}:archivers`; }
   /** Summary of each topic's Delta table, published by the archiver: topic -> JSON. */
   get lakeTables(): string { return `${this.prefix}:lake-tables`; }
@@ -143,6 +146,14 @@ export class Keys {
   groupOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:offsets`; }
   /** Transactional offset commits not yet committed or aborted by a marker (TxnOffsetCommit). */
   groupTxnOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:txn-offsets`; }
+
+  // ---- one share group (hash tag {<escaped id>}, escaped like group ids): its share-partitions' state
+  /** One share-partition's state hash (fields leaderEpoch, state). */
+  sharePartition(groupId: string, topicId: string, partition: number): string { return `${this.prefix}:s:${this.groupTag(groupId)}:${topicId}/${partition}`; }
+  /** The share group's membership (fields coordinatorEpoch, group). */
+  shareGroupMeta(groupId: string): string { return `${this.prefix}:s:${this.groupTag(groupId)}:meta`; }
+  /** The set of `<topicId>/<partition>` of the group's stored share-partitions. */
+  sharePartitions(groupId: string): string { return `${this.prefix}:s:${this.groupTag(groupId)}:partitions`; }
 
   // ---- one transactional id (hash tag {<escaped id>}, escaped like group ids)
   transaction(transactionalId: string): string { return `${this.prefix}:x:{${escapeGroupId(transactionalId)}}`; }

@@ -3,6 +3,7 @@
 // coordinators, the dispatcher, the HTTP endpoint and the background tasks.
 // Each resource's close goes on one cleanup stack as it is opened; stop()
 // (and a failed start) closes them in reverse order.
+import { ShareService } from './groups/share/share-service.js';
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import type { BrokerConfig } from './config/config.js';
@@ -181,7 +182,20 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       : undefined;
     if (remoteLog) cleanup.push(() => remoteLog.close());
     const schemaIds = new CachedSchemaIds(backend.schemas);
-    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
+    const shares = new ShareService(backend.shares, systemClock, {
+      sessionTimeoutMs: config.groupShareSessionTimeoutMs,
+      heartbeatIntervalMs: config.groupShareHeartbeatIntervalMs,
+      recordLockDurationMs: config.groupShareRecordLockDurationMs,
+      deliveryCountLimit: config.groupShareDeliveryCountLimit,
+      partitionMaxRecordLocks: config.groupSharePartitionMaxRecordLocks,
+      maxSize: config.groupShareMaxSize,
+      maxShareSessions: config.groupShareMaxShareSessions,
+    }, async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })), {
+      logger,
+      coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
+    });
+    cleanup.push(() => shares.stop());
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, shares, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());

@@ -102,6 +102,13 @@ export interface BrokerConfig extends RedisTlsConfig {
   /** KIP-848 consumer-protocol groups (Kafka's group.consumer.* names). */
   groupConsumerSessionTimeoutMs: number;
   groupConsumerHeartbeatIntervalMs: number;
+  groupShareSessionTimeoutMs: number;
+  groupShareHeartbeatIntervalMs: number;
+  groupShareRecordLockDurationMs: number;
+  groupShareDeliveryCountLimit: number;
+  groupSharePartitionMaxRecordLocks: number;
+  groupShareMaxSize: number;
+  groupShareMaxShareSessions: number;
   groupConsumerAssignors: string;
   groupConsumerMaxSize: number;
   offsetsRetentionMinutes: number;
@@ -259,6 +266,13 @@ const SETTINGS: Setting[] = [
   { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
   { key: 'group.consumer.session.timeout.ms', field: 'groupConsumerSessionTimeoutMs', kind: 'int', default: '45000' },
   { key: 'group.consumer.heartbeat.interval.ms', field: 'groupConsumerHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.share.session.timeout.ms', field: 'groupShareSessionTimeoutMs', kind: 'int', default: '45000' },
+  { key: 'group.share.heartbeat.interval.ms', field: 'groupShareHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.share.record.lock.duration.ms', field: 'groupShareRecordLockDurationMs', kind: 'int', default: '30000' },
+  { key: 'group.share.delivery.count.limit', field: 'groupShareDeliveryCountLimit', kind: 'int', default: '5' },
+  { key: 'group.share.partition.max.record.locks', field: 'groupSharePartitionMaxRecordLocks', kind: 'int', default: '2000' },
+  { key: 'group.share.max.size', field: 'groupShareMaxSize', kind: 'int', default: '200' },
+  { key: 'group.share.max.share.sessions', field: 'groupShareMaxShareSessions', kind: 'int', default: '2000' },
   { key: 'group.consumer.assignors', field: 'groupConsumerAssignors', kind: 'string', default: 'uniform,range' },
   { key: 'group.consumer.max.size', field: 'groupConsumerMaxSize', kind: 'int', default: '2147483647' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },

@@ -39,6 +39,8 @@ export const FEATURES: readonly Feature[] = [
   // 1: the consumer group protocol (KIP-848): Java 4.x consumers with group.protocol=consumer need it finalized.
   { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
   { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
+  // 1: share groups (KIP-932) as Kafka 4.2+ runs them: the Java KafkaShareConsumer needs it finalized.
+  { name: 'share.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
 ];
 
 /**

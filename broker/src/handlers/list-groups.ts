@@ -3,12 +3,12 @@
 //       answered before throttling.
 //   v3: flexible encoding.
 //   v4: a filter on group states; each group's state in the answer (KIP-518).
-//   v5: a filter on group types and each group's type: classic or consumer (KIP-848).
+//   v5: a filter on group types and each group's type: classic, consumer (KIP-848) or share (KIP-932).
 // DESCRIBE on the cluster lists every group, else only the groups the principal may
 // DESCRIBE (Kafka). Admin clients ask every broker.
 import { ListGroups } from '../protocol/messages/list-groups.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { groupErrorCode } from './support/group-common.js';
+import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize, authorizeCluster } from './support/authorize.js';
 
@@ -19,7 +19,14 @@ export const listGroupsHandler: HandlerOf<typeof ListGroups> = {
   async handle(req, ctx, b) {
     try {
       // The coordinator lists only the groups this broker coordinates.
-      let groups = await b.groups.listGroups(ctx.apiVersion >= 4 ? req.statesFilter : []);
+      const states = ctx.apiVersion >= 4 ? req.statesFilter : [];
+      let groups: Array<{ groupId: string; protocolType: string; state: string; type: string }> = await b.groups.listGroups(states);
+      // Share groups (KIP-932): protocol type and type "share".
+      if (b.shares) {
+        const wanted = new Set(states.map((s) => s.toLowerCase()));
+        const shares = (await b.shares.listGroups((g) => coordinatesGroup(b, g))).filter((g) => wanted.size === 0 || wanted.has(g.state.toLowerCase()));
+        groups = [...groups, ...shares.map((g) => ({ groupId: g.groupId, protocolType: 'share', state: g.state, type: 'share' }))].sort((x, y) => (x.groupId < y.groupId ? -1 : x.groupId > y.groupId ? 1 : 0));
+      }
       // Kafka: DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE.
       if (!authorizeCluster(ctx, b, Op.DESCRIBE)) groups = groups.filter((g) => authorize(ctx, b, Op.DESCRIBE, Resource.GROUP, g.groupId));
       const types = new Set(ctx.apiVersion >= 5 ? req.typesFilter.map((t) => t.toLowerCase()) : []);

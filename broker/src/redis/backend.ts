@@ -11,6 +11,7 @@ import { checkRedisServer } from './server-checks.js';
 import { RedisLogStore } from './redis-log-store.js';
 import { RedisClusterStore } from './redis-cluster-store.js';
 import { RedisGroupStore } from './redis-group-store.js';
+import { RedisShareStore } from './redis-share-store.js';
 import { RedisTxnStore } from './redis-txn-store.js';
 import { RedisAclStore } from './redis-acl-store.js';
 import { RedisCredentialStore } from './redis-credential-store.js';
@@ -26,6 +27,8 @@ export class RedisBackend {
   /** Registrations, leadership leases and leader epochs. */
   readonly cluster: RedisClusterStore;
   readonly groups: RedisGroupStore;
+  /** Share-partition state of share groups (KIP-932). */
+  readonly shares: RedisShareStore;
   /** Transactional ids' state; producer ids come from the log store's counter. */
   readonly txns: RedisTxnStore;
   readonly acls: RedisAclStore;
@@ -44,6 +47,7 @@ export class RedisBackend {
     const redis = log.redis;
     this.cluster = new RedisClusterStore(redis, log.keyNames);
     this.groups = new RedisGroupStore(redis, prefix);
+    this.shares = new RedisShareStore(redis, prefix);
     this.txns = new RedisTxnStore(redis, prefix, () => log.nextProducerId());
     this.acls = new RedisAclStore(redis, prefix);
     this.credentials = new RedisCredentialStore(redis, prefix);

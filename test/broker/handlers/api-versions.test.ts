@@ -104,13 +104,20 @@ describe('feature flags (group.version, transaction.version)', () => {
 
   it('v3 lists a supported minimum of 0 as 1 (KAFKA-17011: older clients cannot read 0) and keeps the finalized levels', async () => {
     const body = await apiVersions(3);
-    expect(body.supportedFeatures).toEqual([{ name: 'group.version', minVersion: 1, maxVersion: 1 }, { name: 'transaction.version', minVersion: 1, maxVersion: 2 }]);
-    expect(body.finalizedFeatures).toEqual([{ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }, { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+    expect(body.supportedFeatures).toEqual([
+      { name: 'group.version', minVersion: 1, maxVersion: 1 }, { name: 'transaction.version', minVersion: 1, maxVersion: 2 }, { name: 'share.version', minVersion: 1, maxVersion: 1 },
+    ]);
+    expect(body.finalizedFeatures).toEqual([
+      { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }, { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }, { name: 'share.version', maxVersionLevel: 1, minVersionLevel: 1 },
+    ]);
   });
 
-  it('group.version and transaction.version only: share.version is not advertised (no share groups)', async () => {
+  it('share.version 1 is finalized with the share-group APIs listed (KIP-932: ShareGroupHeartbeat v1, ShareGroupDescribe v1, ShareFetch and ShareAcknowledge v1-2)', async () => {
     const body = await apiVersions(4);
-    expect(body.finalizedFeatures!.map((f) => f.name)).toEqual(['group.version', 'transaction.version']);
+    expect(body.finalizedFeatures!.map((f) => f.name)).toEqual(['group.version', 'transaction.version', 'share.version']);
+    expect(body.apiKeys.filter((k) => k.apiKey >= 76 && k.apiKey <= 79)).toEqual([
+      { apiKey: 76, minVersion: 1, maxVersion: 1 }, { apiKey: 77, minVersion: 1, maxVersion: 1 }, { apiKey: 78, minVersion: 1, maxVersion: 2 }, { apiKey: 79, minVersion: 1, maxVersion: 2 },
+    ]);
   });
 
   it('v3 leaves out a feature supported only at level 0 (1..0 would be an invalid range)', () => {

@@ -11,6 +11,8 @@ import { groupStoreContract } from './contract/group-store.contract.js';
 import { clusterStoreContract } from './contract/cluster-store.contract.js';
 import { aclStoreContract, credentialStoreContract } from './contract/security-stores.contract.js';
 import { txnStoreContract } from './contract/txn-store.contract.js';
+import { shareStoreContract } from './contract/share-store.contract.js';
+import { MemoryShareStore } from '../support/memory-share-store.js';
 import { MemoryAclStore } from '../support/memory-acl-store.js';
 import { MemoryCredentialStore } from '../support/memory-credential-store.js';
 import { MemoryTxnStore } from '../transactions/memory-txn-store.js';
@@ -20,6 +22,7 @@ const opened = <S>(store: S) => async () => ({ store, close: async () => {} });
 describe('in-memory LogStore', () => logStoreContract(async () => opened(new MemoryLogStore())()));
 describe('in-memory LogStore under a Partition', () => partitionContract(async () => opened(new MemoryLogStore())()));
 describe('in-memory GroupStore', () => groupStoreContract(async () => opened(new MemoryGroupStore())()));
+describe('in-memory SharePartitionStore', () => shareStoreContract(async () => opened(new MemoryShareStore())()));
 describe('in-memory ClusterStore', () => clusterStoreContract(async () => {
   // Lease time is the store's clock here: the test moves it instead of sleeping.
   let t = 1_000_000;

@@ -15,6 +15,8 @@ import { groupStoreContract } from '../../broker/storage/contract/group-store.co
 import { clusterStoreContract } from '../../broker/storage/contract/cluster-store.contract.js';
 import { aclStoreContract, credentialStoreContract } from '../../broker/storage/contract/security-stores.contract.js';
 import { txnStoreContract } from '../../broker/storage/contract/txn-store.contract.js';
+import { shareStoreContract } from '../../broker/storage/contract/share-store.contract.js';
+import { RedisShareStore } from '../../../broker/src/redis/redis-share-store.js';
 import { RedisTxnStore } from '../../../broker/src/redis/redis-txn-store.js';
 import { RedisAclStore } from '../../../broker/src/redis/redis-acl-store.js';
 import { RedisCredentialStore } from '../../../broker/src/redis/redis-credential-store.js';
@@ -41,6 +43,7 @@ async function onClient<S>(make: (client: Awaited<ReturnType<typeof openRedis>>[
 describe('Redis LogStore', () => logStoreContract(logStore));
 describe('Redis LogStore under a Partition', () => partitionContract(logStore));
 describe('Redis GroupStore', () => groupStoreContract(() => onClient((c, p) => new RedisGroupStore(c, p))));
+describe('Redis SharePartitionStore', () => shareStoreContract(() => onClient((c, p) => new RedisShareStore(c, p))));
 describe('Redis ClusterStore', () => clusterStoreContract(() => onClient((c, p) => new RedisClusterStore(c, new Keys(p)))));
 describe('Redis TxnStore', () => txnStoreContract(() => onClient((c, p) => {
   let pid = 0; // the broker passes the log store's producer-id counter

@@ -45,6 +45,13 @@ import { describeUserScramCredentialsHandler } from '../describe-user-scram-cred
 import { alterUserScramCredentialsHandler } from '../alter-user-scram-credentials.js';
 import { consumerGroupHeartbeatHandler } from '../consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from '../consumer-group-describe.js';
+import { shareGroupHeartbeatHandler } from '../share-group-heartbeat.js';
+import { shareGroupDescribeHandler } from '../share-group-describe.js';
+import { shareFetchHandler } from '../share-fetch.js';
+import { shareAcknowledgeHandler } from '../share-acknowledge.js';
+import { describeShareGroupOffsetsHandler } from '../describe-share-group-offsets.js';
+import { alterShareGroupOffsetsHandler } from '../alter-share-group-offsets.js';
+import { deleteShareGroupOffsetsHandler } from '../delete-share-group-offsets.js';
 
 export function buildHandlers(): Handler[] {
   const handlers: Handler[] = [
@@ -93,6 +100,13 @@ export function buildHandlers(): Handler[] {
     saslAuthenticateHandler,
     describeUserScramCredentialsHandler,
     alterUserScramCredentialsHandler,
+    shareGroupHeartbeatHandler,
+    shareGroupDescribeHandler,
+    shareFetchHandler,
+    shareAcknowledgeHandler,
+    describeShareGroupOffsetsHandler,
+    alterShareGroupOffsetsHandler,
+    deleteShareGroupOffsetsHandler,
   ];
   const ranges = () => [...handlers].sort((a, b) => a.api.apiKey - b.api.apiKey).map(advertisedRange);
   handlers.push(apiVersionsHandler(ranges));

@@ -15,6 +15,7 @@ import type { CredentialStore } from '../../security/sasl/credentials.js';
 import type { SaslAuthenticator } from '../../security/sasl/authenticator.js';
 import type { FetchSessionCache } from '../../fetch/fetch-sessions.js';
 import type { QuotaService } from '../../quotas/quota-service.js';
+import type { ShareService } from '../../groups/share/share-service.js';
 
 /** What handlers may use: domain services only, never sockets or Redis clients. */
 export interface BrokerServices {
@@ -35,6 +36,8 @@ export interface BrokerServices {
   credentials?: CredentialStore;
   /** Incremental fetch sessions (KIP-227); absent: every fetch is answered without a session. */
   fetchSessions?: FetchSessionCache;
+  /** Share groups (KIP-932): their coordinator, share-partitions and share sessions; absent: the share APIs answer errors. */
+  shares?: ShareService;
   /** Client quotas (Describe/AlterClientQuotas, throttling); absent in unit tests of other handlers. */
   quotas?: QuotaService;
   /** Schema ids of the Schema Registry, for produce-side schema validation; absent: topics that ask for it refuse every record. */

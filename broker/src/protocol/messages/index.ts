@@ -45,6 +45,13 @@ import { DescribeUserScramCredentials } from './describe-user-scram-credentials.
 import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { ConsumerGroupDescribe } from './consumer-group-describe.js';
+import { ShareGroupHeartbeat } from './share-group-heartbeat.js';
+import { ShareGroupDescribe } from './share-group-describe.js';
+import { ShareFetch } from './share-fetch.js';
+import { ShareAcknowledge } from './share-acknowledge.js';
+import { DescribeShareGroupOffsets } from './describe-share-group-offsets.js';
+import { AlterShareGroupOffsets } from './alter-share-group-offsets.js';
+import { DeleteShareGroupOffsets } from './delete-share-group-offsets.js';
 
 /** Every API we implement, in apiKey order (one name per line, so adding an API touches its own lines only). Each definition is imported from its own file. */
 export const ALL_APIS: ApiDef[] = [
@@ -94,4 +101,11 @@ export const ALL_APIS: ApiDef[] = [
   AlterUserScramCredentials,
   ConsumerGroupHeartbeat,
   ConsumerGroupDescribe,
+  ShareGroupHeartbeat,
+  ShareGroupDescribe,
+  ShareFetch,
+  ShareAcknowledge,
+  DescribeShareGroupOffsets,
+  AlterShareGroupOffsets,
+  DeleteShareGroupOffsets,
 ].sort((a, b) => a.apiKey - b.apiKey);
