@@ -553,7 +553,7 @@ function noteAofRewrites(row: Row, before: AofRewrites | null, after: AofRewrite
   const n = aofRewritesBetween(before, after);
   if (n === null) return;
   row.metrics.aofRewrites = n;
-  if (n > 0) row.notes!.push(`run ${row.run}: ${n} AOF rewrite(s) of this system's Redis (a forked child writing the whole dataset, not counted in its CPU) overlapped the run`);
+  if (n > 0) row.notes!.push(`run ${row.run}: ${n} AOF rewrite(s) of this system's Redis (a forked child writing the whole dataset; its CPU is counted in Redis's) overlapped the run`);
 }
 
 async function runConsume(sys: System, w: WorkloadId, topic: string, spec: ProduceSpec, records: number, ctx: Ctx): Promise<Row> {
