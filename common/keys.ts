@@ -143,6 +143,8 @@ export class Keys {
   groupOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:offsets`; }
   /** Transactional offset commits not yet committed or aborted by a marker (TxnOffsetCommit). */
   groupTxnOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:txn-offsets`; }
+  /** Group configs set for the group (kafka-configs --entity-type groups). */
+  groupConfig(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:config`; }
 
   // ---- one transactional id (hash tag {<escaped id>}, escaped like group ids)
   transaction(transactionalId: string): string { return `${this.prefix}:x:{${escapeGroupId(transactionalId)}}`; }

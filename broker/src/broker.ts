@@ -5,7 +5,7 @@
 // (and a failed start) closes them in reverse order.
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
-import type { BrokerConfig } from './config/config.js';
+import { brokerConfigEntries, type BrokerConfig } from './config/config.js';
 import { createLogger, type Logger } from '../../common/logger/logger.js';
 import { RedisTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
 import { RunnelError } from '../../common/errors.js';
@@ -28,6 +28,8 @@ import { lakeUrl, s3PathStyle } from './config/lake.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import { GroupCoordinator } from './groups/coordinator.js';
+import { GroupConfigs } from './groups/config/group-configs.js';
+import { brokerSettings } from './groups/config/group-config-rules.js';
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
 import { consumerAssignors } from './config/group-consumer.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
@@ -125,6 +127,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     const log: LogManager = new LogManager(backend.log, config, { leadership: cluster, epochs: backend.cluster });
     await log.refreshTopics();
     await ensureOffsetsTopic(log, config.coordinatorSlots, logger);
+    // Group configs (kafka-configs --entity-type groups) over the broker's group.* settings.
+    const groupConfigs = new GroupConfigs(backend.groupConfigs, brokerSettings(brokerConfigEntries(config)), systemClock);
     const groups = new GroupCoordinator(backend.groups, systemClock, {
       settings: {
         initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
@@ -145,6 +149,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
       mirror: new OffsetsTopicMirror(log, (g) => cluster.coordinatorSlot(g), logger),
       txnOffsets: { store: backend.groups, slotOf: (g) => cluster.coordinatorSlot(g) },
+      groupConfigs,
     });
     // The transaction coordinator: transactional ids share the group-coordinator slots (and their epochs).
     const brokerClient = new KafkaBrokerClient();
@@ -181,7 +186,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       : undefined;
     if (remoteLog) cleanup.push(() => remoteLog.close());
     const schemaIds = new CachedSchemaIds(backend.schemas);
-    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, groupConfigs, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());

@@ -102,6 +102,11 @@ export interface BrokerConfig extends RedisTlsConfig {
   /** KIP-848 consumer-protocol groups (Kafka's group.consumer.* names). */
   groupConsumerSessionTimeoutMs: number;
   groupConsumerHeartbeatIntervalMs: number;
+  /** The bounds of the consumer.session.timeout.ms / consumer.heartbeat.interval.ms group configs. */
+  groupConsumerMinSessionTimeoutMs: number;
+  groupConsumerMaxSessionTimeoutMs: number;
+  groupConsumerMinHeartbeatIntervalMs: number;
+  groupConsumerMaxHeartbeatIntervalMs: number;
   groupConsumerAssignors: string;
   groupConsumerMaxSize: number;
   offsetsRetentionMinutes: number;
@@ -257,6 +262,10 @@ const SETTINGS: Setting[] = [
   { key: 'group.max.size', field: 'groupMaxSize', kind: 'int', default: '2147483647' },
   { key: 'group.consumer.session.timeout.ms', field: 'groupConsumerSessionTimeoutMs', kind: 'int', default: '45000' },
   { key: 'group.consumer.heartbeat.interval.ms', field: 'groupConsumerHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.consumer.min.session.timeout.ms', field: 'groupConsumerMinSessionTimeoutMs', kind: 'int', default: '45000' },
+  { key: 'group.consumer.max.session.timeout.ms', field: 'groupConsumerMaxSessionTimeoutMs', kind: 'int', default: '60000' },
+  { key: 'group.consumer.min.heartbeat.interval.ms', field: 'groupConsumerMinHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.consumer.max.heartbeat.interval.ms', field: 'groupConsumerMaxHeartbeatIntervalMs', kind: 'int', default: '15000' },
   { key: 'group.consumer.assignors', field: 'groupConsumerAssignors', kind: 'string', default: 'uniform,range' },
   { key: 'group.consumer.max.size', field: 'groupConsumerMaxSize', kind: 'int', default: '2147483647' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },

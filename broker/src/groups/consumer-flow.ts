@@ -1,7 +1,8 @@
 // ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848) on the
 // coordinator's groups: loads or creates the group, runs the sans-IO state
 // machine (consumer/consumer-group.ts) with the current topics, keeps each
-// member's session (group.consumer.session.timeout.ms) and revocation
+// member's session (consumer.session.timeout.ms of the group's configs, else
+// group.consumer.session.timeout.ms) and revocation
 // (its rebalance timeout) timers, and stores the group, fenced by the
 // coordinator epoch, before answering. A consumer-protocol group shares the
 // group id space and the committed offsets with classic groups: an empty
@@ -65,12 +66,13 @@ export class ConsumerGroupFlow {
   }
 
   async heartbeat(groupId: string, req: HeartbeatInput): Promise<ConsumerHeartbeatResult> {
-    const interval = this.reg.settings.consumerHeartbeatIntervalMs;
     const err = (errorCode: number, errorMessage: string | null = null): ConsumerHeartbeatResult =>
       ({ errorCode, errorMessage, memberId: null, memberEpoch: -1, assignment: null, changed: false, heartbeatIntervalMs: 0 });
     let g: Group | null;
     let topics: Map<string, TopicMeta>;
+    let timings: { sessionTimeoutMs: number; heartbeatIntervalMs: number };
     try {
+      timings = await this.reg.consumerTimings(groupId);
       g = await this.reg.getGroup(groupId);
       if (!g) {
         // Kafka: only a join (epoch 0) creates the group.
@@ -107,7 +109,7 @@ export class ConsumerGroupFlow {
     const memberId = out.memberId!;
     const m = cg.members.get(memberId);
     if (m && m.memberEpoch >= 0) {
-      this.scheduleSession(g, memberId);
+      this.scheduleSession(g, memberId, timings.sessionTimeoutMs);
       this.scheduleRevocation(g, memberId);
     } else if (!m) {
       this.cancel(g, memberId);
@@ -119,13 +121,17 @@ export class ConsumerGroupFlow {
         return err(storeErrorCode(e));
       }
     }
-    return { ...out, heartbeatIntervalMs: m && m.memberEpoch >= 0 ? interval : 0 };
+    return { ...out, heartbeatIntervalMs: m && m.memberEpoch >= 0 ? timings.heartbeatIntervalMs : 0 };
   }
 
-  /** Starts the session timers of a group loaded from the store (Kafka schedules them on load too). */
+  /**
+   * Starts the session timers of a group loaded from the store (Kafka schedules
+   * them on load too), with the broker's session timeout: each member's next
+   * heartbeat restarts its timer with the group's own.
+   */
   resumeSessions(g: Group): void {
     if (!g.modern) return;
-    for (const id of g.modern.members.keys()) this.scheduleSession(g, id);
+    for (const id of g.modern.members.keys()) this.scheduleSession(g, id, this.reg.settings.consumerSessionTimeoutMs);
   }
 
   private cancel(g: Group, memberId: string): void {
@@ -143,9 +149,9 @@ export class ConsumerGroupFlow {
     this.reg.persistInBackground(g);
   }
 
-  private scheduleSession(g: Group, memberId: string): void {
+  private scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void {
     g.modernTimers.get(memberId)?.();
-    g.modernTimers.set(memberId, this.reg.clock.schedule(this.reg.settings.consumerSessionTimeoutMs, () => {
+    g.modernTimers.set(memberId, this.reg.clock.schedule(sessionTimeoutMs, () => {
       g.modernTimers.delete(memberId);
       this.expire(g, memberId, 'session timeout');
     }));

@@ -3,6 +3,7 @@
 import type { Logger } from '../../../common/logger/logger.js';
 import type { OffsetsMirror } from './offsets-mirror.js';
 import type { TxnOffsetStore } from './txn-offset-store.js';
+import type { GroupConfigReader } from './config/group-configs.js';
 
 export interface CoordinatorSettings {
   /** group.initial.rebalance.delay.ms */
@@ -60,6 +61,8 @@ export interface CoordinatorOptions {
   mirror?: OffsetsMirror;
   /** Pending transactional offset commits (TxnOffsetCommit); none: TxnOffsetCommit answers COORDINATOR_NOT_AVAILABLE. */
   txnOffsets?: { store: TxnOffsetStore; slotOf(groupId: string): number };
+  /** Per-group configs (consumer.session.timeout.ms, consumer.heartbeat.interval.ms); none: the settings above for every group. */
+  groupConfigs?: Pick<GroupConfigReader, 'get'>;
   /** Every topic with its id and partition count, for consumer-protocol groups (KIP-848); none: no topics. */
   topics?: () => Promise<Array<{ name: string; id: string; partitions: number }>>;
 }

@@ -16,6 +16,7 @@ import { RedisAclStore } from './redis-acl-store.js';
 import { RedisCredentialStore } from './redis-credential-store.js';
 import { RedisQuotaStore } from './redis-quota-store.js';
 import { RedisSchemaStore } from './redis-schema-store.js';
+import { RedisGroupConfigStore } from './redis-group-config-store.js';
 
 /** Where the backend registers what it opened; the broker's cleanup stack. */
 export interface Closes {
@@ -26,6 +27,8 @@ export class RedisBackend {
   /** Registrations, leadership leases and leader epochs. */
   readonly cluster: RedisClusterStore;
   readonly groups: RedisGroupStore;
+  /** Group configs (kafka-configs --entity-type groups). */
+  readonly groupConfigs: RedisGroupConfigStore;
   /** Transactional ids' state; producer ids come from the log store's counter. */
   readonly txns: RedisTxnStore;
   readonly acls: RedisAclStore;
@@ -44,6 +47,7 @@ export class RedisBackend {
     const redis = log.redis;
     this.cluster = new RedisClusterStore(redis, log.keyNames);
     this.groups = new RedisGroupStore(redis, prefix);
+    this.groupConfigs = new RedisGroupConfigStore(redis, prefix);
     this.txns = new RedisTxnStore(redis, prefix, () => log.nextProducerId());
     this.acls = new RedisAclStore(redis, prefix);
     this.credentials = new RedisCredentialStore(redis, prefix);
