@@ -99,6 +99,9 @@ export function resolveGroupConfigs(overrides: Readonly<Record<string, string>>,
       const b = broker(d.synonym);
       if (b.explicit) synonyms.push({ name: d.synonym, value: b.value, source: GROUP_SOURCE.STATIC_BROKER_CONFIG });
       synonyms.push({ name: d.synonym, value: KAFKA_BROKER_DEFAULTS[d.synonym] ?? d.default, source: GROUP_SOURCE.DEFAULT_CONFIG });
+    } else {
+      // No broker setting behind it: Kafka's default, under the config's own name.
+      synonyms.push({ name: d.name, value: d.default, source: GROUP_SOURCE.DEFAULT_CONFIG });
     }
     out.push({ name: d.name, value: own ?? inherited(d, broker), type: d.type, source: synonyms[0]?.source ?? GROUP_SOURCE.DEFAULT_CONFIG, synonyms, doc: d.doc });
   }

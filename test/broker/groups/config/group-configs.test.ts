@@ -100,7 +100,7 @@ describe('group configs: defaults, overrides and effective values', () => {
     ]);
     expect(byName.get('consumer.session.timeout.ms')).toMatchObject({ value: '50000', source: 4 });
     expect(byName.get('share.record.lock.duration.ms')).toMatchObject({ value: '30000', source: 5 });
-    expect(byName.get('share.auto.offset.reset')).toMatchObject({ value: 'latest', source: 5, synonyms: [] });
+    expect(byName.get('share.auto.offset.reset')).toMatchObject({ value: 'latest', source: 5, synonyms: [{ name: 'share.auto.offset.reset', value: 'latest', source: 5 }] });
     expect(byName.get('share.isolation.level')).toMatchObject({ value: 'read_uncommitted', source: 5 });
     expect(byName.get('streams.assignor.name')).toMatchObject({ value: 'sticky', source: 5 });
     // Kafka's internal configs are not listed unless set.
