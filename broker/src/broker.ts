@@ -31,7 +31,7 @@ import { GroupCoordinator } from './groups/coordinator.js';
 import { GroupConfigs } from './groups/config/group-configs.js';
 import { brokerSettings } from './groups/config/group-config-rules.js';
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
-import { consumerAssignors } from './config/group-consumer.js';
+import { consumerAssignors, migrationPolicy } from './config/group-consumer.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
@@ -142,6 +142,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         consumerHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
         consumerAssignors: consumerAssignors(config.groupConsumerAssignors),
         consumerMaxSize: config.groupConsumerMaxSize,
+        consumerMigrationPolicy: migrationPolicy(config.groupConsumerMigrationPolicy),
       },
       topics: async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })),
       logger,

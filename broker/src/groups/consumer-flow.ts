@@ -8,7 +8,9 @@
 // group id space and the committed offsets with classic groups: an empty
 // classic group becomes a consumer group when a consumer-protocol member
 // joins (and an empty consumer group a classic one when a classic member
-// joins, join.ts); a non-empty group of the other type refuses the member.
+// joins, join.ts); a classic group with members converts online when a
+// consumer-protocol member joins, its classic members carrying on through
+// classic-bridge.ts (group.consumer.migration.policy upgrade/bidirectional).
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../common/errors.js';
 import type { Group } from './group.js';
@@ -17,6 +19,7 @@ import { storeErrorCode } from './replies.js';
 import { ConsumerGroup, type HeartbeatInput, type HeartbeatOutput } from './consumer/consumer-group.js';
 import type { TopicMeta } from './consumer/assignors.js';
 import { toWire, type Partitions } from './consumer/partitions.js';
+import { ClassicBridge, type BridgeHost } from './classic-bridge.js';
 
 export interface ConsumerHeartbeatResult extends HeartbeatOutput { heartbeatIntervalMs: number }
 
@@ -41,10 +44,15 @@ const CATALOG_TTL_MS = 1000;
 /** Member ids the coordinator generates (ConsumerGroupHeartbeat v0; from v1 the client generates them, KIP-1082): a base64url UUID like Kafka's Uuid. */
 const newMemberId = (): string => Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
 
-export class ConsumerGroupFlow {
-  constructor(private readonly reg: GroupRegistry, private readonly topics: () => Promise<TopicMeta[]>) {}
+export class ConsumerGroupFlow implements BridgeHost {
+  /** Classic members of consumer groups (online upgrade). */
+  readonly classic: ClassicBridge;
 
-  private settings() {
+  constructor(private readonly reg: GroupRegistry, private readonly topics: () => Promise<TopicMeta[]>) {
+    this.classic = new ClassicBridge(reg, this);
+  }
+
+  settings() {
     const s = this.reg.settings;
     return { assignors: s.consumerAssignors, maxSize: s.consumerMaxSize };
   }
@@ -56,7 +64,7 @@ export class ConsumerGroupFlow {
    * all groups share it): a topic created or grown reaches the groups within
    * that time, as Kafka's coordinator sees metadata changes as they are published.
    */
-  private catalog(): Promise<Map<string, TopicMeta>> {
+  catalog(): Promise<Map<string, TopicMeta>> {
     const now = this.reg.clock.now();
     if (this.cached && now - this.cached.at < CATALOG_TTL_MS) return this.cached.topics;
     const topics = this.topics().then((all) => new Map(all.map((t) => [t.name, t])));
@@ -87,11 +95,13 @@ export class ConsumerGroupFlow {
     if (g.is('Dead')) return err(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     const converted = !g.modern;
     if (!g.modern) {
-      // Online conversion of a classic group with members is not supported (Kafka's upgrade policy does it).
-      if (!g.is('Empty') || g.size > 0) return err(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
-      g.modern = new ConsumerGroup(groupId);
+      // A classic group with members converts online (group.consumer.migration.policy upgrade or bidirectional).
+      if (!g.is('Empty') || g.size > 0) {
+        if (req.memberEpoch !== 0 || !this.classic.upgrade(g, topics)) return err(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+      } else g.modern = new ConsumerGroup(groupId);
     }
     const cg = g.modern;
+    if (!cg) return err(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     const out = cg.heartbeat(req, topics, this.settings(), newMemberId);
     if (out.errorCode !== ErrorCode.NONE && converted && cg.groupEpoch === 0) {
       // A refused first join leaves nothing behind (Kafka writes no records for it).
@@ -131,10 +141,10 @@ export class ConsumerGroupFlow {
    */
   resumeSessions(g: Group): void {
     if (!g.modern) return;
-    for (const id of g.modern.members.keys()) this.scheduleSession(g, id, this.reg.settings.consumerSessionTimeoutMs);
+    for (const [id, m] of g.modern.members) this.scheduleSession(g, id, m.classic?.sessionTimeoutMs ?? this.reg.settings.consumerSessionTimeoutMs);
   }
 
-  private cancel(g: Group, memberId: string): void {
+  cancel(g: Group, memberId: string): void {
     for (const k of [memberId, `${memberId}#revoke`]) {
       g.modernTimers.get(k)?.();
       g.modernTimers.delete(k);
@@ -149,7 +159,7 @@ export class ConsumerGroupFlow {
     this.reg.persistInBackground(g);
   }
 
-  private scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void {
+  scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void {
     g.modernTimers.get(memberId)?.();
     g.modernTimers.set(memberId, this.reg.clock.schedule(sessionTimeoutMs, () => {
       g.modernTimers.delete(memberId);
@@ -211,6 +221,8 @@ export class ConsumerGroupFlow {
     if (memberEpoch < 0 && cg.members.size === 0) return null;
     const m = cg.members.get(memberId);
     if (!m) return ErrorCode.UNKNOWN_MEMBER_ID;
+    // A classic member commits with its generation, which is its member epoch (Kafka: ILLEGAL_GENERATION otherwise).
+    if (m.classic) return memberEpoch === m.memberEpoch ? null : ErrorCode.ILLEGAL_GENERATION;
     if (apiVersion !== null && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
     if (memberEpoch !== m.memberEpoch && memberEpoch !== m.previousMemberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
     return null;

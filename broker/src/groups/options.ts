@@ -27,6 +27,8 @@ export interface CoordinatorSettings {
   consumerAssignors: string[];
   /** group.consumer.max.size */
   consumerMaxSize: number;
+  /** group.consumer.migration.policy: whether classic groups convert online to consumer groups (upgrade) and back (downgrade). */
+  consumerMigrationPolicy: 'disabled' | 'upgrade' | 'downgrade' | 'bidirectional';
 }
 
 export const DEFAULT_SETTINGS: CoordinatorSettings = {
@@ -41,6 +43,7 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   consumerHeartbeatIntervalMs: 5_000,
   consumerAssignors: ['uniform', 'range'],
   consumerMaxSize: 2_147_483_647,
+  consumerMigrationPolicy: 'bidirectional',
 };
 
 /** How long a new member may wait in a rebalance before it is dropped (Kafka's NewMemberJoinTimeoutMs). */
