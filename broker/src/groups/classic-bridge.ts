@@ -14,9 +14,15 @@
 //     group epoch moved past its epoch, it has partitions to revoke, or the
 //     partitions it waits for are free now;
 //   - LeaveGroup removes it; its session timeout is its classic one.
+// When the last consumer-protocol member leaves (or is fenced or expires)
+// and classic members remain, the group becomes a classic group again
+// (downgrade(), policy downgrade/bidirectional) at generation = the group
+// epoch, its members keeping their partitions, and a rebalance starts, so
+// they rejoin through the classic protocol.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../common/errors.js';
-import type { Group, JoinResult, SyncResult } from './group.js';
+import { Member, type Group, type JoinResult, type SyncResult } from './group.js';
+import type { Rebalancer } from './rebalance.js';
 import type { GroupRegistry } from './group-registry.js';
 import type { JoinRequest, MemberRef, SyncRequest } from './requests.js';
 import { invokeJoin, invokeSync, joinError, storeErrorCode, syncError } from './replies.js';
@@ -59,7 +65,55 @@ function byName(parts: Partitions, topics: Map<string, TopicMeta>): Array<{ topi
 const b64 = (b: Buffer): string => b.toString('base64');
 
 export class ClassicBridge {
+  /** The classic rebalance flow, for downgrades (set by the coordinator). */
+  rebalancer: Rebalancer | null = null;
+
   constructor(private readonly reg: GroupRegistry, private readonly host: BridgeHost) {}
+
+  /**
+   * After a consumer-protocol member left: when only classic members remain
+   * (and the policy allows), the group becomes classic again (Kafka's
+   * convertToClassicGroup) and prepares a rebalance. True when it did.
+   */
+  async downgrade(g: Group): Promise<boolean> {
+    const cg = g.modern;
+    const policy = this.reg.settings.consumerMigrationPolicy;
+    if (!cg || !this.rebalancer || (policy !== 'downgrade' && policy !== 'bidirectional')) return false;
+    if (cg.members.size === 0 || cg.members.size > this.reg.settings.maxSize || [...cg.members.values()].some((m) => !m.classic)) return false;
+    let topics: Map<string, TopicMeta>;
+    try {
+      topics = await this.host.catalog();
+    } catch {
+      return false;
+    }
+    if (g.modern !== cg || [...cg.members.values()].some((m) => !m.classic)) return false;
+    const now = this.reg.clock.now();
+    for (const id of cg.members.keys()) this.host.cancel(g, id);
+    g.modern = null;
+    g.protocolType = 'consumer';
+    g.generation = cg.groupEpoch;
+    for (const cm of cg.members.values()) {
+      const c = cm.classic!;
+      const protocols = c.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') }));
+      const m = new Member(cm.memberId, cm.instanceId, cm.clientId, cm.clientHost, c.sessionTimeoutMs, cm.rebalanceTimeoutMs, 'consumer', protocols);
+      m.assignment = encodeAssignment(protocols[0]?.metadata.readInt16BE(0) ?? 0, byName(cm.assigned, topics));
+      g.add(m);
+    }
+    g.protocolName = g.selectProtocol();
+    // Kafka builds the classic group Stable and then prepares a rebalance (not the initial, delayed one).
+    g.transition('PreparingRebalance', now);
+    g.transition('CompletingRebalance', now);
+    g.transition('Stable', now);
+    for (const m of g.members.values()) this.rebalancer.scheduleSession(g, m, m.sessionTimeoutMs);
+    this.rebalancer.prepareRebalance(g, `downgrade of group ${g.groupId} from consumer to classic`);
+    this.reg.logger?.info('consumer group downgraded to a classic group', { group: g.groupId, members: g.size, generation: g.generation });
+    try {
+      await this.reg.saveGroup(g, this.reg.snapshot(g));
+    } catch (e) {
+      this.reg.logger?.warn('storing the downgraded group failed', { group: g.groupId, err: String(e) });
+    }
+    return true;
+  }
 
   /**
    * Converts a classic group with members into a consumer group (Kafka's

@@ -16,7 +16,7 @@ import { ErrorCode } from '../../../common/errors.js';
 import type { Group } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
 import { storeErrorCode } from './replies.js';
-import { ConsumerGroup, type HeartbeatInput, type HeartbeatOutput } from './consumer/consumer-group.js';
+import { ConsumerGroup, LEAVE_EPOCH, type HeartbeatInput, type HeartbeatOutput } from './consumer/consumer-group.js';
 import type { TopicMeta } from './consumer/assignors.js';
 import { toWire, type Partitions } from './consumer/partitions.js';
 import { ClassicBridge, type BridgeHost } from './classic-bridge.js';
@@ -113,6 +113,7 @@ export class ConsumerGroupFlow implements BridgeHost {
       if (out.errorCode === ErrorCode.FENCED_MEMBER_EPOCH && out.memberId !== null && cg.removeMember(out.memberId)) {
         this.cancel(g, out.memberId);
         this.reg.persistInBackground(g);
+        void this.classic.downgrade(g);
       }
       return { ...out, heartbeatIntervalMs: 0 };
     }
@@ -131,6 +132,8 @@ export class ConsumerGroupFlow implements BridgeHost {
         return err(storeErrorCode(e));
       }
     }
+    // The last consumer-protocol member left a group of classic members: it becomes classic again.
+    if (!m && out.memberEpoch === LEAVE_EPOCH) await this.classic.downgrade(g);
     return { ...out, heartbeatIntervalMs: m && m.memberEpoch >= 0 ? timings.heartbeatIntervalMs : 0 };
   }
 
@@ -157,6 +160,7 @@ export class ConsumerGroupFlow implements BridgeHost {
     g.modern.removeMember(memberId);
     this.reg.logger?.info('consumer group member removed', { group: g.groupId, member: memberId, reason: why, groupEpoch: g.modern.groupEpoch });
     this.reg.persistInBackground(g);
+    void this.classic.downgrade(g);
   }
 
   scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void {

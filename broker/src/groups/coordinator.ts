@@ -48,6 +48,7 @@ export class GroupCoordinator {
     });
     this.consumerGroups = new ConsumerGroupFlow(this.registry, opts.topics ?? (() => Promise.resolve([])));
     const rebalancer = new Rebalancer(this.registry);
+    this.consumerGroups.classic.rebalancer = rebalancer;
     this.settings = this.registry.settings;
     this.joins = new JoinFlow(this.registry, rebalancer, this.consumerGroups.classic);
     this.syncs = new SyncFlow(this.registry, rebalancer, this.consumerGroups.classic);

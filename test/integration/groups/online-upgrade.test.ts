@@ -5,8 +5,9 @@
 // with group.protocol=consumer joins the same group, which becomes a consumer
 // group with the classic member still in it (JoinGroup/SyncGroup/Heartbeat,
 // made to rejoin with REBALANCE_IN_PROGRESS); the two split the partitions;
-// then the consumer-protocol member leaves and the classic one takes them all
-// back. Every acknowledged record is read exactly once and the lag is 0.
+// then the consumer-protocol member leaves, the group becomes classic again
+// (the downgrade) and the classic member takes them all back. Every
+// acknowledged record is read exactly once and the lag is 0.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertOk, createTopic, JAVA_CP, javaCds, log4jConfig, parseJsonLines, runJava, type VerifiableEvent } from '../../helpers/java.js';
@@ -102,6 +103,11 @@ describe('online upgrade: a consumer-protocol member joins a classic group with 
 
     await modern.proc.stop(20_000);
     await settle([classic], [PARTITIONS], 'consumer-protocol member left');
+    // Only a classic member left: the group is classic again (the downgrade).
+    await waitFor('a classic group again', async () => {
+      const r = assertOk('kafka-groups --list', await runJava('org.apache.kafka.tools.GroupsCommand', ['--bootstrap-server', bootstrap, '--list']));
+      return new RegExp(`^${GROUP}\\s+Classic\\s+consumer\\s*$`, 'm').test(r.stdout);
+    }, { timeoutMs: 30_000, intervalMs: 1000 });
 
     const produced = await producing;
     const acked = produced.events.filter((e) => e.name === 'producer_send_success') as Array<VerifiableEvent & { partition: number; offset: number }>;
