@@ -78,7 +78,8 @@ export class ClassicBridge {
   async downgrade(g: Group): Promise<boolean> {
     const cg = g.modern;
     const policy = this.reg.settings.consumerMigrationPolicy;
-    if (!cg || !this.rebalancer || (policy !== 'downgrade' && policy !== 'bidirectional')) return false;
+    // A consumer group's classic state is Empty (its members live in g.modern).
+    if (!cg || !this.rebalancer || !g.is('Empty') || (policy !== 'downgrade' && policy !== 'bidirectional')) return false;
     if (cg.members.size === 0 || cg.members.size > this.reg.settings.maxSize || [...cg.members.values()].some((m) => !m.classic)) return false;
     let topics: Map<string, TopicMeta>;
     try {
@@ -86,7 +87,7 @@ export class ClassicBridge {
     } catch {
       return false;
     }
-    if (g.modern !== cg || [...cg.members.values()].some((m) => !m.classic)) return false;
+    if (!this.reg.alive(g) || g.modern !== cg || !g.is('Empty') || cg.members.size === 0 || [...cg.members.values()].some((m) => !m.classic)) return false;
     const now = this.reg.clock.now();
     for (const id of cg.members.keys()) this.host.cancel(g, id);
     g.modern = null;

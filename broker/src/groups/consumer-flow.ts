@@ -113,7 +113,7 @@ export class ConsumerGroupFlow implements BridgeHost {
       if (out.errorCode === ErrorCode.FENCED_MEMBER_EPOCH && out.memberId !== null && cg.removeMember(out.memberId)) {
         this.cancel(g, out.memberId);
         this.reg.persistInBackground(g);
-        void this.classic.downgrade(g);
+        this.downgradeInBackground(g);
       }
       return { ...out, heartbeatIntervalMs: 0 };
     }
@@ -160,7 +160,12 @@ export class ConsumerGroupFlow implements BridgeHost {
     g.modern.removeMember(memberId);
     this.reg.logger?.info('consumer group member removed', { group: g.groupId, member: memberId, reason: why, groupEpoch: g.modern.groupEpoch });
     this.reg.persistInBackground(g);
-    void this.classic.downgrade(g);
+    this.downgradeInBackground(g);
+  }
+
+  /** After a member was removed outside a request: the group may go back to classic (classic-bridge.ts). */
+  private downgradeInBackground(g: Group): void {
+    this.classic.downgrade(g).catch((e) => this.reg.logger?.warn('downgrading the group failed', { group: g.groupId, err: String(e) }));
   }
 
   scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void {
