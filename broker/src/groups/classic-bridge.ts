@@ -16,7 +16,7 @@
 //   - LeaveGroup removes it; its session timeout is its classic one.
 // When the last consumer-protocol member leaves (or is fenced or expires)
 // and classic members remain, the group becomes a classic group again
-// (downgrade(), policy downgrade/bidirectional) at generation = the group
+// (downgrade(), policy downgrade/bidirectional) at generation = its members'
 // epoch, its members keeping their partitions, and a rebalance starts, so
 // they rejoin through the classic protocol.
 import { randomUUID } from 'node:crypto';
@@ -92,7 +92,9 @@ export class ClassicBridge {
     for (const id of cg.members.keys()) this.host.cancel(g, id);
     g.modern = null;
     g.protocolType = 'consumer';
-    g.generation = cg.groupEpoch;
+    // Kafka's classic group takes the epoch the group had before the member left, which the
+    // remaining members (when reconciled) share: their heartbeats are then told to rejoin, not ILLEGAL_GENERATION.
+    g.generation = Math.max(...[...cg.members.values()].map((m) => m.memberEpoch));
     for (const cm of cg.members.values()) {
       const c = cm.classic!;
       const protocols = c.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') }));
