@@ -13,7 +13,9 @@
 //   - Heartbeat answers REBALANCE_IN_PROGRESS when the member must rejoin: the
 //     group epoch moved past its epoch, it has partitions to revoke, or the
 //     partitions it waits for are free now;
-//   - LeaveGroup removes it; its session timeout is its classic one.
+//   - LeaveGroup removes it; its session timeout is its classic one, and it
+//     is removed if it does not rejoin within its rebalance timeout after
+//     being told to, or send SyncGroup within it after joining.
 // When the last consumer-protocol member leaves (or is fenced or expires)
 // and classic members remain, the group becomes a classic group again
 // (downgrade(), policy downgrade/bidirectional) at generation = its members'
@@ -36,6 +38,8 @@ export interface BridgeHost {
   catalog(): Promise<Map<string, TopicMeta>>;
   scheduleSession(g: Group, memberId: string, sessionTimeoutMs: number): void;
   cancel(g: Group, memberId: string): void;
+  /** Starts (ms) or stops (null) a classic member's join or sync deadline. */
+  classicDeadline(g: Group, memberId: string, what: 'join' | 'sync', ms: number | null, restart?: boolean): void;
   settings(): { assignors: string[]; maxSize: number };
 }
 
@@ -205,6 +209,9 @@ export class ClassicBridge {
       return joinError(memberId, storeErrorCode(e));
     }
     this.host.scheduleSession(g, memberId, req.sessionTimeoutMs);
+    // Joined: no more join deadline; the SyncGroup must follow within the rebalance timeout.
+    this.host.classicDeadline(g, memberId, 'join', null);
+    this.host.classicDeadline(g, memberId, 'sync', req.rebalanceTimeoutMs, true);
     return {
       errorCode: ErrorCode.NONE, generationId: m.memberEpoch, protocolType: 'consumer', protocolName: first.name,
       leader: '', skipAssignment: false, memberId, members: [],
@@ -238,6 +245,7 @@ export class ClassicBridge {
       return syncError(storeErrorCode(e));
     }
     this.host.scheduleSession(g, m.memberId, m.classic!.sessionTimeoutMs);
+    this.host.classicDeadline(g, m.memberId, 'sync', null);
     const version = Buffer.from(protocol.metadata, 'base64').readInt16BE(0);
     return { errorCode: ErrorCode.NONE, protocolType: 'consumer', protocolName: protocol.name, assignment: encodeAssignment(version, byName(m.assigned, topics)) };
   }
@@ -256,6 +264,8 @@ export class ClassicBridge {
       return false;
     };
     if (m.memberEpoch < cg.groupEpoch || m.state === 'UNREVOKED_PARTITIONS' || (m.state === 'UNRELEASED_PARTITIONS' && !waiting())) {
+      // It must rejoin within its rebalance timeout (Kafka's join timeout).
+      this.host.classicDeadline(g, m.memberId, 'join', m.rebalanceTimeoutMs);
       return ErrorCode.REBALANCE_IN_PROGRESS;
     }
     return ErrorCode.NONE;

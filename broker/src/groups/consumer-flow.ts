@@ -148,7 +148,7 @@ export class ConsumerGroupFlow implements BridgeHost {
   }
 
   cancel(g: Group, memberId: string): void {
-    for (const k of [memberId, `${memberId}#revoke`]) {
+    for (const k of [memberId, `${memberId}#revoke`, `${memberId}#join`, `${memberId}#sync`]) {
       g.modernTimers.get(k)?.();
       g.modernTimers.delete(k);
     }
@@ -173,6 +173,27 @@ export class ConsumerGroupFlow implements BridgeHost {
     g.modernTimers.set(memberId, this.reg.clock.schedule(sessionTimeoutMs, () => {
       g.modernTimers.delete(memberId);
       this.expire(g, memberId, 'session timeout');
+    }));
+  }
+
+  /**
+   * A classic member's deadline (`what`: join or sync): removed unless it
+   * rejoins (after REBALANCE_IN_PROGRESS) or syncs (after its JoinGroup)
+   * within `ms` (Kafka's consumer-group join and sync timeouts). `restart`:
+   * replace a running one, else keep it.
+   */
+  classicDeadline(g: Group, memberId: string, what: 'join' | 'sync', ms: number | null, restart = false): void {
+    const key = `${memberId}#${what}`;
+    if (ms === null) {
+      g.modernTimers.get(key)?.();
+      g.modernTimers.delete(key);
+      return;
+    }
+    if (g.modernTimers.has(key) && !restart) return;
+    g.modernTimers.get(key)?.();
+    g.modernTimers.set(key, this.reg.clock.schedule(Math.max(0, ms), () => {
+      g.modernTimers.delete(key);
+      this.expire(g, memberId, `${what} timeout`);
     }));
   }
 

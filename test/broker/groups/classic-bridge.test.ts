@@ -92,6 +92,27 @@ describe('online upgrade of a classic group (group.consumer.migration.policy)', 
     expect(await c.heartbeat('g', 2, a, null)).toBe(E.NONE);
   });
 
+  it('a classic member told to rejoin that does not, or that joins and does not sync, is removed after its rebalance timeout', async () => {
+    const { c, clock } = setup();
+    const { a, b } = await stableClassic(c, clock);
+    await c.consumerGroupHeartbeat('g', cgJoin('m'));
+    expect(await c.heartbeat('g', 1, a, null)).toBe(E.REBALANCE_IN_PROGRESS);
+    const jb = await c.join(joinReq(b)); // b joins but never syncs
+    expect(jb.errorCode).toBe(E.NONE);
+    // Both keep their sessions (10 s) alive with heartbeats; the deadlines are the 30 s rebalance timeout.
+    for (let t = 0; t < 3; t++) {
+      await clock.advance(9000);
+      await c.heartbeat('g', 1, a, null);
+      await c.heartbeat('g', jb.generationId, b, null);
+    }
+    const cg = c.loadedGroup('g')!.modern!;
+    expect(cg.members.has(a) && cg.members.has(b)).toBe(true);
+    await clock.advance(3001);
+    expect(cg.members.has(a)).toBe(false);
+    expect(cg.members.has(b)).toBe(false);
+    expect([...cg.members.keys()]).toEqual(['m']);
+  });
+
   it('the policy decides: disabled or downgrade refuse the consumer-protocol member; the group stays classic', async () => {
     for (const policy of ['disabled', 'downgrade'] as const) {
       const { c, clock } = setup({ consumerMigrationPolicy: policy });
