@@ -146,6 +146,8 @@ export class Keys {
   groupOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:offsets`; }
   /** Transactional offset commits not yet committed or aborted by a marker (TxnOffsetCommit). */
   groupTxnOffsets(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:txn-offsets`; }
+  /** Group configs set for the group (kafka-configs --entity-type groups). */
+  groupConfig(groupId: string): string { return `${this.prefix}:g:${this.groupTag(groupId)}:config`; }
 
   // ---- one share group (hash tag {<escaped id>}, escaped like group ids): its share-partitions' state
   /** One share-partition's state hash (fields leaderEpoch, state). */

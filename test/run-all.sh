@@ -84,7 +84,7 @@ VALKEY_CLUSTER_SUITES="test/integration/redis-cluster/placement.test.ts test/int
 # the README quick start runs on the embedded redis-server whatever the backend.
 # franz-go's kgo integration tests (test/interop/franz-go.test.ts, ~80 s) are protocol-level.
 # The runnel CLI's Kafka-client suites (test/integration/cli/) are protocol-level,
-# and so are the clients' transactions v2, KIP-848 and share-group suites (the group,
+# and so are the clients' transactions v2, KIP-848, online-upgrade, group-config and share-group suites (the group,
 # share-partition and transaction stores' contract tests run on valkey) and the typed-lake decode
 # suite (typed-registry, which reads the registry's keys, runs on both).
 # The tiered-storage suites (test/integration/tiered/) test the broker's lake reads
@@ -104,7 +104,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/tiered/**' --exclude 'test/integration/cli/**' --exclude 'test/integration/schema-registry/confluent-python.test.ts' --exclude 'test/integration/schema-registry/acls.test.ts' --exclude 'test/integration/schema-registry/produce-validation.test.ts' --exclude 'test/integration/schema-registry/confluent-js.test.ts'
   --exclude 'test/integration/transactions/java-v2.test.ts' --exclude 'test/integration/transactions/java-v2-two-brokers.test.ts'
   --exclude 'test/integration/groups/java-consumer-protocol.test.ts' --exclude 'test/integration/groups/java-regex-subscription.test.ts' --exclude 'test/integration/groups/librdkafka-consumer-protocol.test.ts'
-  --exclude 'test/integration/groups/java-share-consumer.test.ts'
+  --exclude 'test/integration/groups/java-share-consumer.test.ts' --exclude 'test/integration/groups/group-configs.test.ts' --exclude 'test/integration/groups/online-upgrade.test.ts'
   --exclude 'test/archiver/integration/typed-serdes.test.ts' --exclude 'test/interop/franz-go.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')

@@ -4,9 +4,10 @@
 // Each resource's close goes on one cleanup stack as it is opened; stop()
 // (and a failed start) closes them in reverse order.
 import { ShareService } from './groups/share/share-service.js';
+import { groupConfigBacked } from './groups/share/share-configs.js';
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
-import type { BrokerConfig } from './config/config.js';
+import { brokerConfigEntries, type BrokerConfig } from './config/config.js';
 import { createLogger, type Logger } from '../../common/logger/logger.js';
 import { RedisTlsConfigError, redisTlsOptions, redisTlsSettings } from '../../common/redis/tls-options.js';
 import { RunnelError } from '../../common/errors.js';
@@ -29,8 +30,10 @@ import { lakeUrl, s3PathStyle } from './config/lake.js';
 import { RetentionTask } from './log/retention.js';
 import { CleanerTask } from './log/compaction/cleaner-task.js';
 import { GroupCoordinator } from './groups/coordinator.js';
+import { GroupConfigs } from './groups/config/group-configs.js';
+import { brokerSettings } from './groups/config/group-config-rules.js';
 import { OffsetsTopicMirror } from './groups/offsets-mirror.js';
-import { consumerAssignors } from './config/group-consumer.js';
+import { consumerAssignors, migrationPolicy } from './config/group-consumer.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
 import { KafkaMarkerWriter } from './transactions/marker-writer.js';
 import { CoordinatorTransactionServices } from './transactions/services.js';
@@ -126,6 +129,8 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
     const log: LogManager = new LogManager(backend.log, config, { leadership: cluster, epochs: backend.cluster });
     await log.refreshTopics();
     await ensureOffsetsTopic(log, config.coordinatorSlots, logger);
+    // Group configs (kafka-configs --entity-type groups) over the broker's group.* settings.
+    const groupConfigs = new GroupConfigs(backend.groupConfigs, brokerSettings(brokerConfigEntries(config)), systemClock);
     const groups = new GroupCoordinator(backend.groups, systemClock, {
       settings: {
         initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
@@ -139,6 +144,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
         consumerHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
         consumerAssignors: consumerAssignors(config.groupConsumerAssignors),
         consumerMaxSize: config.groupConsumerMaxSize,
+        consumerMigrationPolicy: migrationPolicy(config.groupConsumerMigrationPolicy),
       },
       topics: async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })),
       logger,
@@ -146,6 +152,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
       mirror: new OffsetsTopicMirror(log, (g) => cluster.coordinatorSlot(g), logger),
       txnOffsets: { store: backend.groups, slotOf: (g) => cluster.coordinatorSlot(g) },
+      groupConfigs,
     });
     // The transaction coordinator: transactional ids share the group-coordinator slots (and their epochs).
     const brokerClient = new KafkaBrokerClient();
@@ -182,7 +189,7 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       : undefined;
     if (remoteLog) cleanup.push(() => remoteLog.close());
     const schemaIds = new CachedSchemaIds(backend.schemas);
-    const shares = new ShareService(backend.shares, systemClock, {
+    const shareSettings = {
       sessionTimeoutMs: config.groupShareSessionTimeoutMs,
       heartbeatIntervalMs: config.groupShareHeartbeatIntervalMs,
       recordLockDurationMs: config.groupShareRecordLockDurationMs,
@@ -190,12 +197,14 @@ export async function startBroker(config: BrokerConfig, logger: Logger = createL
       partitionMaxRecordLocks: config.groupSharePartitionMaxRecordLocks,
       maxSize: config.groupShareMaxSize,
       maxShareSessions: config.groupShareMaxShareSessions,
-    }, async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })), {
+    };
+    const shares = new ShareService(backend.shares, systemClock, shareSettings, async () => (await log.allTopics()).map((t) => ({ name: t.name, id: t.id, partitions: t.partitions })), {
       logger,
+      configs: groupConfigBacked(groupConfigs, shareSettings),
       coordinatorEpoch: (g) => cluster.coordinatorEpoch(cluster.coordinatorSlot(g)),
     });
     cleanup.push(() => shares.stop());
-    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, shares, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
+    const services: BrokerServices = { config, clusterId, log, logger, cluster, groups, groupConfigs, shares, transactions, txn, fetchSessions, quotas, acls, credentials: backend.credentials, schemaIds, ...(remoteLog ? { remoteLog } : {}) };
     // Claims the node id first: a second live process with this node.id fails here (NodeIdInUseError).
     await cluster.start();
     cleanup.push(() => cluster.stop());

@@ -1,4 +1,5 @@
-// `runnel group list|describe|reset-offsets|delete`, as kafka-consumer-groups.sh:
+// `runnel group list|describe|reset-offsets|delete`, as kafka-consumer-groups.sh,
+// and `runnel group config|alter-config` (group-config.ts), as kafka-configs.sh --entity-type groups:
 // ListGroups on every broker; DescribeGroups (ConsumerGroupDescribe for a consumer-protocol group), OffsetFetch and the log ends
 // (ListOffsets) for lag; OffsetCommit outside any generation to reset an
 // inactive group's offsets; DeleteGroups.
@@ -14,17 +15,22 @@ import { decodeAssignment } from '../kafka/consumer-protocol.js';
 import { fetchCommittedAll } from '../kafka/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../kafka/fetcher.js';
 import { CONNECTION_USAGE, int, json, list, nameArg, out, parse, subcommand, table, withClient, type Values } from './common.js';
+import { alterGroupConfig, describeGroupConfig } from './group-config.js';
 
 export const GROUP_USAGE = `usage: runnel group list [--json]
        runnel group describe GROUP [--json]
        runnel group reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
                   (--to-earliest | --to-latest | --to-offset N | --shift-by N) [--execute] [--json]
        runnel group delete GROUP
+       runnel group config GROUP [--all-configs] [--json]
+       runnel group alter-config GROUP [--config k=v ...] [--delete-config k ...]
 
 Consumer groups over the Kafka protocol. describe prints the group's state and members and, per
 partition, the committed offset, the log end and the lag (log end - committed). reset-offsets
 moves the committed offsets of an inactive group (no members); without --execute it only prints
 the plan. --to-offset and --shift-by stay within [earliest, latest] of each partition.
+config prints the group configs set for the group (Kafka's names: consumer.session.timeout.ms,
+consumer.heartbeat.interval.ms, share.record.lock.duration.ms, ...); the group need not exist.
 
 options:
   --topic T[:P,P...]        reset-offsets: topic T (all its partitions, or those listed); repeatable
@@ -34,6 +40,9 @@ options:
   --to-offset N             reset-offsets: to offset N
   --shift-by N              reset-offsets: the committed offset plus N (back: --shift-by=-N)
   --execute                 reset-offsets: commit the new offsets (default: print the plan only)
+  --config k=v              alter-config: set group config k; repeatable
+  --delete-config k         alter-config: reset k to the broker's setting; repeatable
+  --all-configs             config: every group config with its source, not only those set
   --json                    JSON instead of a table
 ${CONNECTION_USAGE}`;
 
@@ -47,9 +56,12 @@ export const GROUP_OPTIONS = {
   execute: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
+  config: { type: 'string', multiple: true },
+  'delete-config': { type: 'string', multiple: true },
+  'all-configs': { type: 'boolean' },
 } as const;
 
-const SUBCOMMANDS = ['list', 'describe', 'reset-offsets', 'delete'] as const;
+const SUBCOMMANDS = ['list', 'describe', 'reset-offsets', 'delete', 'config', 'alter-config'] as const;
 
 export async function groupCommand(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, GROUP_OPTIONS);
@@ -61,6 +73,8 @@ export async function groupCommand(args: string[]): Promise<void> {
   const group = nameArg(positionals, 'group id');
   if (sub === 'describe') return withClient(values, (c) => describeGroup(c, group, values));
   if (sub === 'delete') return withClient(values, (c) => deleteGroup(c, group));
+  if (sub === 'config') return withClient(values, (c) => describeGroupConfig(c, group, values));
+  if (sub === 'alter-config') return withClient(values, (c) => alterGroupConfig(c, group, values));
   const plan = resetPlan(values);
   return withClient(values, (c) => resetOffsets(c, group, plan, values));
 }

@@ -19,6 +19,8 @@ const RECORDS = '10000';
 const REQUIRED = [
   'TestGroupETL/range', 'TestGroupETL/cooperative-sticky', 'TestGroupETL/range/848', 'TestGroupETL/sticky/848',
   'TestGroupETL/sticky/848/static', 'TestTxnEtl', 'Test848RegexBrokerResolves', 'TestGroupSimple/848', 'TestConsumeRegex',
+  // share groups (KIP-932), with share.auto.offset.reset set as a group config
+  'TestShareGroupETL', 'TestShareGroupAckOnClose', 'TestShareGroupOffsetsAdmin', 'TestShareGroup', 'TestConsumeRegexShareSkipsInternal',
 ];
 
 let target: Target;
@@ -30,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('franz-go kgo integration tests', () => {
-  it('pass against the broker: every test that runs passes, and the group, KIP-848 and transaction tests run', async () => {
+  it('pass against the broker: every test that runs passes, and the group, KIP-848, share-group and transaction tests run', async () => {
     const t0 = Date.now();
     const r = await runCommand('go', ['test', 'github.com/twmb/franz-go/pkg/kgo', '-count', '1', '-v', '-timeout', '540s'], {
       cwd: MODULE,

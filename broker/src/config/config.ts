@@ -10,7 +10,7 @@ import { LOG_FORMATS, isLogFormat, type LogFormat } from '../../../common/logger
 import type { RedisTlsConfig } from '../../../common/redis/tls-options.js';
 import { authorizerEnabled } from '../security/acl/acl-service.js';
 import { ALIASES, TRANSLATED_KEYS, applyKafkaKeys, closest, editDistance, isIgnoredKey, listenerSaslKey, unknownKey } from './kafka.js';
-import { consumerAssignors } from './group-consumer.js';
+import { consumerAssignors, migrationPolicy } from './group-consumer.js';
 import { SSL_KEYS, isSslKey, resolveListeners, type ListenerConfig } from './listeners.js';
 import { DEFAULT_ENABLED_MECHANISMS } from '../security/sasl/settings.js';
 import { OAUTHBEARER_DEFAULTS, OAUTHBEARER_KEYS, type OAuthBearerKey } from '../security/sasl/oauthbearer-settings.js';
@@ -109,8 +109,15 @@ export interface BrokerConfig extends RedisTlsConfig {
   groupSharePartitionMaxRecordLocks: number;
   groupShareMaxSize: number;
   groupShareMaxShareSessions: number;
+  /** The bounds of the consumer.session.timeout.ms / consumer.heartbeat.interval.ms group configs. */
+  groupConsumerMinSessionTimeoutMs: number;
+  groupConsumerMaxSessionTimeoutMs: number;
+  groupConsumerMinHeartbeatIntervalMs: number;
+  groupConsumerMaxHeartbeatIntervalMs: number;
   groupConsumerAssignors: string;
   groupConsumerMaxSize: number;
+  /** group.consumer.migration.policy: disabled, upgrade, downgrade or bidirectional. */
+  groupConsumerMigrationPolicy: string;
   offsetsRetentionMinutes: number;
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
@@ -273,8 +280,13 @@ const SETTINGS: Setting[] = [
   { key: 'group.share.partition.max.record.locks', field: 'groupSharePartitionMaxRecordLocks', kind: 'int', default: '2000' },
   { key: 'group.share.max.size', field: 'groupShareMaxSize', kind: 'int', default: '200' },
   { key: 'group.share.max.share.sessions', field: 'groupShareMaxShareSessions', kind: 'int', default: '2000' },
+  { key: 'group.consumer.min.session.timeout.ms', field: 'groupConsumerMinSessionTimeoutMs', kind: 'int', default: '45000' },
+  { key: 'group.consumer.max.session.timeout.ms', field: 'groupConsumerMaxSessionTimeoutMs', kind: 'int', default: '60000' },
+  { key: 'group.consumer.min.heartbeat.interval.ms', field: 'groupConsumerMinHeartbeatIntervalMs', kind: 'int', default: '5000' },
+  { key: 'group.consumer.max.heartbeat.interval.ms', field: 'groupConsumerMaxHeartbeatIntervalMs', kind: 'int', default: '15000' },
   { key: 'group.consumer.assignors', field: 'groupConsumerAssignors', kind: 'string', default: 'uniform,range' },
   { key: 'group.consumer.max.size', field: 'groupConsumerMaxSize', kind: 'int', default: '2147483647' },
+  { key: 'group.consumer.migration.policy', field: 'groupConsumerMigrationPolicy', kind: 'string', default: 'bidirectional' },
   { key: 'offsets.retention.minutes', field: 'offsetsRetentionMinutes', kind: 'int', default: '10080' },
   { key: 'offsets.retention.check.interval.ms', field: 'offsetsRetentionCheckIntervalMs', kind: 'int', default: '600000' },
   { key: 'transaction.max.timeout.ms', field: 'transactionMaxTimeoutMs', kind: 'int', default: '900000' },
@@ -436,6 +448,7 @@ export function loadBrokerConfig(argv: string[] = [], env: NodeJS.ProcessEnv = p
   const out = cfg as unknown as BrokerConfig;
   if (!isLogFormat(out.logFormat)) throw new RunnelError('CONFIG_INVALID', `log.format=${out.logFormat as string} (expected ${LOG_FORMATS.join(' or ')})`);
   consumerAssignors(out.groupConsumerAssignors); // refuses an assignor Runnel does not provide
+  migrationPolicy(out.groupConsumerMigrationPolicy);
   out.listeners = resolveListeners(explicit, values);
   const first = out.listeners[0]!;
   Object.assign(out, { host: first.host, port: first.port, advertisedHost: first.advertisedHost, advertisedPort: first.advertisedPort || first.port });

@@ -17,3 +17,12 @@ export function consumerAssignors(value: string): string[] {
   if (names.length === 0) throw new RunnelError('CONFIG_INVALID', 'group.consumer.assignors: at least one assignor is required');
   return names;
 }
+
+export type MigrationPolicy = 'disabled' | 'upgrade' | 'downgrade' | 'bidirectional';
+
+/** group.consumer.migration.policy (Kafka's values, any case): whether classic and consumer groups convert into each other online. */
+export function migrationPolicy(value: string): MigrationPolicy {
+  const v = value.trim().toLowerCase();
+  if (v === 'disabled' || v === 'upgrade' || v === 'downgrade' || v === 'bidirectional') return v;
+  throw new RunnelError('CONFIG_INVALID', `group.consumer.migration.policy: ${value} is not one of disabled, upgrade, downgrade, bidirectional`);
+}

@@ -48,10 +48,11 @@ export class GroupCoordinator {
     });
     this.consumerGroups = new ConsumerGroupFlow(this.registry, opts.topics ?? (() => Promise.resolve([])));
     const rebalancer = new Rebalancer(this.registry);
+    this.consumerGroups.classic.rebalancer = rebalancer;
     this.settings = this.registry.settings;
-    this.joins = new JoinFlow(this.registry, rebalancer);
-    this.syncs = new SyncFlow(this.registry, rebalancer);
-    this.membership = new MembershipFlow(this.registry, rebalancer);
+    this.joins = new JoinFlow(this.registry, rebalancer, this.consumerGroups.classic);
+    this.syncs = new SyncFlow(this.registry, rebalancer, this.consumerGroups.classic);
+    this.membership = new MembershipFlow(this.registry, rebalancer, this.consumerGroups.classic);
     this.offsets = new OffsetManager(this.registry, rebalancer);
     this.admin = new GroupAdmin(this.registry);
     this.txnOffsets = opts.txnOffsets ? new TxnOffsetManager(this.registry, opts.txnOffsets.store, opts.txnOffsets.slotOf) : null;

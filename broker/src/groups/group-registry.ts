@@ -17,6 +17,7 @@ export class GroupRegistry {
   /** Copy of offset commits in `__consumer_offsets`; null without one. */
   readonly mirror: OffsetsMirror | null;
   private readonly epochOf: (groupId: string) => number | null;
+  private readonly configs: CoordinatorOptions['groupConfigs'];
   private readonly groups = new Map<string, Group>();
   private readonly loading = new Map<string, Promise<Group | null>>();
   private stoppedFlag = false;
@@ -33,6 +34,18 @@ export class GroupRegistry {
     this.isLocal = opts.isLocal ?? (() => true);
     this.mirror = opts.mirror ?? null;
     this.epochOf = opts.coordinatorEpoch ?? (() => 0);
+    this.configs = opts.groupConfigs;
+  }
+
+  /**
+   * A consumer-protocol group's session timeout and heartbeat interval: its
+   * group configs (consumer.session.timeout.ms, consumer.heartbeat.interval.ms)
+   * over group.consumer.session.timeout.ms / group.consumer.heartbeat.interval.ms.
+   */
+  async consumerTimings(groupId: string): Promise<{ sessionTimeoutMs: number; heartbeatIntervalMs: number }> {
+    if (!this.configs) return { sessionTimeoutMs: this.settings.consumerSessionTimeoutMs, heartbeatIntervalMs: this.settings.consumerHeartbeatIntervalMs };
+    const c = await this.configs.get(groupId);
+    return { sessionTimeoutMs: c.consumerSessionTimeoutMs, heartbeatIntervalMs: c.consumerHeartbeatIntervalMs };
   }
 
   /** The coordinator epoch to load or create `groupId` under; NOT_COORDINATOR when this broker no longer coordinates it. */

@@ -6,9 +6,10 @@ import type { Group } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
 import type { Rebalancer } from './rebalance.js';
 import { storeErrorCode } from './replies.js';
+import type { ClassicBridge } from './classic-bridge.js';
 
 export class MembershipFlow {
-  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer) {}
+  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer, private readonly bridge: ClassicBridge) {}
 
   async heartbeat(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): Promise<number> {
     if (!groupId) return ErrorCode.INVALID_GROUP_ID;
@@ -20,6 +21,7 @@ export class MembershipFlow {
     }
     if (!g) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (g.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (g.modern) return this.bridge.heartbeat(g, generationId, memberId, groupInstanceId);
     const err = g.validateMember(memberId, groupInstanceId);
     if (err !== null) return err;
     if (generationId !== g.generation) return ErrorCode.ILLEGAL_GENERATION;
@@ -46,6 +48,7 @@ export class MembershipFlow {
     }
     if (!g) return { errorCode: ErrorCode.NONE, members: members.map((x) => ({ ...x, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
     if (g.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    if (g.modern) return { errorCode: ErrorCode.NONE, members: this.bridge.leave(g, members) };
     const group = g;
     const out = members.map((x) => {
       let code: number = ErrorCode.NONE;

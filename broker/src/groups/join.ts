@@ -9,9 +9,10 @@ import { Member, type Group, type JoinResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
 import type { Rebalancer } from './rebalance.js';
 import { invokeJoin, invokeSync, joinError, storeErrorCode, syncError } from './replies.js';
+import type { ClassicBridge } from './classic-bridge.js';
 
 export class JoinFlow {
-  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer) {}
+  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer, private readonly bridge: ClassicBridge) {}
 
   async join(req: JoinRequest): Promise<JoinResult> {
     if (!req.groupId) return joinError(req.memberId, ErrorCode.INVALID_GROUP_ID);
@@ -28,8 +29,8 @@ export class JoinFlow {
     if (!group) return joinError(req.memberId, ErrorCode.UNKNOWN_MEMBER_ID);
     const g = group;
     if (g.modern) {
-      // A consumer-protocol group (KIP-848): a classic member may not join while it has members; an empty one becomes classic again.
-      if (g.modern.members.size > 0) return joinError(req.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+      // A consumer-protocol group (KIP-848) with members takes classic members (classic-bridge.ts); an empty one becomes classic again.
+      if (g.modern.members.size > 0) return this.bridge.join(g, req);
       g.modern = null;
     }
     if (!this.acceptJoiningMember(g, req.memberId)) return joinError(req.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED);

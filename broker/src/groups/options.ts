@@ -3,6 +3,7 @@
 import type { Logger } from '../../../common/logger/logger.js';
 import type { OffsetsMirror } from './offsets-mirror.js';
 import type { TxnOffsetStore } from './txn-offset-store.js';
+import type { GroupConfigReader } from './config/group-configs.js';
 
 export interface CoordinatorSettings {
   /** group.initial.rebalance.delay.ms */
@@ -26,6 +27,8 @@ export interface CoordinatorSettings {
   consumerAssignors: string[];
   /** group.consumer.max.size */
   consumerMaxSize: number;
+  /** group.consumer.migration.policy: whether classic groups convert online to consumer groups (upgrade) and back (downgrade). */
+  consumerMigrationPolicy: 'disabled' | 'upgrade' | 'downgrade' | 'bidirectional';
 }
 
 export const DEFAULT_SETTINGS: CoordinatorSettings = {
@@ -40,6 +43,7 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   consumerHeartbeatIntervalMs: 5_000,
   consumerAssignors: ['uniform', 'range'],
   consumerMaxSize: 2_147_483_647,
+  consumerMigrationPolicy: 'bidirectional',
 };
 
 /** How long a new member may wait in a rebalance before it is dropped (Kafka's NewMemberJoinTimeoutMs). */
@@ -60,6 +64,8 @@ export interface CoordinatorOptions {
   mirror?: OffsetsMirror;
   /** Pending transactional offset commits (TxnOffsetCommit); none: TxnOffsetCommit answers COORDINATOR_NOT_AVAILABLE. */
   txnOffsets?: { store: TxnOffsetStore; slotOf(groupId: string): number };
+  /** Per-group configs (consumer.session.timeout.ms, consumer.heartbeat.interval.ms); none: the settings above for every group. */
+  groupConfigs?: Pick<GroupConfigReader, 'get'>;
   /** Every topic with its id and partition count, for consumer-protocol groups (KIP-848); none: no topics. */
   topics?: () => Promise<Array<{ name: string; id: string; partitions: number }>>;
 }

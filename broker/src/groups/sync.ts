@@ -6,9 +6,10 @@ import { EMPTY, type Group, type SyncResult } from './group.js';
 import type { GroupRegistry } from './group-registry.js';
 import type { Rebalancer } from './rebalance.js';
 import { invokeSync, storeErrorCode, syncError } from './replies.js';
+import type { ClassicBridge } from './classic-bridge.js';
 
 export class SyncFlow {
-  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer) {}
+  constructor(private readonly reg: GroupRegistry, private readonly rb: Rebalancer, private readonly bridge: ClassicBridge) {}
 
   async sync(req: SyncRequest): Promise<SyncResult> {
     if (!req.groupId) return syncError(ErrorCode.INVALID_GROUP_ID);
@@ -20,6 +21,7 @@ export class SyncFlow {
     }
     if (!g) return syncError(ErrorCode.UNKNOWN_MEMBER_ID);
     if (g.is('Dead')) return syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (g.modern) return this.bridge.sync(g, req);
     const err = g.validateMember(req.memberId, req.groupInstanceId);
     if (err !== null) return syncError(err);
     if (req.generationId !== g.generation) return syncError(ErrorCode.ILLEGAL_GENERATION);

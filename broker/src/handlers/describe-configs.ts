@@ -3,13 +3,17 @@
 //   v2: answered before throttling.
 //   v3: include_documentation; each config's type and documentation.
 //   v4: flexible encoding.
-// Topic and broker resources (this broker's only); anything else is INVALID_REQUEST.
-// DESCRIBE_CONFIGS on the topic or the cluster; sensitive broker values are never shown.
+// Topic, group (Kafka's GROUP resource, type 32: the group configs, set or
+// not, whether or not the group exists) and broker resources (this broker's
+// only); anything else is INVALID_REQUEST. DESCRIBE_CONFIGS on the topic,
+// the group or the cluster; sensitive broker values are never shown.
 import { DescribeConfigs } from '../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../../../common/errors.js';
 import { brokerConfigEntries } from '../config/config.js';
 import { resolveTopicConfigs, SOURCE_ID } from '../topics/topic-configs.js';
 import { ResourceType, configAccessDenied } from './support/config-resources.js';
+import { GROUP_CONFIG_TYPE_ID } from '../groups/config/group-config-defs.js';
+import { groupErrorCode } from './support/group-common.js';
 import { Op } from './support/authorize.js';
 import type { BrokerServices, HandlerOf } from './support/types.js';
 import type { Element, RequestOf, ResponseOf } from '../protocol/typed.js';
@@ -45,6 +49,26 @@ async function describe(b: BrokerServices, r: Resource, synonyms: boolean, docs:
       isSensitive: false,
       synonyms: synonyms ? [{ name: c.name, value: c.value, source: SOURCE_ID[c.source] }] : [],
       configType: c.type,
+      documentation: docs ? c.doc : null,
+    }));
+    return { ...head, errorCode: ErrorCode.NONE, errorMessage: null, configs };
+  }
+  if (r.resourceType === ResourceType.GROUP && b.groupConfigs) {
+    if (r.resourceName === '') return { ...head, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group name must not be empty', configs: [] };
+    let described;
+    try {
+      described = await b.groupConfigs.describe(r.resourceName);
+    } catch (e) {
+      return { ...head, errorCode: groupErrorCode(e), errorMessage: e instanceof Error ? e.message : String(e), configs: [] };
+    }
+    const configs = described.filter((c) => wanted(c.name)).map((c) => ({
+      name: c.name,
+      value: c.value,
+      readOnly: false,
+      configSource: c.source,
+      isSensitive: false,
+      synonyms: synonyms ? c.synonyms : [],
+      configType: GROUP_CONFIG_TYPE_ID[c.type],
       documentation: docs ? c.doc : null,
     }));
     return { ...head, errorCode: ErrorCode.NONE, errorMessage: null, configs };

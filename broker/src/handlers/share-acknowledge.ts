@@ -29,6 +29,7 @@ export const shareAcknowledgeHandler: HandlerOf<typeof ShareAcknowledge> = {
     if (groupId === '' || memberId === '') return top(ErrorCode.INVALID_REQUEST, 'GroupId and MemberId must be set.');
     if (!authorize(ctx, b, Op.READ, Resource.GROUP, groupId)) return top(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.shareSessionEpoch === INITIAL_EPOCH) return top(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'A share session is not opened by ShareAcknowledge.');
+    await shares.configs.load(groupId);
     const r = shares.sessions.advance(groupId, memberId, req.shareSessionEpoch, shares.clock.now());
     if (!r.session) return top(r.errorCode);
     const responses = [];

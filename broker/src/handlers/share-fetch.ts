@@ -52,6 +52,7 @@ export const shareFetchHandler: HandlerOf<typeof ShareFetch> = {
     const memberId = req.memberId ?? '';
     if (groupId === '' || memberId === '') return top(ErrorCode.INVALID_REQUEST, 'GroupId and MemberId must be set.');
     if (!authorize(ctx, b, Op.READ, Resource.GROUP, groupId)) return top(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    await shares.configs.load(groupId); // share.auto.offset.reset, lock duration, delivery limit
     const epoch = req.shareSessionEpoch;
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     if (epoch === INITIAL_EPOCH && hasAcks) return top(ErrorCode.INVALID_REQUEST, 'Acknowledge data present in the initial fetch request.');

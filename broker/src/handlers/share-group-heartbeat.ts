@@ -37,6 +37,7 @@ export const shareGroupHeartbeatHandler: HandlerOf<typeof ShareGroupHeartbeat> =
       if (req.memberEpoch === 0 && !(await b.shares.admin.exists(req.groupId)) && await isOtherGroup(b, req.groupId)) {
         return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a share group.`);
       }
+      await b.shares.configs.load(req.groupId); // its group configs (session timeout, heartbeat interval)
       const r = await b.shares.coordinator.heartbeat(req.groupId, {
         memberId: req.memberId, memberEpoch: req.memberEpoch, rackId: req.rackId, subscribedTopicNames: req.subscribedTopicNames,
         clientId: ctx.clientId ?? '', clientHost: `/${ctx.session.clientAddress}`,

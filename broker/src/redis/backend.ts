@@ -17,6 +17,7 @@ import { RedisAclStore } from './redis-acl-store.js';
 import { RedisCredentialStore } from './redis-credential-store.js';
 import { RedisQuotaStore } from './redis-quota-store.js';
 import { RedisSchemaStore } from './redis-schema-store.js';
+import { RedisGroupConfigStore } from './redis-group-config-store.js';
 
 /** Where the backend registers what it opened; the broker's cleanup stack. */
 export interface Closes {
@@ -29,6 +30,8 @@ export class RedisBackend {
   readonly groups: RedisGroupStore;
   /** Share-partition state of share groups (KIP-932). */
   readonly shares: RedisShareStore;
+  /** Group configs (kafka-configs --entity-type groups). */
+  readonly groupConfigs: RedisGroupConfigStore;
   /** Transactional ids' state; producer ids come from the log store's counter. */
   readonly txns: RedisTxnStore;
   readonly acls: RedisAclStore;
@@ -48,6 +51,7 @@ export class RedisBackend {
     this.cluster = new RedisClusterStore(redis, log.keyNames);
     this.groups = new RedisGroupStore(redis, prefix);
     this.shares = new RedisShareStore(redis, prefix);
+    this.groupConfigs = new RedisGroupConfigStore(redis, prefix);
     this.txns = new RedisTxnStore(redis, prefix, () => log.nextProducerId());
     this.acls = new RedisAclStore(redis, prefix);
     this.credentials = new RedisCredentialStore(redis, prefix);

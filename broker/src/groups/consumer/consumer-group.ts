@@ -36,6 +36,14 @@ export interface ConsumerMember {
   state: MemberState;
   assigned: Partitions;
   pendingRevocation: Partitions;
+  /** Set for a member that speaks the classic protocol (JoinGroup/SyncGroup) in this group (Kafka's ClassicMemberMetadata, classic-bridge.ts). */
+  classic?: ClassicMemberMetadata;
+}
+
+/** A classic member's session timeout and its JoinGroup protocols (metadata in base64). */
+export interface ClassicMemberMetadata {
+  sessionTimeoutMs: number;
+  protocols: Array<{ name: string; metadata: string }>;
 }
 
 export interface HeartbeatInput {

@@ -3,6 +3,7 @@
 import { fromWire, toWire } from './partitions.js';
 import { ConsumerGroup } from './consumer-group.js';
 import type { MemberState } from './reconcile.js';
+import type { ClassicMemberMetadata } from './consumer-group.js';
 
 type Wire = Array<{ topicId: string; partitions: number[] }>;
 
@@ -15,6 +16,8 @@ export interface StoredConsumerGroup {
     memberId: string; instanceId: string | null; rackId: string | null; clientId: string; clientHost: string;
     rebalanceTimeoutMs: number; subscribedTopicNames: string[]; subscribedTopicRegex: string | null; serverAssignor: string | null;
     memberEpoch: number; previousMemberEpoch: number; state: MemberState; assigned: Wire; pendingRevocation: Wire; target: Wire;
+    /** Only for a classic member (online upgrade). */
+    classic?: ClassicMemberMetadata;
   }>;
 }
 

@@ -6,6 +6,7 @@ import type { BrokerConfig } from '../../config/config.js';
 import type { LogManager } from '../../log/log-manager.js';
 import type { Logger } from '../../../../common/logger/logger.js';
 import type { GroupCoordinator } from '../../groups/coordinator.js';
+import type { GroupConfigs } from '../../groups/config/group-configs.js';
 import type { ClusterView } from '../../cluster/cluster-view.js';
 import type { TransactionCoordinator } from '../../transactions/coordinator.js';
 import type { TransactionServices } from '../../transactions/types.js';
@@ -25,6 +26,8 @@ export interface BrokerServices {
   logger: Logger;
   /** The consumer-group coordinator (classic protocol). */
   groups: GroupCoordinator;
+  /** Group configs (the GROUP config resource); absent in unit tests of other handlers (GROUP resources: INVALID_REQUEST). */
+  groupConfigs?: GroupConfigs;
   cluster: ClusterView;
   /** The transaction coordinator; absent in unit tests of other handlers (answers COORDINATOR_NOT_AVAILABLE). */
   transactions?: TransactionCoordinator;

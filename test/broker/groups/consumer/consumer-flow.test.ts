@@ -91,7 +91,7 @@ describe('consumer-protocol groups in the coordinator', () => {
     expect((await c.fetchOffsets('g', [{ topic: 't', partition: 0 }]))[0]!.offset).toBe(5);
   });
 
-  it('ListGroups reports the type; DescribeGroups and classic members refuse a consumer group; an empty one can be deleted', async () => {
+  it('ListGroups reports the type; DescribeGroups and a classic member whose subscription does not parse refuse a consumer group; an empty one can be deleted', async () => {
     const { c } = setup();
     await c.consumerGroupHeartbeat('g', join('a'));
     expect(await c.listGroups()).toEqual([{ groupId: 'g', protocolType: 'consumer', state: 'Stable', type: 'consumer' }]);
@@ -108,7 +108,7 @@ describe('consumer-protocol groups in the coordinator', () => {
     expect(await c.deleteGroup('g')).toBe(ErrorCode.NONE);
   });
 
-  it('an empty classic group becomes a consumer group (offsets kept) and back; one with members is refused', async () => {
+  it('an empty classic group becomes a consumer group (offsets kept) and back; one whose members\' subscriptions do not parse is not converted', async () => {
     const { c, clock } = setup();
     const classicJoin = () => c.join({
       groupId: 'g', memberId: '', groupInstanceId: null, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, protocolType: 'consumer',
@@ -125,7 +125,7 @@ describe('consumer-protocol groups in the coordinator', () => {
     await clock.advance(5000); // group.initial.rebalance.delay.ms
     expect((await joined).errorCode).toBe(ErrorCode.NONE);
     expect((await c.listGroups())[0]).toMatchObject({ groupId: 'g', type: 'classic' });
-    // A classic group with a member refuses a consumer-protocol member.
+    // A classic group with a member whose metadata is no ConsumerProtocolSubscription is not converted (Kafka: GROUP_ID_NOT_FOUND); classic-bridge.test.ts converts well-formed ones.
     const refused = await c.consumerGroupHeartbeat('g', join('b'));
     expect(refused).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group g is not a consumer group.' });
   });
