@@ -21,7 +21,8 @@ import { Op, Resource, authorize } from './support/authorize.js';
 import { FINAL_EPOCH, INITIAL_EPOCH, partKey, type ShareSession } from '../groups/share/share-sessions.js';
 import { acknowledge, codeOf, initialStart, locate, releaseSession } from './support/share-common.js';
 import type { AcquiredRange } from '../groups/share/share-partition.js';
-import type { FetchBatch } from '../storage/log-store.js';
+import type { AbortedTxn, FetchBatch } from '../storage/log-store.js';
+import { At, Attr, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
 import type { Partition } from '../log/partition.js';
 
 interface Answer {
@@ -180,15 +181,38 @@ function acquireFrom(
     let changed = sp.expireLocks(now, limits);
     changed = sp.moveStartTo(p.earliestOffset) || changed;
     const from = sp.nextFetchOffset();
-    const hwm = p.highWatermark;
-    if (from >= hwm) return { value: { batches: [], ranges: [] }, changed };
-    const read = await p.readForFetch(from, Math.max(1, maxBytes), false);
+    // share.isolation.level=read_committed: up to the last stable offset, the records of aborted transactions archived
+    const committed = shares.configs.of(groupId).isolationLevel === 'read_committed';
+    const bound = committed ? p.lastStableOffset : p.highWatermark;
+    if (from >= bound) return { value: { batches: [], ranges: [] }, changed };
+    const read = await p.readForFetch(from, Math.max(1, maxBytes), committed);
     if (read.length === 0) return { value: { batches: [], ranges: [] }, changed };
-    const last = Math.min(hwm - 1, ...read.map((x) => x.baseOffset + x.lastOffsetDelta));
-    const ranges = sp.acquire(memberId, from, last, maxRecords, now, limits);
+    const last = Math.min(bound - 1, ...read.map((x) => x.baseOffset + x.lastOffsetDelta));
+    const aborted = committed ? abortedRanges(read, await p.abortedTxns(from, bound)) : [];
+    const archive = aborted.length ? (o: number): boolean => aborted.some(([f, l]) => o >= f && o <= l) : undefined;
+    const ranges = sp.acquire(memberId, from, last, maxRecords, now, limits, archive);
     const batches = read.filter((x) => ranges.some((r) => r.firstOffset <= x.baseOffset + x.lastOffsetDelta && r.lastOffset >= x.baseOffset));
     return { value: { batches, ranges }, changed: changed || ranges.length > 0 };
   });
+}
+
+/**
+ * The offsets of the read batches that belong to aborted transactions: a
+ * transactional data batch of a producer with an aborted transaction that
+ * spans its base offset (Kafka's read_committed rule, as its consumers apply
+ * the fetch response's aborted-transaction list).
+ */
+export function abortedRanges(read: readonly FetchBatch[], aborted: readonly AbortedTxn[]): Array<[number, number]> {
+  if (aborted.length === 0) return [];
+  const out: Array<[number, number]> = [];
+  for (const b of read) {
+    const head = b.pieces[0]!.length >= BATCH_HEADER_SIZE ? b.pieces[0]! : Buffer.concat(b.pieces).subarray(0, BATCH_HEADER_SIZE);
+    const attrs = head.readInt16BE(At.ATTRIBUTES);
+    if ((attrs & Attr.TRANSACTIONAL) === 0 || (attrs & Attr.CONTROL) !== 0) continue;
+    const producerId = Number(head.readBigInt64BE(At.PRODUCER_ID));
+    if (aborted.some((a) => a.producerId === producerId && a.firstOffset <= b.baseOffset && b.baseOffset <= a.lastOffset)) out.push([b.baseOffset, b.baseOffset + b.lastOffsetDelta]);
+  }
+  return out;
 }
 
 function waitForAppend(parts: Partition[], ms: number): Promise<void> {

@@ -147,9 +147,10 @@ export class SharePartition {
    * the SPEO while fewer than maxLocks records lie past the SPSO. Returns the
    * acquired ranges (consecutive offsets with one delivery count).
    */
-  acquire(memberId: string, from: number, to: number, maxRecords: number, now: number, limits: ShareLimits): AcquiredRange[] {
+  acquire(memberId: string, from: number, to: number, maxRecords: number, now: number, limits: ShareLimits, archive?: (offset: number) => boolean): AcquiredRange[] {
     const out: AcquiredRange[] = [];
     let taken = 0;
+    let archived = false;
     const take = (o: number, r: InFlight): void => {
       r.state = RecordState.ACQUIRED;
       r.deliveryCount++;
@@ -161,20 +162,29 @@ export class SharePartition {
       else out.push({ firstOffset: o, lastOffset: o, deliveryCount: r.deliveryCount });
     };
     for (let o = Math.max(from, this.startOffset); o <= to && taken < maxRecords; o++) {
+      // read_committed: a record of an aborted transaction is archived, never delivered (Kafka's share-partition does the same)
+      const skip = archive?.(o) ?? false;
       if (o < this.endOffset) {
         const r = this.records.get(o);
-        if (r?.state === RecordState.AVAILABLE) take(o, r);
+        if (r?.state === RecordState.AVAILABLE) {
+          if (skip) {
+            r.state = RecordState.ARCHIVED;
+            archived = true;
+          } else take(o, r);
+        }
         continue;
       }
       // A new record: it widens the window, which is bounded.
       if (o - this.startOffset >= limits.maxLocks) break;
       // Offsets skipped between the SPEO and o (none normally: `from` is the fetch offset) are left to a later fetch.
       if (o > this.endOffset) break;
-      const r: InFlight = { state: RecordState.AVAILABLE, deliveryCount: 0, lockUntil: 0, memberId: '' };
+      const r: InFlight = { state: skip ? RecordState.ARCHIVED : RecordState.AVAILABLE, deliveryCount: 0, lockUntil: 0, memberId: '' };
       this.records.set(o, r);
       this.endOffset = o + 1;
-      take(o, r);
+      if (skip) archived = true;
+      else take(o, r);
     }
+    if (archived) this.advance();
     return out;
   }
 

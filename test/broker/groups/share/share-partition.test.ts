@@ -36,6 +36,22 @@ describe('SharePartition: acquisition', () => {
   });
 });
 
+describe('SharePartition: read_committed', () => {
+  it('archives the offsets `archive` names (records of aborted transactions) instead of delivering them, and the SPSO moves over them', () => {
+    const sp = new SharePartition(0);
+    const aborted = (o: number): boolean => o >= 0 && o <= 2;
+    expect(sp.acquire('m1', 0, 5, 500, T0, limits, aborted)).toEqual([{ firstOffset: 3, lastOffset: 5, deliveryCount: 1 }]);
+    expect(sp.record(1)).toBeUndefined(); // archived at the head: the window moved past it
+    expect(sp.startOffset).toBe(3);
+    // an AVAILABLE record later found aborted is archived too, and does not count against MaxRecords
+    const sp2 = new SharePartition(0);
+    sp2.acquire('m1', 0, 3, 500, T0, limits);
+    sp2.acknowledge('m1', [{ firstOffset: 0, lastOffset: 3, acknowledgeTypes: [AckType.RELEASE] }], T0, limits);
+    expect(sp2.acquire('m2', 0, 5, 2, T0, limits, (o) => o === 1 || o === 2)).toEqual([{ firstOffset: 0, lastOffset: 0, deliveryCount: 2 }, { firstOffset: 3, lastOffset: 3, deliveryCount: 2 }]);
+    expect(sp2.record(2)?.state).toBe(RecordState.ARCHIVED);
+  });
+});
+
 describe('SharePartition: acknowledgements', () => {
   it('ACCEPT completes records and the SPSO moves over them', () => {
     const sp = new SharePartition(0);
