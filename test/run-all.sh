@@ -104,7 +104,7 @@ VALKEY_SKIP=(--exclude 'test/interop/java-tools.test.ts' --exclude 'test/archive
   --exclude 'test/integration/tiered/**' --exclude 'test/integration/cli/**' --exclude 'test/integration/schema-registry/confluent-python.test.ts' --exclude 'test/integration/schema-registry/acls.test.ts' --exclude 'test/integration/schema-registry/produce-validation.test.ts' --exclude 'test/integration/schema-registry/confluent-js.test.ts'
   --exclude 'test/integration/transactions/java-v2.test.ts' --exclude 'test/integration/transactions/java-v2-two-brokers.test.ts'
   --exclude 'test/integration/groups/java-consumer-protocol.test.ts' --exclude 'test/integration/groups/java-regex-subscription.test.ts' --exclude 'test/integration/groups/librdkafka-consumer-protocol.test.ts'
-  --exclude 'test/integration/groups/java-share-consumer.test.ts' --exclude 'test/integration/groups/share-read-committed.test.ts' --exclude 'test/integration/groups/group-configs.test.ts' --exclude 'test/integration/groups/online-upgrade.test.ts'
+  --exclude 'test/integration/groups/java-share-consumer.test.ts' --exclude 'test/integration/groups/share-read-committed.test.ts' --exclude 'test/integration/groups/verifiable-share-consumer.test.ts' --exclude 'test/integration/groups/group-configs.test.ts' --exclude 'test/integration/groups/online-upgrade.test.ts'
   --exclude 'test/archiver/integration/typed-serdes.test.ts' --exclude 'test/interop/franz-go.test.ts')
 # Tests that start their own Redis Cluster run in the cluster phase only (once per flavour), not in the single-node passes.
 SINGLE_NODE_EXCLUDE=(--exclude 'test/integration/redis-cluster/**' --exclude 'test/archiver/integration/cluster.test.ts')
