@@ -124,7 +124,8 @@ describe('rediss:// with client certificates and an ACL user', () => {
   });
 
   it('produce/consume round trip; appends take the TLS append connection', async () => {
-    const broker = await startRunnel({ redisUrl: redis.url(USER, PASSWORD), args: [...tlsArgs(pki.caCert), '--set', 'key.prefix=tls'] });
+    // the tail cache off: the consume must read from Redis, over the read connection this test checks
+    const broker = await startRunnel({ redisUrl: redis.url(USER, PASSWORD), args: [...tlsArgs(pki.caCert), '--set', 'key.prefix=tls', '--set', 'log.tail.cache.bytes=0'] });
     brokers.push(broker);
     await roundTripOnFastPath(broker, (args) => redis.command(args), 'tls-round-trip');
     // The password never reaches the log.
@@ -170,7 +171,7 @@ describe('redis:// with an ACL user (plain text)', () => {
   });
 
   it('produce/consume round trip; appends take the append connection, authenticated as the ACL user', async () => {
-    broker = await startRunnel({ redisUrl: `redis://${USER}:${PASSWORD}@127.0.0.1:${redis.port}`, args: ['--set', 'key.prefix=acl'] });
+    broker = await startRunnel({ redisUrl: `redis://${USER}:${PASSWORD}@127.0.0.1:${redis.port}`, args: ['--set', 'key.prefix=acl', '--set', 'log.tail.cache.bytes=0'] }); // reads from Redis (no tail cache)
     await roundTripOnFastPath(broker, (args) => admin.call(args[0]!, ...args.slice(1)), 'acl-round-trip');
   });
 
