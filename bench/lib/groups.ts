@@ -52,7 +52,8 @@ export async function runGroups(sys: System, ctx: Ctx, shareGroups: boolean): Pr
     await sys.createTopic(topic, GROUP_PARTITIONS);
     const n = ctx.counts.groups;
     await producerPerfSteady({ bootstrap: sys.bootstrap, topic, numRecords: n, warmup: 0, recordSize: RECORD_BYTES, props: { acks: 1, 'batch.size': 1048576, 'linger.ms': 5 } });
-    for (const proto of PROTOCOLS) {
+    const protocols = PROTOCOLS.filter((x) => x === 'consumer' || ctx.counts.groupsClassic);
+    for (const proto of protocols) {
       const p = P[proto];
       const { out, cpu } = await withServerCpu(sys, ['consume', sys.bootstrap, topic, String(n), proto]);
       const got = Number(out.records);
@@ -64,7 +65,7 @@ export async function runGroups(sys: System, ctx: Ctx, shareGroups: boolean): Pr
       m[`${p}BrokerCpuUsPerRecord`] = cpu.brokerCpuUsPerRecord ?? null;
       m[`${p}RedisCpuUsPerRecord`] = cpu.redisCpuUsPerRecord ?? null;
     }
-    for (const proto of PROTOCOLS) {
+    for (const proto of protocols) {
       const out = await groupPerf(['rebalance', sys.bootstrap, topic, String(GROUP_PARTITIONS), proto]);
       m[`${P[proto]}RebalanceMs`] = Number(out.rebalanceMs);
     }

@@ -62,6 +62,8 @@ export interface Counts {
   /** p: 100 B records in 16 partitions read by a classic and a KIP-848 consumer; records through the share group */
   groups: number;
   share: number;
+  /** p: also the classic protocol (quick mode: KIP-848 only) */
+  groupsClassic: boolean;
 }
 
 export const FULL: Counts = {
@@ -94,6 +96,7 @@ export const FULL: Counts = {
   ombStepSec: 10,
   groups: 500_000,
   share: 50_000,
+  groupsClassic: true,
 };
 
 // Quick mode is CI's smoke test (every workload must yield a number): each
@@ -124,10 +127,11 @@ export const QUICK: Counts = {
   cli: 20_000,
   tail: 30_000,
   tailRate: 10_000,
-  ombRates: [2_000, 8_000, 32_000],
+  ombRates: [4_000, 32_000],
   ombStepSec: 2,
   groups: 50_000,
-  share: 5_000,
+  share: 2_000,
+  groupsClassic: false,
 };
 
 export type WorkloadId =
