@@ -9,7 +9,9 @@
 // @<file> loads a client properties file (security.protocol, ssl.*, sasl.*: the
 // same file ProducerPerformance gets with --command-config); later arguments win.
 //
-// Prints one line: RESULT records=<n> bytes=<value bytes> ms=<elapsed> partitions=<p>
+// Prints one line: RESULT records=<n> bytes=<value bytes> ms=<elapsed> partitions=<p>,
+// then E2E p50=<ms> p99=<ms> p999=<ms>: receive time minus each record's timestamp,
+// over the records after the first tenth (for a consumer at the tail: end-to-end latency).
 // The clock starts right before the first poll (after metadata) and stops at
 // the poll that delivered the last record, like ConsumerPerformance's fetch time.
 import java.io.FileInputStream;
@@ -61,6 +63,10 @@ public class AssignConsumerPerf {
       long last = t0;
       long count = 0;
       long bytes = 0;
+      // end-to-end latency (receive time - the record's CreateTime, one clock: same machine) of the
+      // records after the first tenth (ProducerPerformance's warm-up); meaningful for a consumer at the tail
+      long[] lat = new long[(int) Math.min(want, 5_000_000L)];
+      int nl = 0;
       while (count < want) {
         ConsumerRecords<byte[], byte[]> recs = c.poll(Duration.ofMillis(100));
         long now = System.nanoTime();
@@ -68,13 +74,19 @@ public class AssignConsumerPerf {
           if (now - last > idleLimitNs) break;
           continue;
         }
+        long wall = System.currentTimeMillis();
         for (ConsumerRecord<byte[], byte[]> r : recs) {
           count++;
           bytes += r.serializedValueSize();
+          if (count > want / 10 && nl < lat.length) lat[nl++] = wall - r.timestamp();
         }
         last = now;
       }
       System.out.printf("RESULT records=%d bytes=%d ms=%.3f partitions=%d%n", count, bytes, (last - t0) / 1e6, tps.size());
+      if (nl > 0) {
+        java.util.Arrays.sort(lat, 0, nl);
+        System.out.printf("E2E p50=%d p99=%d p999=%d%n", lat[(int) (nl * 0.50)], lat[Math.min(nl - 1, (int) (nl * 0.99))], lat[Math.min(nl - 1, (int) (nl * 0.999))]);
+      }
       if (count < want) System.exit(3);
     }
   }

@@ -5,8 +5,9 @@
 // ProducerPerformance --throughput R writes while bench/java/AssignConsumerPerf
 // reads at the tail, until the producer no longer holds the rate (saturation).
 // Per step: the rate held, the publish (acknowledgement) latency p50 / p99 /
-// p99.9, and the server CPU per record. OMB's end-to-end latency is not
-// measured here (ProducerPerformance only times acknowledgements).
+// p99.9, the end-to-end latency p50 / p99 / p99.9 (the consumer's receive
+// time minus each record's CreateTime, one clock since all runs on one
+// machine), and the server CPU per record.
 import { cpuDelta, cpuMark } from './cpu.js';
 import { fmt } from './stats.js';
 import type { Counts, Ctx, Metrics, Row, WorkloadId } from './workloads.js';
@@ -45,6 +46,10 @@ export async function runOmb(sys: System, ctx: Ctx): Promise<Row> {
           [`s${i}P99`]: p.steady.p99,
           [`s${i}P999`]: p.steady.p999,
           [`s${i}ServerCpuUs`]: (server * 1e6) / Math.max(1, c.records),
+          // end to end: the consumer's receive time minus the record's timestamp (after the warm-up tenth)
+          [`s${i}E2eP50`]: c.e2e?.p50 ?? null,
+          [`s${i}E2eP99`]: c.e2e?.p99 ?? null,
+          [`s${i}E2eP999`]: c.e2e?.p999 ?? null,
         };
         Object.assign(row.metrics, m);
         if (c.records < records) row.notes!.push(`step ${target}/s: the consumer read ${c.records} of ${records}`);
@@ -91,7 +96,7 @@ async function createWithRetry(sys: System, topic: string): Promise<string> {
 export function ombSummary(m: Metrics): string {
   const steps: string[] = [];
   for (let i = 0; m[`s${i}Target`] !== undefined; i++) {
-    steps.push(`${fmt(m[`s${i}Target`], 0)}/s: ${fmt(m[`s${i}Rate`], 0)} held, p99 ${fmt(m[`s${i}P99`], 0)} ms, ${fmt(m[`s${i}ServerCpuUs`], 1)} µs/record`);
+    steps.push(`${fmt(m[`s${i}Target`], 0)}/s: ${fmt(m[`s${i}Rate`], 0)} held, p99 ${fmt(m[`s${i}P99`], 0)} ms, e2e p99 ${fmt(m[`s${i}E2eP99`], 0)} ms, ${fmt(m[`s${i}ServerCpuUs`], 1)} µs/record`);
   }
   return steps.join('; ');
 }
@@ -102,14 +107,16 @@ export function ombMarkdown(medians: Partial<Record<SystemName, Metrics>> | unde
   const systems = (['kafka', 'runnel'] as const).filter((s) => medians[s]);
   const g = (s: SystemName, k: string): number | null => medians[s]?.[k] ?? null;
   const L = [
-    `**OMB \`${OMB_WORKLOAD}\`** (o): 1 topic, ${PARTITIONS} partitions, 1 KiB records, 1 producer (ProducerPerformance \`--throughput\` per step, acks=all, batch 1 MiB, linger 1 ms, ~${counts.ombStepSec} s per step, 10 % warm-up records left out) and 1 consumer at the tail (AssignConsumerPerf); steps rise until a producer holds less than ${HELD * 100} % of the target. Publish latency is the acknowledgement latency (ms); server CPU is µs per record of the broker (Runnel: + its Redis) over the step.`,
+    `**OMB \`${OMB_WORKLOAD}\`** (o): 1 topic, ${PARTITIONS} partitions, 1 KiB records, 1 producer (ProducerPerformance \`--throughput\` per step, acks=all, batch 1 MiB, linger 1 ms, ~${counts.ombStepSec} s per step, 10 % warm-up records left out) and 1 consumer at the tail (AssignConsumerPerf); steps rise until a producer holds less than ${HELD * 100} % of the target. Publish latency is the acknowledgement latency (ms); end to end (e2e) is the consumer's receive time minus each record's timestamp (ms, the records after the first tenth); server CPU is µs per record of the broker (Runnel: + its Redis) over the step.`,
     '',
-    `| target records/s | ${systems.map((s) => `${SYSTEM_LABEL[s]} held | ${SYSTEM_LABEL[s]} p50 / p99 / p99.9 | ${SYSTEM_LABEL[s]} server µs/record`).join(' | ')} | server CPU Runnel / Kafka |`,
-    `|---:|${systems.map(() => '---:|---:|---:|').join('')}---:|`,
+    `| target records/s | ${systems.map((s) => `${SYSTEM_LABEL[s]} held | ${SYSTEM_LABEL[s]} publish p50 / p99 / p99.9 | ${SYSTEM_LABEL[s]} e2e p50 / p99 / p99.9 | ${SYSTEM_LABEL[s]} server µs/record`).join(' | ')} | server CPU Runnel / Kafka |`,
+    `|---:|${systems.map(() => '---:|---:|---:|---:|').join('')}---:|`,
   ];
   for (const [i, target] of counts.ombRates.entries()) {
     if (systems.every((s) => g(s, `s${i}Target`) === null)) break;
-    const cells = systems.map((s) => `${fmt(g(s, `s${i}Rate`), 0)} | ${fmt(g(s, `s${i}P50`), 0)} / ${fmt(g(s, `s${i}P99`), 0)} / ${fmt(g(s, `s${i}P999`), 0)} | ${fmt(g(s, `s${i}ServerCpuUs`), 1)}`);
+    const cells = systems.map((s) =>
+      `${fmt(g(s, `s${i}Rate`), 0)} | ${fmt(g(s, `s${i}P50`), 0)} / ${fmt(g(s, `s${i}P99`), 0)} / ${fmt(g(s, `s${i}P999`), 0)} | ` +
+      `${fmt(g(s, `s${i}E2eP50`), 0)} / ${fmt(g(s, `s${i}E2eP99`), 0)} / ${fmt(g(s, `s${i}E2eP999`), 0)} | ${fmt(g(s, `s${i}ServerCpuUs`), 1)}`);
     const k = g('kafka', `s${i}ServerCpuUs`);
     const r = g('runnel', `s${i}ServerCpuUs`);
     L.push(`| ${fmt(target, 0)} | ${cells.join(' | ')} | ${k !== null && r !== null && k > 0 ? `${(r / k).toFixed(2)}×` : '—'} |`);

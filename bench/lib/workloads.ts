@@ -541,7 +541,7 @@ export async function parallelProducers(bootstrap: string, topic: string, spec: 
  * beginning (assign(), no group). `extra`: client settings as key=value, or
  * @<file> for a client properties file.
  */
-export async function assignConsumerPerf(bootstrap: string, topic: string, records: number, extra: string[] = []): Promise<{ records: number; bytes: number; ms: number }> {
+export async function assignConsumerPerf(bootstrap: string, topic: string, records: number, extra: string[] = []): Promise<{ records: number; bytes: number; ms: number; e2e?: { p50: number; p99: number; p999: number } }> {
   const r = await runJava('AssignConsumerPerf', [bootstrap, topic, String(records), ...extra], {
     classpath: [BENCH_JAVA],
     jvmArgs: ['-Xmx1g'],
@@ -549,7 +549,8 @@ export async function assignConsumerPerf(bootstrap: string, topic: string, recor
   });
   const m = /RESULT records=(\d+) bytes=(\d+) ms=([\d.]+)/.exec(r.stdout);
   if (!m) throw new Error(`AssignConsumerPerf printed no result (code ${r.code}):\n${r.stdout.slice(-1000)}\n${r.stderr.slice(-3000)}`);
-  return { records: Number(m[1]), bytes: Number(m[2]), ms: Number(m[3]) };
+  const e = /E2E p50=(-?\d+) p99=(-?\d+) p999=(-?\d+)/.exec(r.stdout);
+  return { records: Number(m[1]), bytes: Number(m[2]), ms: Number(m[3]), ...(e ? { e2e: { p50: Number(e[1]), p99: Number(e[2]), p999: Number(e[3]) } } : {}) };
 }
 
 /** Records how many Redis AOF rewrites overlapped the run (metric aofRewrites), with a note when any did. */
