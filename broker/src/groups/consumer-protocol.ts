@@ -70,8 +70,7 @@ export function decodeSubscription(metadata: Buffer): { version: number; topics:
     const version = c.int16();
     if (version < 0) return null;
     const topics = Array.from({ length: c.count() }, () => c.string());
-    const skipBytes = (): void => c.skip(c.int32());
-    skipBytes(); // user data
+    c.skip(c.int32()); // user data (nullable bytes)
     if (version < 1 || !c.more()) return { version, topics, owned: [], rackId: null };
     const owned = Array.from({ length: c.count() }, () => ({ topic: c.string(), partitions: Array.from({ length: c.count() }, () => c.int32()) }));
     if (version >= 2 && c.more()) c.int32(); // generation id

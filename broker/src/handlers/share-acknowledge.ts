@@ -13,7 +13,7 @@ import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize } from './support/authorize.js';
 import { FINAL_EPOCH, INITIAL_EPOCH } from '../groups/share/share-sessions.js';
-import { acknowledge, releaseSession } from './support/share-common.js';
+import { acknowledge, openShareRequest, releaseSession } from './support/share-common.js';
 
 export const shareAcknowledgeHandler: HandlerOf<typeof ShareAcknowledge> = {
   api: ShareAcknowledge,
@@ -22,14 +22,10 @@ export const shareAcknowledgeHandler: HandlerOf<typeof ShareAcknowledge> = {
   async handle(req, ctx, b) {
     const top = (errorCode: number, errorMessage: string | null = null) =>
       ({ throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] });
-    const shares = b.shares;
-    if (!shares) return top(ErrorCode.UNKNOWN_SERVER_ERROR, 'share groups are not served');
-    const groupId = req.groupId ?? '';
-    const memberId = req.memberId ?? '';
-    if (groupId === '' || memberId === '') return top(ErrorCode.INVALID_REQUEST, 'GroupId and MemberId must be set.');
-    if (!authorize(ctx, b, Op.READ, Resource.GROUP, groupId)) return top(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const open = await openShareRequest(req, ctx, b);
+    if (!open.ok) return top(open.errorCode, open.errorMessage);
+    const { shares, groupId, memberId } = open;
     if (req.shareSessionEpoch === INITIAL_EPOCH) return top(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'A share session is not opened by ShareAcknowledge.');
-    await shares.configs.load(groupId);
     const r = shares.sessions.advance(groupId, memberId, req.shareSessionEpoch, shares.clock.now());
     if (!r.session) return top(r.errorCode);
     const responses = [];

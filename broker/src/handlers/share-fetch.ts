@@ -19,7 +19,7 @@ import { ErrorCode } from '../../../common/errors.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize } from './support/authorize.js';
 import { FINAL_EPOCH, INITIAL_EPOCH, partKey, type ShareSession } from '../groups/share/share-sessions.js';
-import { acknowledge, codeOf, initialStart, locate, releaseSession } from './support/share-common.js';
+import { acknowledge, codeOf, initialStart, locate, openShareRequest, releaseSession } from './support/share-common.js';
 import type { AcquiredRange } from '../groups/share/share-partition.js';
 import type { AbortedTxn, FetchBatch } from '../storage/log-store.js';
 import { At, Attr, BATCH_HEADER_SIZE } from '../../../common/record-batch/layout.js';
@@ -47,13 +47,9 @@ export const shareFetchHandler: HandlerOf<typeof ShareFetch> = {
   async handle(req, ctx, b) {
     const top = (errorCode: number, errorMessage: string | null = null) =>
       ({ throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] });
-    const shares = b.shares;
-    if (!shares) return top(ErrorCode.UNKNOWN_SERVER_ERROR, 'share groups are not served');
-    const groupId = req.groupId ?? '';
-    const memberId = req.memberId ?? '';
-    if (groupId === '' || memberId === '') return top(ErrorCode.INVALID_REQUEST, 'GroupId and MemberId must be set.');
-    if (!authorize(ctx, b, Op.READ, Resource.GROUP, groupId)) return top(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    await shares.configs.load(groupId); // share.auto.offset.reset, lock duration, delivery limit
+    const open = await openShareRequest(req, ctx, b);
+    if (!open.ok) return top(open.errorCode, open.errorMessage);
+    const { shares, groupId, memberId } = open;
     const epoch = req.shareSessionEpoch;
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     if (epoch === INITIAL_EPOCH && hasAcks) return top(ErrorCode.INVALID_REQUEST, 'Acknowledge data present in the initial fetch request.');

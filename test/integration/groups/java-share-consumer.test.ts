@@ -21,12 +21,11 @@
 // group's share-partition then exists and starts before the case's records).
 // Records are named by their value v0, v1, ...
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, JAVA_CP, log4jConfig, runJava } from '../../helpers/java.js';
-import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
 import { startTarget, type Target } from '../../helpers/target.js';
+import { compileShareConsumerApp, shareConsumer } from './share-support.js';
 
 const LOCK_MS = 5000;
 
@@ -39,10 +38,7 @@ beforeAll(async () => {
     runnel: { args: ['--set', `group.share.record.lock.duration.ms=${LOCK_MS}`] },
     kafka: { props: { 'group.share.record.lock.duration.ms': LOCK_MS, 'group.share.min.record.lock.duration.ms': 1000 } },
   });
-  classes = fs.mkdtempSync(path.join(os.tmpdir(), 'share-java-'));
-  const src = path.join(REPO_ROOT, 'test/integration/groups/java/ShareConsumerApp.java');
-  const javac = await runCommand('javac', ['-nowarn', '-d', classes, '-cp', JAVA_CP, src], { timeoutMs: 120_000 });
-  expect(javac.code, javac.stderr).toBe(0);
+  classes = await compileShareConsumerApp();
 }, 180_000);
 
 afterEach(async () => {
@@ -56,8 +52,7 @@ afterAll(async () => {
 interface Rec { event: string; partition: number; offset: number; deliveryCount: number; value: string; ack: string }
 
 function consumer(name: string, topic: string, group: string, mode: string, maxPollRecords?: number): ManagedProcess {
-  const p = spawnManaged(`share-${name}`, 'java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
-    '-cp', `${classes}${path.delimiter}${JAVA_CP}`, 'ShareConsumerApp', target.bootstrap, topic, group, mode, ...(maxPollRecords ? [String(maxPollRecords)] : [])]);
+  const p = shareConsumer(classes, target.bootstrap, `share-${name}`, topic, group, mode, maxPollRecords);
   running.push(p);
   return p;
 }

@@ -5,12 +5,11 @@
 // read_uncommitted gets all of them. The transactions are KafkaJS's. Also
 // against Apache Kafka 4.4 with RUNNEL_TEST_TARGET=kafka.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertOk, createTopic, JAVA_CP, kafkaConfigs, log4jConfig } from '../../helpers/java.js';
-import { REPO_ROOT, runCommand, spawnManaged, waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { assertOk, createTopic, kafkaConfigs } from '../../helpers/java.js';
+import { waitFor, type ManagedProcess } from '../../helpers/procs.js';
+import { compileShareConsumerApp, shareConsumer } from './share-support.js';
 import { startTarget, type Target } from '../../helpers/target.js';
 
 const TOPIC = 'share-txn';
@@ -20,9 +19,7 @@ const running: ManagedProcess[] = [];
 
 beforeAll(async () => {
   target = await startTarget();
-  classes = fs.mkdtempSync(path.join(os.tmpdir(), 'share-rc-java-'));
-  const javac = await runCommand('javac', ['-nowarn', '-d', classes, '-cp', JAVA_CP, path.join(REPO_ROOT, 'test/integration/groups/java/ShareConsumerApp.java')], { timeoutMs: 120_000 });
-  expect(javac.code, javac.stderr).toBe(0);
+  classes = await compileShareConsumerApp();
 }, 180_000);
 afterEach(async () => {
   await Promise.all(running.splice(0).map((p) => p.stop(3000)));
@@ -32,8 +29,7 @@ afterAll(async () => {
 });
 
 function consumer(group: string): ManagedProcess {
-  const p = spawnManaged(`share-rc-${group}`, 'java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4jConfig('WARN')}`,
-    '-cp', `${classes}${path.delimiter}${JAVA_CP}`, 'ShareConsumerApp', target.bootstrap, TOPIC, group, 'accept']);
+  const p = shareConsumer(classes, target.bootstrap, `share-rc-${group}`, TOPIC, group, 'accept');
   running.push(p);
   return p;
 }

@@ -1,13 +1,37 @@
-// What ShareFetch and ShareAcknowledge share: finding a share-partition's
-// topic-partition on this broker, applying a member's acknowledgements to it,
-// and releasing what a member holds when its share session closes.
+// What ShareFetch and ShareAcknowledge share: their opening checks, finding a
+// share-partition's topic-partition on this broker, applying a member's
+// acknowledgements to it, and releasing what a member holds when its share
+// session closes.
 import { ErrorCode, kafkaCodeOf } from '../../../../common/errors.js';
 import type { Partition } from '../../log/partition.js';
 import type { TopicRecord } from '../../storage/log-store.js';
 import type { ShareService } from '../../groups/share/share-service.js';
 import type { AckBatch } from '../../groups/share/share-partition.js';
 import type { ShareSession } from '../../groups/share/share-sessions.js';
-import type { BrokerServices } from './types.js';
+import type { BrokerServices, RequestContext } from './types.js';
+import { Op, Resource, authorize } from './authorize.js';
+
+/** The share request's member once its opening checks passed, or the top-level error to answer. */
+export type ShareRequest =
+  | { ok: true; shares: ShareService; groupId: string; memberId: string }
+  | { ok: false; errorCode: number; errorMessage: string | null };
+
+/**
+ * ShareFetch's and ShareAcknowledge's opening checks: share groups served,
+ * GroupId and MemberId set, READ on the group; then the group's configs
+ * loaded (share.auto.offset.reset, lock duration, delivery limit).
+ */
+export async function openShareRequest(req: { groupId: string | null; memberId: string | null }, ctx: RequestContext, b: BrokerServices): Promise<ShareRequest> {
+  const fail = (errorCode: number, errorMessage: string | null = null): ShareRequest => ({ ok: false, errorCode, errorMessage });
+  const shares = b.shares;
+  if (!shares) return fail(ErrorCode.UNKNOWN_SERVER_ERROR, 'share groups are not served');
+  const groupId = req.groupId ?? '';
+  const memberId = req.memberId ?? '';
+  if (groupId === '' || memberId === '') return fail(ErrorCode.INVALID_REQUEST, 'GroupId and MemberId must be set.');
+  if (!authorize(ctx, b, Op.READ, Resource.GROUP, groupId)) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  await shares.configs.load(groupId);
+  return { ok: true, shares, groupId, memberId };
+}
 
 export interface Located { errorCode: number; topic: TopicRecord | null; partition: Partition | null }
 
