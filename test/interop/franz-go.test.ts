@@ -6,6 +6,8 @@
 // resolves, fetch sessions, partition changes and compression. kgo turns its
 // KIP-848 tests on when ConsumerGroupHeartbeat v1 is advertised and its
 // share-group tests when ShareFetch and ShareAcknowledge v2 are.
+// Failed tests are rerun once alone (kgo's fixed deadlines can be missed on a loaded
+// 2-core machine); the first failure is printed either way.
 // With RUNNEL_TEST_TARGET=kafka the same run goes against Apache Kafka 4.4.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,27 +37,56 @@ describe('franz-go kgo integration tests', () => {
   it('pass against the broker: every test that runs passes, and the group, KIP-848, share-group and transaction tests run', async () => {
     const t0 = Date.now();
     // -parallel 8: kgo's parallel tests mostly wait on the broker (76 s with the default 2 here, 48 s with 8)
-    const r = await runCommand('go', ['test', 'github.com/twmb/franz-go/pkg/kgo', '-count', '1', '-parallel', '8', '-v', '-timeout', '540s'], {
-      cwd: MODULE,
-      timeoutMs: 600_000,
-      logName: 'franz-go-kgo',
-      env: {
-        ...process.env,
-        KGO_SEEDS: target.bootstrap,
-        KGO_TEST_RF: '1', // one broker
-        KGO_TEST_RECORDS: RECORDS,
-        KGO_LOG_LEVEL: 'none',
-        GOFLAGS: '-mod=mod',
-      },
-    });
-    const out = r.stdout + r.stderr;
-    const result = (re: RegExp): string[] => [...out.matchAll(re)].map((m) => m[1]!);
-    const passed = new Set(result(/--- PASS: (\S+)/g));
-    const failed = result(/--- FAIL: (\S+)/g);
-    const skipped = result(/--- SKIP: (\S+)/g);
-    console.log(`[franz-go] ${target.kind}: ${passed.size} passed, ${failed.length} failed, ${skipped.length} skipped (${skipped.join(', ')}) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    expect(failed, out.slice(-4000)).toEqual([]);
-    expect(r.code, out.slice(-4000)).toBe(0);
+    const first = await kgo([]);
+    console.log(`[franz-go] ${target.kind}: ${first.passed.size} passed, ${first.failed.length} failed, ${first.skipped.length} skipped (${first.skipped.join(', ')}) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    let { passed, failed, why, code } = first;
+    if (failed.length > 0) {
+      // One rerun of the failed top-level tests alone: kgo's tests carry fixed deadlines (15-30 s) that a loaded
+      // 2-core CI machine can miss while 8 run at once. A real fault fails again; the first failure is printed either way.
+      console.warn(`[franz-go] rerunning ${failed.join(', ')} alone after this failure:\n${why}`);
+      const tops = [...new Set(failed.map((t) => t.split('/')[0]!))];
+      const again = await kgo(['-run', `^(${tops.join('|')})$`]);
+      for (const t of again.passed) passed.add(t);
+      ({ failed, why, code } = again);
+      console.log(`[franz-go] rerun: ${again.passed.size} passed, ${again.failed.length} failed`);
+    }
+    expect(failed, why).toEqual([]);
+    expect(code, why).toBe(0);
     expect(REQUIRED.filter((t) => !passed.has(t))).toEqual([]);
   }, 620_000);
 });
+
+/** One `go test` of kgo against the target, with its passed, failed and skipped tests. */
+async function kgo(extra: string[]) {
+  const r = await runCommand('go', ['test', 'github.com/twmb/franz-go/pkg/kgo', '-count', '1', '-parallel', '8', '-v', '-timeout', '540s', ...extra], {
+    cwd: MODULE,
+    timeoutMs: 600_000,
+    logName: 'franz-go-kgo',
+    env: {
+      ...process.env,
+      KGO_SEEDS: target.bootstrap,
+      KGO_TEST_RF: '1', // one broker
+      KGO_TEST_RECORDS: RECORDS,
+      KGO_LOG_LEVEL: 'none',
+      GOFLAGS: '-mod=mod',
+    },
+  });
+  const out = r.stdout + r.stderr;
+  const result = (re: RegExp): string[] => [...out.matchAll(re)].map((m) => m[1]!);
+  const failed = result(/--- FAIL: (\S+)/g);
+  // A failure shows each failed test's own lines (go test -v prints them under its --- FAIL line), not the tail of the run
+  const why = failed.length ? failureLines(out, failed) : out.slice(-4000);
+  return { passed: new Set(result(/--- PASS: (\S+)/g)), failed, skipped: result(/--- SKIP: (\S+)/g), why, code: r.code };
+}
+
+/** The lines go test -v prints for the failed tests: each `--- FAIL: name` line and the indented lines after it. */
+function failureLines(out: string, failed: string[]): string {
+  const lines = out.split('\n');
+  const keep: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!failed.some((t) => lines[i]!.includes(`--- FAIL: ${t} `))) continue;
+    keep.push(lines[i]!);
+    for (let j = i + 1; j < lines.length && /^\s{4,}/.test(lines[j]!) && !/--- (PASS|FAIL|SKIP):/.test(lines[j]!); j++) keep.push(lines[j]!);
+  }
+  return keep.join('\n').slice(0, 8000);
+}
