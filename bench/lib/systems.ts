@@ -149,10 +149,10 @@ async function redisDescribe(port: number): Promise<Record<string, string>> {
 
 /**
  * redis-server arguments beyond persistence, for Runnel's Redis and raw Redis
- * alike: docs/durability.md "Redis settings" (stream-node-max-bytes 1 MiB, rdbcompression no). BENCH_REDIS_ARGS
+ * alike: docs/durability.md "Redis settings" (stream-node-max-bytes 1 MiB, rdbcompression no, auto-aof-rewrite-percentage 400). BENCH_REDIS_ARGS
  * replaces them for tuning runs ("" = the server's defaults); the report lists the values.
  */
-export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576 --rdbcompression no').split(/\s+/).filter(Boolean);
+export const EXTRA_REDIS_ARGS = (process.env.BENCH_REDIS_ARGS ?? '--stream-node-max-bytes 1048576 --rdbcompression no --auto-aof-rewrite-percentage 400').split(/\s+/).filter(Boolean);
 
 async function startBenchRedis(): Promise<RedisServer> {
   return startRedis({ flavor: 'redis', appendonly: true, appendfsync: 'everysec', args: EXTRA_REDIS_ARGS });

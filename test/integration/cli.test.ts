@@ -64,6 +64,7 @@ describe('runnel CLI', () => {
     const persistence = fs.readFileSync(broker.logFile, 'utf8').split('\n').find((l) => l.includes('"msg":"redis persistence"')) ?? '';
     expect(persistence).toContain('"streamNodeMaxBytes":1048576');
     expect(persistence).toContain('"rdbCompression":"no"');
+    expect(persistence).toContain('"aofRewritePercentage":400');
     const redisPort = /"port":(\d+)[^\n]*"msg":"embedded redis started"/.exec(fs.readFileSync(broker.logFile, 'utf8'))?.[1];
     expect(redisPort).toBeDefined();
     const lake = path.join(dataDir, 'lake');

@@ -435,6 +435,8 @@ describe('README quick start (and the blocks of the docs it continues into)', ()
       for (const p of ports.values()) {
         const cfg = await runCommand('redis-cli', ['-p', String(p), 'config', 'get', 'rdbcompression'], { timeoutMs: 10_000 });
         expect(cfg.stdout, String(p)).toBe('rdbcompression\nno\n');
+        const rw = await runCommand('redis-cli', ['-p', String(p), 'config', 'get', 'auto-aof-rewrite-percentage'], { timeoutMs: 10_000 });
+        expect(rw.stdout, String(p)).toBe('auto-aof-rewrite-percentage\n400\n');
       }
       const info = await runCommand('redis-cli', ['-p', String(ports.get('7001')), 'cluster', 'info'], { timeoutMs: 10_000 });
       expect(info.stdout).toMatch(/cluster_state:ok/);

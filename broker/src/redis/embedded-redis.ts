@@ -6,7 +6,7 @@ import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { RunnelError } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger/logger.js';
-import { RECOMMENDED_STREAM_NODE_MAX_BYTES } from './server-checks.js';
+import { RECOMMENDED_AOF_REWRITE_PERCENTAGE, RECOMMENDED_STREAM_NODE_MAX_BYTES } from './server-checks.js';
 
 const CANDIDATES = ['redis-server', 'valkey-server'];
 
@@ -80,6 +80,7 @@ export async function startEmbeddedRedis(dataDir: string, logger: Logger): Promi
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
     '--stream-node-max-bytes', String(RECOMMENDED_STREAM_NODE_MAX_BYTES), // batches share stream nodes (server-checks.ts)
     '--rdbcompression', 'no', // AOF rewrites write the log as it is, without LZF (docs/durability.md "Redis settings")
+    '--auto-aof-rewrite-percentage', String(RECOMMENDED_AOF_REWRITE_PERCENTAGE), // a rewrite per 4x growth, not 1x (server-checks.ts)
     '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'notice', // its own file: start-up and AOF notices help
   ], { stdio: ['ignore', out, out] });
   closeSync(out);

@@ -26,6 +26,8 @@ export interface RedisServerFacts {
   streamNodeMaxBytes: number | null;
   /** rdbcompression: yes | no (null when CONFIG GET is refused). */
   rdbCompression: string | null;
+  /** auto-aof-rewrite-percentage (null when CONFIG GET is refused; 0 = no automatic rewrite). */
+  aofRewritePercentage: number | null;
 }
 
 /**
@@ -37,6 +39,14 @@ export interface RedisServerFacts {
  * settings", test/integration/storage/stream-node-bytes.test.ts).
  */
 export const RECOMMENDED_STREAM_NODE_MAX_BYTES = 1_048_576;
+
+/**
+ * auto-aof-rewrite-percentage Runnel recommends. Each rewrite writes the whole
+ * dataset again in a forked child; at Redis's 100 a log rewrites about as many
+ * bytes as producers write, at 400 a quarter of that, for up to 5x the dataset
+ * on disk and 4x of it to replay at a restart (docs/durability.md "Redis settings").
+ */
+export const RECOMMENDED_AOF_REWRITE_PERCENTAGE = 400;
 
 function infoField(info: string, name: string): string | null {
   const m = new RegExp(`^${name}:(.*)$`, 'm').exec(info);
@@ -67,6 +77,7 @@ export async function readServerFacts(redis: Redis): Promise<RedisServerFacts> {
     hasWaitAof: Array.isArray(waitaof) && waitaof[0] !== null && waitaof[0] !== undefined,
     streamNodeMaxBytes: numberOrNull(await configGet(redis, 'stream-node-max-bytes')),
     rdbCompression: await configGet(redis, 'rdbcompression'),
+    aofRewritePercentage: numberOrNull(await configGet(redis, 'auto-aof-rewrite-percentage')),
   };
 }
 
@@ -85,6 +96,7 @@ export async function checkRedisServer(client: RedisClient, keys: Keys, opts: Se
       ...(shard ? { primary: `${nodes[i]!.options.host}:${nodes[i]!.options.port}` } : {}),
       server: f.version, appendonly: f.aofEnabled ? 'yes' : 'no', appendfsync: f.appendfsync ?? 'unknown', save: f.save ?? 'unknown', maxmemoryPolicy: f.maxmemoryPolicy,
       streamNodeMaxBytes: f.streamNodeMaxBytes ?? 'unknown', rdbCompression: f.rdbCompression ?? 'unknown',
+      aofRewritePercentage: f.aofRewritePercentage ?? 'unknown',
     });
     const nodeBytes = f.streamNodeMaxBytes;
     if (nodeBytes !== null && nodeBytes !== 0 && nodeBytes < RECOMMENDED_STREAM_NODE_MAX_BYTES / 4) {
@@ -92,6 +104,10 @@ export async function checkRedisServer(client: RedisClient, keys: Keys, opts: Se
     }
     if (f.aofEnabled && f.rdbCompression === 'yes') {
       logger.info(`${shard}redis rdbcompression is yes: every AOF rewrite LZF-compresses the whole log again, 3-4x the rewrite's CPU and no smaller for batches that producers compress or values that do not compress; rdbcompression no is recommended unless the values are uncompressed text (docs/durability.md "Redis settings")`);
+    }
+    const pct = f.aofRewritePercentage;
+    if (f.aofEnabled && pct !== null && pct !== 0 && pct < RECOMMENDED_AOF_REWRITE_PERCENTAGE) {
+      logger.info(`${shard}redis auto-aof-rewrite-percentage is ${pct}: every time the AOF grows by ${pct}% a forked child writes the whole log again, about ${(100 / pct).toFixed(1)}x what producers write; auto-aof-rewrite-percentage ${RECOMMENDED_AOF_REWRITE_PERCENTAGE} is recommended where the disk holds 5x the dataset (docs/durability.md "Redis settings")`);
     }
     if (!f.aofEnabled) {
       logger.warn(`${shard}redis has appendonly no: a redis-server crash or restart loses every write since the last RDB snapshot (see the guarantees table in docs/durability.md)`);

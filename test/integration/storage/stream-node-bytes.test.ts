@@ -55,21 +55,25 @@ async function bytesPerRecord(args: string[]): Promise<{ ratio: number; log: str
 
 describe.skipIf(onKafka)('Redis bytes per record and stream-node-max-bytes', () => {
   it('1 MiB stream nodes: 15-record 1 KiB batches cost at most 1.05x their record values; no recommendation logged', async () => {
-    const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '1048576', '--rdbcompression', 'no']);
+    const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '1048576', '--rdbcompression', 'no', '--auto-aof-rewrite-percentage', '400']);
     console.log(`stream-node-max-bytes 1048576: ${ratio.toFixed(3)}x the record values`);
     expect(ratio).toBeLessThanOrEqual(1.05);
     expect(log).toContain('"streamNodeMaxBytes":1048576');
     expect(log).not.toContain('stream-node-max-bytes 1048576 is recommended');
     expect(log).toContain('"rdbCompression":"no"');
     expect(log).not.toContain('rdbcompression no is recommended');
+    expect(log).toContain('"aofRewritePercentage":400');
+    expect(log).not.toContain('auto-aof-rewrite-percentage 400 is recommended');
   });
 
-  it("the server's defaults (4096-byte nodes, rdbcompression yes): a node per batch costs more, and the broker recommends 1 MiB and rdbcompression no", async () => {
+  it("the server's defaults (4096-byte nodes, rdbcompression yes, auto-aof-rewrite-percentage 100): a node per batch costs more, and the broker recommends 1 MiB, rdbcompression no and 400", async () => {
     const { ratio, log } = await bytesPerRecord(['--stream-node-max-bytes', '4096']);
     console.log(`stream-node-max-bytes 4096: ${ratio.toFixed(3)}x the record values`);
     expect(ratio).toBeGreaterThan(1.05);
     expect(log).toContain('stream-node-max-bytes 1048576 is recommended');
     expect(log).toContain('"rdbCompression":"yes"');
     expect(log).toContain('rdbcompression no is recommended');
+    expect(log).toContain('"aofRewritePercentage":100');
+    expect(log).toContain('auto-aof-rewrite-percentage 400 is recommended');
   });
 });
