@@ -9,7 +9,7 @@
 // Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
 import { ConsumerGroupHeartbeat } from '../protocol/messages/consumer-group-heartbeat.js';
 import { ErrorCode } from '../../../common/errors.js';
-import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import { coordinatesGroup, groupErrorCode, isShareGroup } from './support/group-common.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize } from './support/authorize.js';
 import type { RequestOf } from '../protocol/typed.js';
@@ -46,6 +46,7 @@ export const consumerGroupHeartbeatHandler: HandlerOf<typeof ConsumerGroupHeartb
     if (invalid !== null) return failed(ErrorCode.INVALID_REQUEST, invalid);
     if (!coordinatesGroup(b, req.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
     try {
+      if (req.memberEpoch === 0 && await isShareGroup(b, req.groupId)) return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
       const r = await b.groups.consumerGroupHeartbeat(req.groupId, {
         memberId: req.memberId,
         memberEpoch: req.memberEpoch,

@@ -8,12 +8,13 @@
 //   v7: the answer carries the protocol type; the protocol name may be null (KIP-559).
 //   v8: a reason for joining (KIP-800).
 //   v9: skip_assignment in the answer (KIP-814).
-// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR.
+// Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR;
+// a share group's id is GROUP_ID_NOT_FOUND (Kafka: "Group X is not a classic group.").
 // The member's client host is reported as Kafka does, "/<address>".
 import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../../../common/errors.js';
 import type { JoinResult } from '../groups/group.js';
-import { coordinatesGroup, groupErrorCode } from './support/group-common.js';
+import { coordinatesGroup, groupErrorCode, isShareGroup } from './support/group-common.js';
 import type { HandlerOf } from './support/types.js';
 import { Op, Resource, authorize } from './support/authorize.js';
 
@@ -40,6 +41,8 @@ export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
     if (!coordinatesGroup(b, req.groupId)) return respond(error(ErrorCode.NOT_COORDINATOR));
     const groupInstanceId: string | null = v >= 5 ? req.groupInstanceId : null;
     try {
+      // A member's first join (no member id yet) into a share group's id is refused, as Kafka does.
+      if (req.memberId === '' && await isShareGroup(b, req.groupId)) return respond(error(ErrorCode.GROUP_ID_NOT_FOUND));
       return respond(await b.groups.join({
         groupId: req.groupId,
         memberId: req.memberId,

@@ -35,6 +35,16 @@ export class ShareAdmin {
     return (await this.shares.store.listGroupIds()).includes(groupId);
   }
 
+  /**
+   * Whether a share group has this id, from what this broker holds and the
+   * store's index of share groups: no group is loaded, so a broker that does
+   * not (yet) coordinate the group's share state answers too.
+   */
+  async known(groupId: string): Promise<boolean> {
+    if (this.shares.coordinator.group(groupId)) return true;
+    return (await this.shares.store.listGroupIds()).includes(groupId);
+  }
+
   /** NON_EMPTY_GROUP while the group has members, else null. */
   async emptyOrError(groupId: string): Promise<number | null> {
     return (await this.shares.coordinator.memberCount(groupId)) > 0 ? ErrorCode.NON_EMPTY_GROUP : null;

@@ -16,6 +16,16 @@ export function coordinatesGroup(b: BrokerServices, groupId: string): boolean {
   return false;
 }
 
+/**
+ * Whether a share group has the id. Kafka keeps one group per id whatever its
+ * type: a classic or consumer member joining a share group's id is
+ * GROUP_ID_NOT_FOUND ("Group X is not a classic group." / "... consumer group.").
+ * Asked only when a member first joins, so rejoins and heartbeats cost nothing.
+ */
+export async function isShareGroup(b: BrokerServices, groupId: string): Promise<boolean> {
+  return b.shares ? b.shares.admin.known(groupId) : false;
+}
+
 /** Storage trouble becomes COORDINATOR_NOT_AVAILABLE (retriable: clients look the coordinator up again). */
 export function groupErrorCode(e: unknown): number {
   const code = kafkaCodeOf(e, 'coordinator');
