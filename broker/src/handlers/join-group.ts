@@ -9,7 +9,7 @@
 //   v8: a reason for joining (KIP-800).
 //   v9: skip_assignment in the answer (KIP-814).
 // Needs READ on the group; a group this broker does not coordinate is NOT_COORDINATOR;
-// a share group's id is GROUP_ID_NOT_FOUND (Kafka: "Group X is not a classic group.").
+// a share group's id is INCONSISTENT_GROUP_PROTOCOL (what Kafka 4.4 answers).
 // The member's client host is reported as Kafka does, "/<address>".
 import { JoinGroup } from '../protocol/messages/join-group.js';
 import { ErrorCode } from '../../../common/errors.js';
@@ -42,7 +42,7 @@ export const joinGroupHandler: HandlerOf<typeof JoinGroup> = {
     const groupInstanceId: string | null = v >= 5 ? req.groupInstanceId : null;
     try {
       // A member's first join (no member id yet) into a share group's id is refused, as Kafka does.
-      if (req.memberId === '' && await isShareGroup(b, req.groupId)) return respond(error(ErrorCode.GROUP_ID_NOT_FOUND));
+      if (req.memberId === '' && await isShareGroup(b, req.groupId)) return respond(error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
       return respond(await b.groups.join({
         groupId: req.groupId,
         memberId: req.memberId,

@@ -77,14 +77,14 @@ describe('share groups over the codec', () => {
     await call(b, 'ConsumerGroupHeartbeat', 1, { groupId: 'cg', memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['q'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [] });
     const clash = await call(b, 'ShareGroupHeartbeat', 1, { groupId: 'cg', memberId: 'member-c', memberEpoch: 0, rackId: null, subscribedTopicNames: ['q'] });
     expect(clash).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group cg is not a share group.' });
-    // ... and a share group's id is neither a consumer group's nor a classic group's (Kafka keeps one group per id).
+    // ... and a share group's id is neither a consumer group's nor a classic group's (Kafka keeps one group per id; its answers).
     const consumer = await call(b, 'ConsumerGroupHeartbeat', 1, { groupId: 'sg', memberId: 'c2', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['q'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [] });
     expect(consumer).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group sg is not a consumer group.' });
     const classic = await call(b, 'JoinGroup', 9, {
       groupId: 'sg', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null,
     });
-    expect(classic.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+    expect(classic.errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     expect((await call(b, 'DescribeGroups', 5, { groups: ['sg'], includeAuthorizedOperations: false })).groups[0].groupState).toBe('Dead');
     const listed = await call(b, 'ListGroups', 5, { statesFilter: [], typesFilter: ['share'] });
     expect(listed.groups).toEqual([{ groupId: 'sg', protocolType: 'share', groupState: 'Stable', groupType: 'share' }]);

@@ -18,8 +18,9 @@ export function coordinatesGroup(b: BrokerServices, groupId: string): boolean {
 
 /**
  * Whether a share group has the id. Kafka keeps one group per id whatever its
- * type: a classic or consumer member joining a share group's id is
- * GROUP_ID_NOT_FOUND ("Group X is not a classic group." / "... consumer group.").
+ * type: a consumer member joining a share group's id is GROUP_ID_NOT_FOUND
+ * ("Group X is not a consumer group."), a classic one INCONSISTENT_GROUP_PROTOCOL
+ * (test/integration/groups/group-type-clash.test.ts, also against Kafka 4.4).
  * Asked only when a member first joins, so rejoins and heartbeats cost nothing.
  */
 export async function isShareGroup(b: BrokerServices, groupId: string): Promise<boolean> {
