@@ -5,7 +5,11 @@
 // refused by the fence (a newer leader) or failed drops the cached state, so
 // the next use loads what the store holds; one refused because the state was
 // changed administratively meanwhile (offsets reset or deleted) is run again
-// once on the reloaded state.
+// once on the reloaded state. A share-partition left alone for IDLE_EVICT_MS
+// is dropped from memory (its state is in the store, lock deadlines included,
+// which expire lazily on the next operation), so a broker that served many
+// share groups does not keep them all.
+import type { Clock } from '../../../../common/clock.js';
 import { StaleShareStateError, type SharePartitionKey, type SharePartitionStore } from './share-store.js';
 import { SharePartition } from './share-partition.js';
 
@@ -16,14 +20,36 @@ interface Entry {
   state: Promise<Loaded>;
   /** The tail of the chain of operations on this share-partition. */
   tail: Promise<unknown>;
+  /** Operations queued or running. */
+  pending: number;
+  /** When the last operation was queued (clock ms). */
+  usedAt: number;
 }
+
+/** How long an unused share-partition stays in memory. */
+export const IDLE_EVICT_MS = 10 * 60_000;
 
 export type ShareOp<T> = (sp: SharePartition) => Promise<{ value: T; changed: boolean }>;
 
 export class SharePartitions {
   private readonly entries = new Map<string, Entry>();
+  private sweptAt: number;
 
-  constructor(private readonly store: SharePartitionStore) {}
+  constructor(private readonly store: SharePartitionStore, private readonly clock: Clock, private readonly idleMs = IDLE_EVICT_MS) {
+    this.sweptAt = clock.now();
+  }
+
+  /** Share-partitions held in memory. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops the share-partitions unused for idleMs with nothing queued; runs at most every idleMs / 4. */
+  private sweep(now: number): void {
+    if (now - this.sweptAt < this.idleMs / 4) return;
+    this.sweptAt = now;
+    for (const [id, e] of this.entries) if (e.pending === 0 && now - e.usedAt >= this.idleMs) this.entries.delete(id);
+  }
 
   private id(k: SharePartitionKey): string {
     return `${k.groupId}\u0000${k.topicId}/${k.partition}`;
@@ -36,7 +62,7 @@ export class SharePartitions {
       // A share-partition without state starts at initialStart(), and is saved with the first operation (a restart keeps its start).
       const state = this.store.load(k, leaderEpoch).then(({ state: s, version }): Loaded =>
         (s ? { sp: SharePartition.fromStored(s), version, fresh: false } : { sp: new SharePartition(initialStart()), version, fresh: true }));
-      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve() };
+      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve(), pending: 0, usedAt: this.clock.now() };
       this.entries.set(id, e);
     }
     return e;
@@ -58,7 +84,11 @@ export class SharePartitions {
 
   private once<T>(k: SharePartitionKey, leaderEpoch: number, initialStart: () => number, fn: ShareOp<T>): Promise<T> {
     const id = this.id(k);
+    const now = this.clock.now();
+    this.sweep(now);
     const entry = this.entry(k, leaderEpoch, initialStart);
+    entry.usedAt = now;
+    entry.pending++;
     const drop = (): void => { if (this.entries.get(id) === entry) this.entries.delete(id); };
     const op = entry.tail.catch(() => undefined).then(async () => {
       let loaded: Loaded;
@@ -79,7 +109,7 @@ export class SharePartitions {
         }
       }
       return value;
-    });
+    }).finally(() => { entry.pending--; });
     entry.tail = op;
     return op;
   }

@@ -28,7 +28,7 @@ export class ShareService {
   ) {
     this.configs = opts.configs ?? brokerDefaultConfigs(settings);
     this.coordinator = new ShareCoordinator(clock, this.configs, settings.maxSize, topics, store, opts.coordinatorEpoch, opts.logger);
-    this.partitions = new SharePartitions(store);
+    this.partitions = new SharePartitions(store, clock);
     this.sessions = new ShareSessions(settings.maxShareSessions, settings.sessionTimeoutMs);
     this.admin = new ShareAdmin(this);
   }
