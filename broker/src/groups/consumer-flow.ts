@@ -34,6 +34,8 @@ export interface DescribedConsumerGroup {
   members: Array<{
     memberId: string; instanceId: string | null; rackId: string | null; memberEpoch: number; clientId: string; clientHost: string;
     subscribedTopicNames: string[]; subscribedTopicRegex: string | null;
+    /** 0 a classic member (JoinGroup/SyncGroup) of the converted group, 1 a consumer-protocol member (ConsumerGroupDescribe v1's MemberType). */
+    memberType: 0 | 1;
     assignment: Array<{ topicId: string; topicName: string; partitions: number[] }>;
     targetAssignment: Array<{ topicId: string; topicName: string; partitions: number[] }>;
   }>;
@@ -233,7 +235,7 @@ export class ConsumerGroupFlow implements BridgeHost {
       assignorName: cg.assignorName || (this.reg.settings.consumerAssignors[0] ?? 'uniform'),
       members: [...cg.members.values()].map((m) => ({
         memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
-        subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
+        subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex, memberType: m.classic ? 0 : 1,
         assignment: named(m.assigned), targetAssignment: named(cg.target.get(m.memberId) ?? new Map()),
       })),
     };

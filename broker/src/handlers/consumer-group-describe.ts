@@ -1,8 +1,9 @@
-// ConsumerGroupDescribe (key 69), v0.
+// ConsumerGroupDescribe (key 69), v0-v1.
 //   v0: consumer-protocol groups (KIP-848): state, group and assignment epochs, the
 //       assignor, and each member's epoch, subscription, current and target
 //       assignment. A classic or unknown group is GROUP_ID_NOT_FOUND (the admin
 //       client then falls back to DescribeGroups).
+//   v1: each member's type (KIP-1099): 0 a classic member of a converted group, 1 a consumer-protocol one.
 // Needs DESCRIBE on each group; a group this broker does not coordinate is NOT_COORDINATOR.
 import { ConsumerGroupDescribe } from '../protocol/messages/consumer-group-describe.js';
 import { ErrorCode } from '../../../common/errors.js';
@@ -17,7 +18,7 @@ const OMITTED = -2147483648;
 export const consumerGroupDescribeHandler: HandlerOf<typeof ConsumerGroupDescribe> = {
   api: ConsumerGroupDescribe,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   async handle(req, ctx, b) {
     const groups = await Promise.all(req.groupIds.map(async (groupId) => {
       const authorizedOperations = req.includeAuthorizedOperations ? operationsOn(ctx, b, Resource.GROUP, groupId, GROUP_OPERATIONS) : OMITTED;
@@ -34,7 +35,7 @@ export const consumerGroupDescribeHandler: HandlerOf<typeof ConsumerGroupDescrib
           assignorName: d.assignorName, authorizedOperations,
           members: d.members.map((m) => ({
             memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
-            subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
+            subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex, memberType: m.memberType,
             assignment: { topicPartitions: m.assignment }, targetAssignment: { topicPartitions: m.targetAssignment },
           })),
         };

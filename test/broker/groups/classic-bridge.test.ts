@@ -64,6 +64,9 @@ describe('online upgrade of a classic group (group.consumer.migration.policy)', 
     expect([...cg.members.keys()].sort()).toEqual([a, b, 'm'].sort());
     expect(cg.members.get(a)).toMatchObject({ memberEpoch: 1, classic: { sessionTimeoutMs: 10_000 } });
     expect((await c.listGroups())[0]).toMatchObject({ groupId: 'g', type: 'consumer' });
+    // ConsumerGroupDescribe v1 tells the members' types apart (KIP-1099): 0 classic, 1 consumer protocol.
+    const types = new Map((await c.describeConsumerGroup('g')).members.map((x) => [x.memberId, x.memberType]));
+    expect(Object.fromEntries(types)).toEqual({ [a]: 0, [b]: 0, m: 1 });
 
     // The classic members' generation 1 is still good for offsets; a wrong one is ILLEGAL_GENERATION.
     const commit = (memberId: string, generationId: number) => c.commitOffsets({

@@ -94,7 +94,7 @@ describe('ConsumerGroupHeartbeat and ConsumerGroupDescribe over the codec', () =
     const { b } = await services();
     for (const v of [3, 4]) {
       const r = await call(b, 'ApiVersions', v, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
-      expect(r.apiKeys).toEqual(expect.arrayContaining([{ apiKey: 68, minVersion: 0, maxVersion: 1 }, { apiKey: 69, minVersion: 0, maxVersion: 0 }]));
+      expect(r.apiKeys).toEqual(expect.arrayContaining([{ apiKey: 68, minVersion: 0, maxVersion: 1 }, { apiKey: 69, minVersion: 0, maxVersion: 1 }]));
       expect(r.supportedFeatures).toContainEqual({ name: 'group.version', minVersion: v === 3 ? 1 : 0, maxVersion: 1 });
       expect(r.finalizedFeatures).toContainEqual({ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 });
     }

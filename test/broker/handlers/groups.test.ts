@@ -52,7 +52,7 @@ describe('group handlers over the codec, every version', () => {
     expect(ranges).toMatchObject({
       FindCoordinator: '0-4', JoinGroup: '0-9', SyncGroup: '0-5', Heartbeat: '0-4', LeaveGroup: '0-5', OffsetCommit: '0-9',
       OffsetFetch: '0-9', ListGroups: '0-5', DescribeGroups: '0-5', DeleteGroups: '0-2', OffsetDelete: '0-0',
-      ConsumerGroupHeartbeat: '0-1', ConsumerGroupDescribe: '0-0',
+      ConsumerGroupHeartbeat: '0-1', ConsumerGroupDescribe: '0-1',
     });
   });
 

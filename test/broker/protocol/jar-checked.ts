@@ -9,4 +9,6 @@ export const CHECKED_AGAINST_JARS = new Set([
   // Not in shared/ at all: written from the Kafka 4.x client.
   'DescribeShareGroupOffsetsRequest', 'DescribeShareGroupOffsetsResponse', 'AlterShareGroupOffsetsRequest', 'AlterShareGroupOffsetsResponse',
   'DeleteShareGroupOffsetsRequest', 'DeleteShareGroupOffsetsResponse',
+  // v1 (KIP-1099, member types) is newer than the copy, which has v0 only.
+  'ConsumerGroupDescribeRequest', 'ConsumerGroupDescribeResponse',
 ]);
