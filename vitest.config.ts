@@ -1,10 +1,7 @@
 import { defineConfig } from 'vitest/config';
-import { DurationSequencer } from './test/setup/sequencer.js';
 
 export default defineConfig({
   test: {
-    // slowest files first, by test/durations.json (a fresh clone has no Vitest cache to order by)
-    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         test: {

@@ -31,8 +31,7 @@ export class ShareAdmin {
 
   /** Whether the group is a share group here: it has members, or stored state. */
   async exists(groupId: string): Promise<boolean> {
-    if (this.shares.coordinator.group(groupId) || (await this.shares.coordinator.memberCount(groupId)) > 0) return true;
-    return (await this.shares.store.listGroupIds()).includes(groupId);
+    return (await this.shares.coordinator.memberCount(groupId)) > 0 || this.known(groupId);
   }
 
   /**

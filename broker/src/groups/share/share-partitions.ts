@@ -62,7 +62,7 @@ export class SharePartitions {
       // A share-partition without state starts at initialStart(), and is saved with the first operation (a restart keeps its start).
       const state = this.store.load(k, leaderEpoch).then(({ state: s, version }): Loaded =>
         (s ? { sp: SharePartition.fromStored(s), version, fresh: false } : { sp: new SharePartition(initialStart()), version, fresh: true }));
-      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve(), pending: 0, usedAt: this.clock.now() };
+      e = { leaderEpoch, state, tail: e?.tail ?? Promise.resolve(), pending: 0, usedAt: 0 }; // usedAt: set by the operation that asked
       this.entries.set(id, e);
     }
     return e;
